@@ -1,0 +1,52 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "mediacache",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "mediacache", targets: ["mediacache"]),
+        .executable(name: "demo-origin", targets: ["DemoOrigin"]),
+        .library(name: "MediaCacheKit", targets: ["MediaCacheKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+    ],
+    targets: [
+        // C libraries, imported through module maps; apt names the -dev packages.
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CArchive", path: "Sources/CArchive", pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(
+            name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+        // Typed wrappers for what Swift cannot import: variadic curl calls, _GNU_SOURCE syscalls.
+        .target(name: "CShims", dependencies: ["CCurl"], path: "Sources/CShims"),
+
+        .target(
+            name: "MediaCacheKit",
+            dependencies: [
+                "CCurl", "CShims", "CArchive", "CCrypto",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .executableTarget(
+            name: "mediacache",
+            dependencies: [
+                "MediaCacheKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        // A scripted, misbehaving HTTP origin for tests and the README demo.
+        .target(name: "TestOrigin", path: "Tests/TestOrigin"),
+        .executableTarget(name: "DemoOrigin", dependencies: ["TestOrigin"], path: "Tests/DemoOrigin"),
+
+        .testTarget(name: "MediaCacheKitTests", dependencies: ["MediaCacheKit"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["MediaCacheKit", "TestOrigin", "mediacache"]),
+    ]
+)

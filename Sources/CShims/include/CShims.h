@@ -1,0 +1,42 @@
+#ifndef MEDIACACHE_CSHIMS_H
+#define MEDIACACHE_CSHIMS_H
+
+// Shims for C APIs Swift cannot import directly.
+// - curl_easy_setopt / curl_easy_getinfo / curl_multi_setopt are variadic: one typed
+//   wrapper per argument type.
+// - fallocate, copy_file_range and renameat2 are declared only under _GNU_SOURCE,
+//   which must be defined before the first libc header: shims.c does that.
+// - CURL_* macros that Swift does not import become functions or constants here.
+
+#include <curl/curl.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef size_t (*CShims_data_callback)(char *data, size_t size, size_t nmemb, void *userdata);
+
+CURLcode CShims_easy_setopt_long(CURL *easy, CURLoption option, long value);
+CURLcode CShims_easy_setopt_off_t(CURL *easy, CURLoption option, curl_off_t value);
+CURLcode CShims_easy_setopt_string(CURL *easy, CURLoption option, const char *value);
+CURLcode CShims_easy_setopt_pointer(CURL *easy, CURLoption option, void *value);
+CURLcode CShims_easy_setopt_slist(CURL *easy, CURLoption option, struct curl_slist *value);
+CURLcode CShims_easy_setopt_data_callback(CURL *easy, CURLoption option, CShims_data_callback value);
+
+CURLcode CShims_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
+CURLcode CShims_easy_getinfo_off_t(CURL *easy, CURLINFO info, curl_off_t *value);
+CURLcode CShims_easy_getinfo_string(CURL *easy, CURLINFO info, const char **value);
+CURLcode CShims_easy_getinfo_pointer(CURL *easy, CURLINFO info, void **value);
+
+CURLMcode CShims_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+
+/// The CURLMsg union member Swift cannot reach by name.
+CURLcode CShims_multi_message_result(const CURLMsg *message);
+
+/// Size of one CURL_ERROR_SIZE error buffer.
+size_t CShims_error_buffer_size(void);
+
+int CShims_fallocate(int fd, int mode, off_t offset, off_t length);
+ssize_t CShims_copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t length, unsigned int flags);
+/// renameat2 with RENAME_NOREPLACE: fails with EEXIST instead of replacing the target.
+int CShims_rename_noreplace(const char *from, const char *to);
+
+#endif

@@ -1,0 +1,59 @@
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/fs.h>
+#include "CShims.h"
+
+CURLcode CShims_easy_setopt_long(CURL *easy, CURLoption option, long value) {
+    return curl_easy_setopt(easy, option, value);
+}
+CURLcode CShims_easy_setopt_off_t(CURL *easy, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(easy, option, value);
+}
+CURLcode CShims_easy_setopt_string(CURL *easy, CURLoption option, const char *value) {
+    return curl_easy_setopt(easy, option, value);
+}
+CURLcode CShims_easy_setopt_pointer(CURL *easy, CURLoption option, void *value) {
+    return curl_easy_setopt(easy, option, value);
+}
+CURLcode CShims_easy_setopt_slist(CURL *easy, CURLoption option, struct curl_slist *value) {
+    return curl_easy_setopt(easy, option, value);
+}
+CURLcode CShims_easy_setopt_data_callback(CURL *easy, CURLoption option, CShims_data_callback value) {
+    return curl_easy_setopt(easy, option, value);
+}
+
+CURLcode CShims_easy_getinfo_long(CURL *easy, CURLINFO info, long *value) {
+    return curl_easy_getinfo(easy, info, value);
+}
+CURLcode CShims_easy_getinfo_off_t(CURL *easy, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(easy, info, value);
+}
+CURLcode CShims_easy_getinfo_string(CURL *easy, CURLINFO info, const char **value) {
+    return curl_easy_getinfo(easy, info, value);
+}
+CURLcode CShims_easy_getinfo_pointer(CURL *easy, CURLINFO info, void **value) {
+    return curl_easy_getinfo(easy, info, value);
+}
+
+CURLMcode CShims_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+CURLcode CShims_multi_message_result(const CURLMsg *message) {
+    return message->data.result;
+}
+
+size_t CShims_error_buffer_size(void) { return CURL_ERROR_SIZE; }
+
+int CShims_fallocate(int fd, int mode, off_t offset, off_t length) {
+    return fallocate(fd, mode, offset, length);
+}
+ssize_t CShims_copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t length, unsigned int flags) {
+    return copy_file_range(fd_in, off_in, fd_out, off_out, length, flags);
+}
+int CShims_rename_noreplace(const char *from, const char *to) {
+    return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// Where a job touches the disk beyond plain writes: preallocation, checkpoints and
+/// handing the finished file to the committer.
+extension DownloadJob {
+    /// Empties and reserves the data file for a new download of `length` bytes.
+    func prepareDataFile(length: Int64?, fresh: Bool) -> Bool {
+        guard fresh, let file = dataFile else { return true }
+        do {
+            try file.truncate(length: 0)
+            if let length, length > 0 { try file.preallocate(length: length) }
+            return true
+        } catch {
+            fail(JobFailure(.io, "\(error)"), keepPartial: false)
+            return false
+        }
+    }
+
+    func noteProgress() {
+        let now = TransferLoop.now()
+        if bytesSinceCheckpoint >= options.checkpointBytes || now - lastCheckpoint >= options.checkpointInterval {
+            checkpoint()
+        }
+        if now - lastProgress >= 0.5 {
+            let done = state.bytesDone
+            let rate = Double(done - bytesAtLastProgress) / max(0.001, now - lastProgress)
+            emit(.progress(url: url, name: name, bytesDone: done, length: state.length, bytesPerSecond: max(0, rate)))
+            lastProgress = now
+            bytesAtLastProgress = done
+        }
+    }
+
+    /// Saves progress: the data is flushed before the state that claims it is written
+    /// (temporary file, fsync, rename), off the transfer thread.
+    func checkpoint() {
+        guard let file = dataFile else { return }
+        lastCheckpoint = TransferLoop.now()
+        bytesSinceCheckpoint = 0
+        var stamped = state
+        stamped.updatedAt = Date()
+        let snapshot = stamped
+        let statePath = cache.statePath(key: key)
+        diskQueue.async { [weak self] in
+            do {
+                try file.syncData()
+                try FileSystem.writeAtomically(try JobStateCodec.encode(snapshot), to: statePath)
+            } catch {
+                let message = "saving progress failed: \(error)"
+                self?.loop.post { [weak self] in self?.fail(JobFailure(.io, message), keepPartial: true) }
+            }
+        }
+    }
+
+    /// Every byte is held: verify and commit off the transfer thread.
+    func commit() {
+        guard let file = dataFile else { return }
+        phase = .committing
+        if let wakeTimer { loop.cancelTimer(wakeTimer) }
+        let committer = ObjectCommitter(cache: cache, index: engine.index)
+        let snapshot = state
+        let key = key
+        diskQueue.async { [weak self] in
+            let result = Result { () throws(JobFailure) in try committer.commit(key: key, file: file, state: snapshot) }
+            self?.loop.post { [weak self] in self?.didCommit(result) }
+        }
+    }
+
+    private func didCommit(_ result: Result<ObjectCommitter.Committed, JobFailure>) {
+        dataFile = nil
+        switch result {
+        case .success(let committed):
+            emit(.verified(url: url, sha256: committed.object.sha256))
+            finish(.committed(committed.object))
+        case .failure(let failure):
+            phase = .fetching  // so `fail` runs its cleanup
+            fail(failure, keepPartial: failure.code != .checksumMismatch)
+        }
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+
+/// How a job reads responses: heads decide whether bytes are trusted, bodies go to
+/// disk at their offsets, completions decide retry-or-done in one place.
+extension DownloadJob: HTTPTransferDelegate {
+    func transfer(_ transfer: HTTPTransfer, didReceive head: HTTPResponseHead) -> Bool {
+        guard let fragment = fragments[ObjectIdentifier(transfer)] else { return false }
+        if head.isRedirect {
+            if let location = head.location, let target = URLParts.resolve(location, against: transfer.request.url) {
+                fragment.outcome = .redirect(target)
+            } else {
+                fragment.outcome = .badRedirect("HTTP \(head.status) without a usable Location")
+            }
+            return true
+        }
+        switch head.status {
+        case 200, 206:
+            return fragment.isProbe ? acceptProbe(fragment, head, url: transfer.request.url) : acceptFragment(fragment, head)
+        case 416:
+            return handleUnsatisfiableRange(fragment, head)
+        case let status where RetryPolicy.isTransient(status: status):
+            fragment.outcome = .transientStatus(status, retryAfter: head.retryAfter())
+        default:
+            fragment.outcome = .fatalStatus(head.status)
+        }
+        return true  // a short error body: drained, then handled on completion
+    }
+
+    private func acceptProbe(_ fragment: Fragment, _ head: HTTPResponseHead, url: String) -> Bool {
+        if let reason = MediaTypeCheck.rejection(mediaType: head.mediaType, url: url) {
+            fail(JobFailure(.notMedia, reason), keepPartial: false)
+            return false
+        }
+        let incoming = head.validators
+        if head.status == 206 {
+            guard let range = head.contentRange, range.start == fragment.requestedStart, let total = range.total else {
+                fallBackToSingleStream("the origin answered a range request with a wrong Content-Range")
+                return false
+            }
+            if !state.completed.isEmpty && state.validators.conflicts(with: incoming) {
+                originChanged("the file changed on the origin since the last run")
+                return false
+            }
+            let fresh = state.completed.isEmpty
+            state.validators = incoming
+            state.rangesSupported = true
+            guard prepareDataFile(length: total, fresh: fresh) else { return false }
+            fragment.end = state.completed.gaps(within: ByteRange(0, total)).first?.end ?? total
+        } else {
+            // 200: the whole file from byte 0. Held bytes may be of another version.
+            if !state.completed.isEmpty {
+                let changed = fragment.ifRange != nil && state.validators.conflicts(with: incoming)
+                emit(
+                    .notice(
+                        url: self.url,
+                        message: changed
+                            ? "the file changed on the origin since the last run; starting over"
+                            : "the origin ignored the Range request; starting over"))
+                state.discardData()
+            }
+            state.validators = incoming
+            // A 200 to If-Range says the version changed, not that Range is unsupported.
+            state.rangesSupported = fragment.ifRange != nil && head.acceptsByteRanges && incoming.length != nil
+            guard prepareDataFile(length: incoming.length, fresh: true) else { return false }
+            fragment.next = 0
+            fragment.compareUntil = 0
+            fragment.end = incoming.length ?? Int64.max
+        }
+        state.finalURL = url
+        state.contentType = head.mediaType
+        fragment.accepted = true
+        beginFetching(probe: fragment)
+        return true
+    }
+
+    private func acceptFragment(_ fragment: Fragment, _ head: HTTPResponseHead) -> Bool {
+        let incoming = head.validators
+        guard head.status == 206 else {
+            if state.validators.conflicts(with: incoming) {
+                originChanged("the file changed on the origin during the download")
+            } else {
+                fallBackToSingleStream("the origin ignored a Range request")
+            }
+            return false
+        }
+        guard let range = head.contentRange, range.start == fragment.requestedStart else {
+            fallBackToSingleStream("the origin answered a range request with a wrong Content-Range")
+            return false
+        }
+        if state.validators.conflicts(with: incoming) {
+            originChanged("the file changed on the origin during the download")
+            return false
+        }
+        fragment.accepted = true
+        return true
+    }
+
+    private func handleUnsatisfiableRange(_ fragment: Fragment, _ head: HTTPResponseHead) -> Bool {
+        if fragment.isProbe && state.completed.isEmpty, head.value("content-range")?.hasSuffix("/0") == true {
+            // An empty file: nothing to fetch.
+            state.validators = Validators(etag: head.value("etag"), lastModified: head.value("last-modified"), length: 0)
+            guard prepareDataFile(length: 0, fresh: true) else { return false }
+            fragment.outcome = .data
+            fragment.accepted = false
+            fragment.end = 0
+            return true
+        }
+        if state.completed.isEmpty {
+            fragment.outcome = .fatalStatus(416)
+            return true
+        }
+        originChanged("the file on the origin is shorter than before")
+        return false
+    }
+
+    func transfer(_ transfer: HTTPTransfer, didReceive chunk: BodyChunk) -> Int {
+        guard let fragment = fragments[ObjectIdentifier(transfer)] else { return 0 }
+        guard fragment.accepted, let file = dataFile else { return chunk.count }
+        var chunk = chunk
+        var consumed = 0
+        if fragment.next < fragment.compareUntil {
+            // The overlap re-check: these bytes are already held; they must be equal.
+            let count = Int(min(Int64(chunk.count), fragment.compareUntil - fragment.next))
+            let held = try? file.read(count: count, at: fragment.next)
+            guard held == chunk.prefix(count).array else {
+                originChanged("the file changed on the origin since the last run (bytes at \(fragment.next) differ)")
+                return 0
+            }
+            fragment.next += Int64(count)
+            consumed = count
+            chunk = chunk.dropFirst(count)
+            if chunk.count == 0 { return consumed }
+        }
+        if fragment.next == 0 && !sniffed {
+            sniffed = true
+            if let reason = MediaTypeCheck.sniffRejection(firstBytes: chunk.prefix(64).array, url: url) {
+                fail(JobFailure(.notMedia, reason), keepPartial: false)
+                return 0
+            }
+        }
+        let count = Int(min(Int64(chunk.count), fragment.end - fragment.next))
+        guard count > 0 else { return consumed }
+        do {
+            try chunk.prefix(count).write(to: file, at: fragment.next)
+        } catch {
+            fail(JobFailure(.io, "\(error)"), keepPartial: true)
+            return 0
+        }
+        state.completed.insert(ByteRange(fragment.next, fragment.next + Int64(count)))
+        fragment.next += Int64(count)
+        bytesFetched += Int64(count)
+        bytesSinceCheckpoint += Int64(count)
+        failuresInARow = 0
+        noteProgress()
+        // Fewer than offered stops the transfer: its range now ends here.
+        return consumed + count
+    }
+
+    func transfer(_ transfer: HTTPTransfer, didCompleteWith error: TransferError?) {
+        guard let fragment = fragments.removeValue(forKey: ObjectIdentifier(transfer)),
+            phase == .probing || phase == .fetching
+        else { return }
+        let url = transfer.request.url
+        switch fragment.outcome {
+        case .redirect(let target):
+            followRedirect(fragment, to: target, from: url)
+            return
+        case .badRedirect(let reason):
+            fail(JobFailure(.redirect, "\(reason) from \(url)"), keepPartial: true)
+            return
+        case .transientStatus(let status, let retryAfter):
+            transientFailure("HTTP \(status) from \(url)", retryAfter: retryAfter)
+            return
+        case .fatalStatus(let status):
+            let reason = "HTTP \(status) \(HTTPStatusText.phrase(status)) from \(url)"
+            if !switchMirror(after: reason) {
+                fail(JobFailure(.httpStatus, reason + "; check the URL"), keepPartial: true)
+            }
+            return
+        case .data:
+            break
+        }
+        if let error, error.kind != .aborted {
+            transientFailure("\(error.message) (\(url))", retryAfter: nil)
+            return
+        }
+        if fragment.end == Int64.max {
+            // Length unknown until the stream ended: the end is the length.
+            guard error == nil else { return transientFailure("the connection closed early (\(url))", retryAfter: nil) }
+            state.validators.length = fragment.next
+            try? dataFile?.truncate(length: fragment.next)
+        } else if !fragment.isFinished && fragment.next == fragment.requestedStart {
+            transientFailure("the response ended before its first byte (\(url))", retryAfter: nil)
+            return
+        }
+        // A response cut short with progress just frees the connection: the rest of its
+        // range is unassigned again and the next fill picks it up.
+        if state.isComplete && fragments.isEmpty {
+            commit()
+        } else {
+            fillConnections()
+        }
+    }
+
+    private func followRedirect(_ fragment: Fragment, to target: String, from url: String) {
+        guard fragment.redirectHops < 10 else {
+            fail(JobFailure(.redirect, "more than 10 redirects, last from \(url)"), keepPartial: true)
+            return
+        }
+        if let problem = URLParts.problem(with: target) {
+            fail(JobFailure(.redirect, "\(url) redirected to \(target): \(problem)"), keepPartial: true)
+            return
+        }
+        if fragment.isProbe {
+            issue(
+                url: target, start: fragment.requestedStart, end: Int64.max, isProbe: true,
+                sendRange: fragment.sentRange, ifRange: fragment.ifRange, compareUntil: fragment.compareUntil,
+                redirectHops: fragment.redirectHops + 1)
+        } else if fragment.next < fragment.end {
+            issue(
+                url: target, start: fragment.next, end: fragment.end, isProbe: false, sendRange: true,
+                ifRange: fragment.ifRange, compareUntil: fragment.next, redirectHops: fragment.redirectHops + 1)
+        }
+    }
+}
+
+enum HTTPStatusText {
+    static func phrase(_ status: Int) -> String {
+        switch status {
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 410: "Gone"
+        case 416: "Range Not Satisfiable"
+        case 451: "Unavailable For Legal Reasons"
+        case 501: "Not Implemented"
+        default: ""
+        }
+    }
+}

@@ -1,0 +1,383 @@
+import Foundation
+
+/// The result of one job, reported to the engine once.
+enum JobResult {
+    case committed(CachedObject)
+    case alreadyCached(CachedObject)
+    case failed(JobFailure)
+    case interrupted
+}
+
+/// One file's life: probe → plan → fetch → verify → commit (DESIGN §5).
+///
+/// Confined to the transfer loop's thread, except for the work it hands to `diskQueue`
+/// (checkpoints and the commit), which reports back through `loop.post`.
+final class DownloadJob: @unchecked Sendable {
+    enum Phase { case starting, waitingForLock, probing, fetching, committing, finished }
+
+    let request: JobRequest
+    let key: CacheKey
+    unowned let engine: PrefetchEngine
+    var loop: TransferLoop { engine.loop }
+    var options: PrefetchOptions { engine.options }
+    var cache: CacheDirectory { engine.cache }
+    let planner: FragmentPlanner
+    let retryPolicy: RetryPolicy
+    /// Checkpoints and the commit run here, in order, off the transfer thread.
+    let diskQueue: DispatchQueue
+
+    var lock: JobLock?
+    var state: JobState
+    var dataFile: DataFile?
+    var fragments: [ObjectIdentifier: Fragment] = [:]
+    var phase: Phase = .starting
+    /// Set once the origin mishandled Range in this run: one stream from 0 from then on.
+    var rangesDisabled = false
+    var failuresInARow = 0
+    var originChanges = 0
+    var mirrorIndex = 0
+    var retryNotBefore = 0.0
+    var wakeTimer: Int?
+    var waitingNoticeSent = false
+    var startedEventSent = false
+    var sniffed = false
+    var lastCheckpoint = 0.0
+    var bytesSinceCheckpoint: Int64 = 0
+    var lastProgress = 0.0
+    var bytesAtLastProgress: Int64 = 0
+    var bytesFetched: Int64 = 0
+
+    init(request: JobRequest, engine: PrefetchEngine) {
+        self.request = request
+        self.key = request.key
+        self.engine = engine
+        let options = engine.options
+        planner = FragmentPlanner(minFragment: options.minFragment)
+        retryPolicy = RetryPolicy(
+            baseDelay: options.retryBaseDelay, maxDelay: options.maxRetryDelay, maxRetryAfter: options.maxRetryAfter)
+        diskQueue = DispatchQueue(label: "mediacache.job.\(key.hex.prefix(12))")
+        state = JobState(entry: request.entry, commandHeaders: request.commandHeaders)
+    }
+
+    var url: String { request.entry.url }
+    var name: String { request.entry.displayName }
+    /// The list URL (or mirror) in use: custom headers belong to its host.
+    var currentURL: String { request.entry.urls[mirrorIndex] }
+
+    func emit(_ event: PrefetchEvent) { engine.emit(event) }
+
+    // MARK: Starting
+
+    func start() {
+        if let object = committedObject() {
+            finish(.alreadyCached(object))
+            return
+        }
+        acquireLockAndBegin()
+    }
+
+    /// The committed object, if the index has it and its file is intact.
+    func committedObject() -> CachedObject? {
+        guard let object = try? engine.index.object(key: key),
+            FileSystem.fileSize(cache.absolute(object.path)) == object.size
+        else { return nil }
+        return object
+    }
+
+    private func acquireLockAndBegin() {
+        do {
+            guard let lock = try JobLock.tryAcquire(path: cache.lockPath(key: key)) else {
+                phase = .waitingForLock
+                if !waitingNoticeSent {
+                    waitingNoticeSent = true
+                    emit(.waiting(url: url, reason: "another mediacache process is downloading it; waiting"))
+                }
+                wakeTimer = loop.after(0.25) { [weak self] in self?.acquireLockAndBegin() }
+                return
+            }
+            self.lock = lock
+            // Another process may have committed it while this one waited.
+            if let object = committedObject() {
+                finish(.alreadyCached(object))
+                return
+            }
+            try loadState()
+        } catch {
+            fail(JobFailure(.io, "\(error)"), keepPartial: true)
+            return
+        }
+        if state.isComplete {
+            commit()
+        } else {
+            startProbe()
+        }
+    }
+
+    /// Loads saved progress, trusting only what the data file can back.
+    private func loadState() throws {
+        try FileSystem.makeDirectory(cache.jobDirectory(key: key))
+        let statePath = cache.statePath(key: key)
+        if FileSystem.exists(statePath) {
+            do {
+                var saved = try JobStateCodec.decode(try FileSystem.readAll(statePath), path: statePath)
+                // A fresh signed URL for the same cache key keeps the progress.
+                saved.entry = request.entry
+                saved.commandHeaders = request.commandHeaders
+                state = saved
+            } catch {
+                emit(.notice(url: url, message: "\(error); starting this file again"))
+            }
+        }
+        let file = try DataFile(path: cache.dataPath(key: key), mode: .readWrite)
+        dataFile = file
+        let held = state.completed.ranges.last?.end ?? 0
+        if try file.size() < held || (!state.rangesSupported && !state.completed.isEmpty) {
+            state.discardData()
+        }
+        bytesAtLastProgress = state.bytesDone
+    }
+
+    // MARK: Requests
+
+    /// `-H` and `header=` lines go only to the host they were given for.
+    func customHeaders(for url: String) -> [String] {
+        guard let target = URLParts(url)?.origin, target == URLParts(currentURL)?.origin else { return [] }
+        return request.commandHeaders + request.entry.headers
+    }
+
+    @discardableResult
+    func issue(
+        url: String, start: Int64, end: Int64, isProbe: Bool, sendRange: Bool, ifRange: String?,
+        compareUntil: Int64, redirectHops: Int = 0
+    ) -> Fragment {
+        var headers = customHeaders(for: url)
+        if sendRange {
+            headers.append("Range: " + (end == Int64.max ? "bytes=\(start)-" : ByteRange(start, end).httpRangeValue))
+            if let ifRange { headers.append("If-Range: \(ifRange)") }
+        }
+        let request = HTTPRequest(url: url, headers: headers, stallTimeout: options.stallTimeout)
+        let transfer = HTTPTransfer(request: request, userAgent: options.userAgent, delegate: self)
+        let fragment = Fragment(
+            transfer: transfer, isProbe: isProbe, start: start, end: end, sentRange: sendRange,
+            ifRange: sendRange ? ifRange : nil, redirectHops: redirectHops)
+        fragment.compareUntil = compareUntil
+        fragments[ObjectIdentifier(transfer)] = fragment
+        loop.start(transfer)
+        return fragment
+    }
+
+    /// The first request: learns length, validators, type and Range support, and keeps
+    /// streaming as the first fragment.
+    func startProbe() {
+        phase = .probing
+        let sendRange = state.rangesSupported && !rangesDisabled
+        var start: Int64 = 0
+        var compareFrom: Int64?
+        if sendRange, let length = state.length, !state.completed.isEmpty,
+            let firstGap = state.completed.gaps(within: ByteRange(0, length)).first
+        {
+            start = firstGap.start
+            // Without validators, re-fetch a window of held bytes and compare it.
+            if !state.validators.canIdentifyVersion && start > 0 {
+                compareFrom = max(0, start - 64 * 1024)
+            }
+        } else if !state.completed.isEmpty {
+            state.discardData()
+        }
+        issue(
+            url: currentURL, start: compareFrom ?? start, end: Int64.max, isProbe: true, sendRange: sendRange,
+            ifRange: state.completed.isEmpty ? nil : state.validators.ifRangeValue, compareUntil: start)
+    }
+
+    /// The probe's head was accepted: split the work across the file's connections.
+    func beginFetching(probe: Fragment) {
+        phase = .fetching
+        let now = TransferLoop.now()
+        lastCheckpoint = now
+        lastProgress = now
+        if !startedEventSent {
+            startedEventSent = true
+            emit(
+                .started(
+                    url: url, name: name, length: state.length, resumedBytes: state.bytesDone,
+                    connections: rangesUsable ? options.connectionsPerFile : 1))
+        }
+        guard rangesUsable, let length = state.length else { return }
+        let pieces = planner.plan(
+            unassigned: state.completed.gaps(within: ByteRange(0, length)), slots: options.connectionsPerFile)
+        if let own = pieces.first(where: { $0.start == probe.compareUntil }) {
+            probe.end = own.end
+        }
+        fillConnections()
+    }
+
+    var rangesUsable: Bool { state.rangesSupported && !rangesDisabled && state.length != nil }
+
+    /// Gives every free connection work: unassigned bytes first, then half of the
+    /// largest range still in flight.
+    func fillConnections() {
+        guard phase == .fetching, let length = state.length else { return }
+        if TransferLoop.now() < retryNotBefore {
+            scheduleWake()
+            return
+        }
+        guard rangesUsable else {
+            if fragments.isEmpty { startProbe() }
+            return
+        }
+        var slots = options.connectionsPerFile - fragments.count
+        guard slots > 0 else { return }
+        var busy = state.completed
+        for fragment in fragments.values where fragment.end != Int64.max && fragment.next < fragment.end {
+            busy.insert(ByteRange(fragment.next, fragment.end))
+        }
+        for piece in planner.plan(unassigned: busy.gaps(within: ByteRange(0, length)), slots: slots) {
+            startFragment(piece)
+            slots -= 1
+        }
+        while slots > 0 {
+            let candidates = fragments.values.filter {
+                $0.accepted && $0.end != Int64.max && $0.next >= $0.compareUntil
+            }
+            guard let victim = candidates.max(by: { $0.remaining < $1.remaining }),
+                let cut = planner.stealPoint(next: victim.next, end: victim.end)
+            else { break }
+            let end = victim.end
+            victim.end = cut
+            startFragment(ByteRange(cut, end))
+            slots -= 1
+        }
+    }
+
+    private func startFragment(_ range: ByteRange) {
+        issue(
+            url: state.finalURL ?? currentURL, start: range.start, end: range.end, isProbe: false, sendRange: true,
+            ifRange: state.validators.ifRangeValue, compareUntil: range.start)
+    }
+
+    // MARK: Trouble
+
+    /// A failure worth retrying. Failures of several connections during one backoff
+    /// count once, so one outage does not use up every retry.
+    func transientFailure(_ reason: String, retryAfter: Double?) {
+        let now = TransferLoop.now()
+        if now >= retryNotBefore {
+            failuresInARow += 1
+            if failuresInARow > options.retries {
+                if switchMirror(after: reason) { return }
+                fail(JobFailure(.retriesExhausted, "gave up after \(options.retries) retries: \(reason)"), keepPartial: true)
+                return
+            }
+            let delay = retryPolicy.delay(attempt: failuresInARow, retryAfter: retryAfter)
+            retryNotBefore = now + delay
+            emit(.retry(url: url, attempt: failuresInARow, delay: delay, reason: reason))
+        } else if let retryAfter {
+            retryNotBefore = max(retryNotBefore, now + min(retryAfter, options.maxRetryAfter))
+        }
+        scheduleWake()
+    }
+
+    func scheduleWake() {
+        if let wakeTimer { loop.cancelTimer(wakeTimer) }
+        wakeTimer = loop.after(retryNotBefore - TransferLoop.now()) { [weak self] in
+            guard let self else { return }
+            self.wakeTimer = nil
+            if self.phase == .probing && self.fragments.isEmpty {
+                self.startProbe()
+            } else {
+                self.fillConnections()
+            }
+        }
+    }
+
+    /// Moves to the next mirror, if there is one. Held bytes stay if the mirror serves
+    /// the same version (its validators are checked like any resume).
+    func switchMirror(after reason: String) -> Bool {
+        guard mirrorIndex + 1 < request.entry.urls.count else { return false }
+        mirrorIndex += 1
+        failuresInARow = 0
+        retryNotBefore = 0
+        cancelAllTransfers()
+        state.finalURL = nil
+        emit(.notice(url: url, message: "\(reason); trying mirror \(currentURL)"))
+        startProbe()
+        return true
+    }
+
+    /// The origin now serves different bytes: drop what is held and start over, so
+    /// two versions are never spliced.
+    func originChanged(_ reason: String) {
+        originChanges += 1
+        cancelAllTransfers()
+        if originChanges > options.maxOriginChanges {
+            fail(
+                JobFailure(
+                    .originUnstable,
+                    "the file changed \(originChanges) times while downloading; try again when the origin is stable"),
+                keepPartial: false)
+            return
+        }
+        emit(.notice(url: url, message: "\(reason); starting over"))
+        state.discardData()
+        checkpoint()
+        startProbe()
+    }
+
+    /// The origin mishandles Range: fetch the file as one stream from byte 0.
+    func fallBackToSingleStream(_ reason: String) {
+        cancelAllTransfers()
+        rangesDisabled = true
+        state.discardData()
+        state.rangesSupported = false
+        emit(.notice(url: url, message: "\(reason); fetching it as one stream"))
+        checkpoint()
+        startProbe()
+    }
+
+    func cancelAllTransfers() {
+        for fragment in fragments.values { loop.cancel(fragment.transfer) }
+        fragments = [:]
+    }
+
+    // MARK: Ending
+
+    /// Stops for Ctrl-C or SIGTERM, saving progress.
+    func interrupt() {
+        guard phase != .finished else { return }
+        if phase == .committing {
+            // The commit finishes on its own; its result is reported as usual.
+            return
+        }
+        cancelAllTransfers()
+        checkpoint()
+        finish(.interrupted)
+    }
+
+    func fail(_ failure: JobFailure, keepPartial: Bool) {
+        guard phase != .finished else { return }
+        cancelAllTransfers()
+        if keepPartial {
+            checkpoint()
+        } else {
+            let directory = cache.jobDirectory(key: key)
+            dataFile = nil
+            diskQueue.async { FileSystem.removeTree(directory) }
+        }
+        finish(.failed(failure))
+    }
+
+    func finish(_ result: JobResult) {
+        guard phase != .finished else { return }
+        phase = .finished
+        if let wakeTimer { loop.cancelTimer(wakeTimer) }
+        // The lock is held until every queued checkpoint is on disk.
+        let lock = self.lock
+        self.lock = nil
+        engine.diskWork.enter()
+        diskQueue.async { [engine] in
+            withExtendedLifetime(lock) {}
+            engine.diskWork.leave()
+        }
+        engine.jobDidFinish(self, result: result)
+    }
+}

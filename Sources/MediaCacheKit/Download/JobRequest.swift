@@ -1,0 +1,12 @@
+/// A file to fetch: a list entry plus the command-line headers that apply to it.
+public struct JobRequest: Sendable {
+    public var entry: ListEntry
+    public var commandHeaders: [String]
+
+    public init(entry: ListEntry, commandHeaders: [String] = []) {
+        self.entry = entry
+        self.commandHeaders = commandHeaders
+    }
+
+    public var key: CacheKey { CacheKey(identity: entry.identity) }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// Runs a set of jobs: `jobs` files at once, each over up to `connectionsPerFile`
+/// connections, all on one libcurl multi loop on a dedicated thread.
+public final class PrefetchEngine: @unchecked Sendable {
+    public let cache: CacheDirectory
+    public let options: PrefetchOptions
+    let index: CacheIndex
+    let loop: TransferLoop
+    /// Finished jobs' disk work (last checkpoints, lock release) still in flight.
+    let diskWork = DispatchGroup()
+    private let sink: @Sendable (PrefetchEvent) -> Void
+
+    // Confined to the loop thread.
+    private var pending: [JobRequest] = []
+    private var running: [ObjectIdentifier: DownloadJob] = [:]
+    private var summary = PrefetchSummary()
+    private var scheduling = false
+    private var interrupted = false
+
+    public init(cache: CacheDirectory, options: PrefetchOptions, events: @escaping @Sendable (PrefetchEvent) -> Void)
+        throws
+    {
+        self.cache = cache
+        self.options = options
+        self.sink = events
+        try cache.prepare()
+        index = try CacheIndex(directory: cache)
+        loop = TransferLoop(maxConnectionsPerHost: options.maxConnectionsPerHost)
+    }
+
+    /// Downloads every request not yet cached and returns when all are done, failed, or
+    /// the run was cancelled. Blocks the calling thread; call it outside Swift concurrency.
+    public func run(_ requests: [JobRequest]) -> PrefetchSummary {
+        let finished = DispatchSemaphore(value: 0)
+        let started = TransferLoop.now()
+        let thread = Thread { [self] in
+            pending = requests
+            scheduleMore()
+            loop.run()
+            diskWork.wait()
+            finished.signal()
+        }
+        thread.name = "mediacache-transfers"
+        thread.start()
+        finished.wait()
+        summary.elapsed = TransferLoop.now() - started
+        return summary
+    }
+
+    /// Stops promptly, saving every job's progress. Safe from any thread (signal handlers).
+    public func cancel() {
+        loop.post { [self] in
+            guard !interrupted else { return }
+            interrupted = true
+            summary.interrupted = true
+            summary.unfinished += pending.count
+            pending = []
+            for job in Array(running.values) { job.interrupt() }
+            stopIfIdle()
+        }
+    }
+
+    func emit(_ event: PrefetchEvent) { sink(event) }
+
+    private func scheduleMore() {
+        guard !scheduling else { return }
+        scheduling = true
+        while running.count < options.jobs, !pending.isEmpty {
+            let job = DownloadJob(request: pending.removeFirst(), engine: self)
+            running[ObjectIdentifier(job)] = job
+            job.start()
+        }
+        scheduling = false
+        stopIfIdle()
+    }
+
+    private func stopIfIdle() {
+        if running.isEmpty && pending.isEmpty { loop.stop() }
+    }
+
+    func jobDidFinish(_ job: DownloadJob, result: JobResult) {
+        running.removeValue(forKey: ObjectIdentifier(job))
+        summary.bytesFetched += job.bytesFetched
+        let entry = job.request.entry
+        switch result {
+        case .committed(let object):
+            summary.committed += 1
+            emit(.committed(url: entry.url, name: entry.displayName, path: cache.absolute(object.path), size: object.size))
+        case .alreadyCached(let object):
+            summary.alreadyCached += 1
+            try? index.touch(key: job.key)
+            emit(.skipped(url: entry.url, name: entry.displayName, path: cache.absolute(object.path)))
+        case .failed(let failure):
+            summary.failed.append((entry.url, failure))
+            emit(.failed(url: entry.url, name: entry.displayName, failure: failure))
+        case .interrupted:
+            summary.unfinished += 1
+        }
+        if !scheduling { scheduleMore() }
+    }
+}

@@ -1,0 +1,37 @@
+/// How a prefetch run behaves; the command line fills it from its flags.
+public struct PrefetchOptions: Sendable {
+    /// Files downloaded at once (`-j`).
+    public var jobs = 4
+    /// Connections per file (`-x`).
+    public var connectionsPerFile = 8
+    /// No fragment is planned smaller than this (`--min-fragment`).
+    public var minFragment: Int64 = 1 << 20
+    /// `-H` headers, for every entry's own host.
+    public var headers: [String] = []
+    /// Failures in a row, without progress in between, before a file is given up (`--retries`).
+    public var retries = 5
+    /// Seconds without a byte before a connection is considered stalled (`--timeout`).
+    public var stallTimeout = 30
+    /// Relocate moov before mdat on commit (`--no-faststart` clears it).
+    public var faststart = true
+    /// libcurl's per-host connection cap, shared by all files.
+    public var maxConnectionsPerHost = 16
+    /// A running job checkpoints at least this often (seconds) ...
+    public var checkpointInterval = 1.0
+    /// ... and after this many new bytes.
+    public var checkpointBytes: Int64 = 64 << 20
+    /// How often a file may restart because its origin changed before it fails.
+    public var maxOriginChanges = 5
+    /// First retry delay (seconds); doubles per failure, with jitter, up to `maxRetryDelay`.
+    public var retryBaseDelay = 0.5
+    public var maxRetryDelay = 30.0
+    /// A `Retry-After` longer than this is cut down to it.
+    public var maxRetryAfter = 300.0
+    public var userAgent = "mediacache/\(MediaCacheVersion.string)"
+
+    public init() {}
+}
+
+public enum MediaCacheVersion {
+    public static let string = "0.1.0"
+}

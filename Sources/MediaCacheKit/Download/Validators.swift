@@ -1,0 +1,33 @@
+/// What identifies one version of an origin file.
+public struct Validators: Sendable, Codable, Equatable {
+    public var etag: String?
+    public var lastModified: String?
+    public var length: Int64?
+
+    public init(etag: String? = nil, lastModified: String? = nil, length: Int64? = nil) {
+        self.etag = etag
+        self.lastModified = lastModified
+        self.length = length
+    }
+
+    /// Whether the origin sent anything that identifies the version.
+    public var canIdentifyVersion: Bool { strongETag != nil || lastModified != nil }
+
+    /// Weak ETags may not be used with If-Range (RFC 9110 §13.1.5).
+    public var strongETag: String? {
+        guard let etag, !etag.hasPrefix("W/") else { return nil }
+        return etag
+    }
+
+    /// The `If-Range` value that makes a changed origin answer 200 instead of a stale range.
+    public var ifRangeValue: String? { strongETag ?? lastModified }
+
+    /// True when `other` (from a later response) describes a different version.
+    public func conflicts(with other: Validators) -> Bool {
+        if let a = length, let b = other.length, a != b { return true }
+        if let a = etag, let b = other.etag { return a != b }
+        if let a = lastModified, let b = other.lastModified { return a != b }
+        // Some servers omit validators on 206 responses: absence is not a change.
+        return false
+    }
+}

@@ -1,0 +1,61 @@
+/// What happens during a prefetch, for the command line to show or print as NDJSON.
+/// Delivered on the transfer thread; handlers must be quick.
+public enum PrefetchEvent: Sendable {
+    /// A file started downloading (`resumedBytes` > 0 when partial data was kept).
+    case started(url: String, name: String, length: Int64?, resumedBytes: Int64, connections: Int)
+    /// Bytes on disk so far; emitted at most a few times per second per file.
+    case progress(url: String, name: String, bytesDone: Int64, length: Int64?, bytesPerSecond: Double)
+    /// A transient failure; the file continues after `delay` seconds.
+    case retry(url: String, attempt: Int, delay: Double, reason: String)
+    /// Something the user should know that does not stop the file.
+    case notice(url: String, message: String)
+    /// Another process holds this file; waiting for it.
+    case waiting(url: String, reason: String)
+    /// All bytes arrived and checked (coverage, length, checksum).
+    case verified(url: String, sha256: String)
+    /// The object is in the cache.
+    case committed(url: String, name: String, path: String, size: Int64)
+    /// The object was already in the cache.
+    case skipped(url: String, name: String, path: String)
+    case failed(url: String, name: String, failure: JobFailure)
+}
+
+/// Why a file failed, with a stable code for scripts.
+public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case httpStatus = "http-status"
+        case notMedia = "not-media"
+        case checksumMismatch = "checksum-mismatch"
+        case retriesExhausted = "retries-exhausted"
+        case originUnstable = "origin-unstable"
+        case badResponse = "bad-response"
+        case redirect
+        case io
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// The outcome of a run.
+public struct PrefetchSummary: Sendable {
+    public var committed = 0
+    public var alreadyCached = 0
+    public var failed: [(url: String, failure: JobFailure)] = []
+    /// Bytes received from origins in this run.
+    public var bytesFetched: Int64 = 0
+    public var elapsed: Double = 0
+    /// The run was stopped by `cancel()` (Ctrl-C, SIGTERM) before it finished.
+    public var interrupted = false
+    /// Files left partial by an interruption, resumable later.
+    public var unfinished = 0
+
+    public init() {}
+}

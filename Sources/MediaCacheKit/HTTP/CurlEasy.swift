@@ -1,0 +1,85 @@
+import CCurl
+import CShims
+
+/// One libcurl easy handle configured for a single GET, and the C callbacks that feed
+/// its response to an `HTTPTransfer`. This file and `TransferLoop` are the only
+/// places that hold libcurl's raw pointers.
+final class CurlEasy {
+    let handle: UnsafeMutableRawPointer
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+
+    init(request: HTTPRequest, userAgent: String, owner: HTTPTransfer) {
+        handle = curl_easy_init()
+        let size = CShims_error_buffer_size()
+        errorBuffer = .allocate(capacity: size)
+        errorBuffer.initialize(repeating: 0, count: size)
+
+        setString(CURLOPT_URL, request.url)
+        setString(CURLOPT_USERAGENT, userAgent)
+        // Only http(s), for the first request and after any redirect.
+        setString(CURLOPT_PROTOCOLS_STR, "http,https")
+        setString(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        // Redirects are followed by the engine, which drops custom headers on a host change.
+        setLong(CURLOPT_FOLLOWLOCATION, 0)
+        setLong(CURLOPT_NOSIGNAL, 1)
+        setLong(CURLOPT_CONNECTTIMEOUT, request.stallTimeout)
+        setLong(CURLOPT_LOW_SPEED_LIMIT, 1)
+        setLong(CURLOPT_LOW_SPEED_TIME, request.stallTimeout)
+        setLong(CURLOPT_TCP_KEEPALIVE, 1)
+        setLong(CURLOPT_BUFFERSIZE, 256 * 1024)
+        // Prefer multiplexing on an existing HTTP/2 connection over opening a new one.
+        setLong(CURLOPT_PIPEWAIT, 1)
+        setLong(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        CShims_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+
+        for line in request.headers { headerList = curl_slist_append(headerList, line) }
+        // Identity bytes only: a compressed body would not match Range offsets.
+        headerList = curl_slist_append(headerList, "Accept-Encoding: identity")
+        CShims_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
+
+        let context = Unmanaged.passUnretained(owner).toOpaque()
+        CShims_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+        CShims_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+        CShims_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
+        CShims_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteCallback)
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
+    }
+
+    /// libcurl's detailed message for the last failure, else its generic text.
+    func errorMessage(for code: CURLcode) -> String {
+        let detail = String(cString: errorBuffer)
+        return detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+    }
+
+    private func setLong(_ option: CURLoption, _ value: Int) {
+        CShims_easy_setopt_long(handle, option, value)
+    }
+
+    private func setString(_ option: CURLoption, _ value: String) {
+        CShims_easy_setopt_string(handle, option, value)
+    }
+}
+
+private func curlHeaderCallback(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    guard let data, let context else { return 0 }
+    let transfer = Unmanaged<HTTPTransfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+    return transfer.receiveHeaderLine(line) ? length : 0
+}
+
+private func curlWriteCallback(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    guard let data, let context else { return 0 }
+    let transfer = Unmanaged<HTTPTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.receiveBody(BodyChunk(bytes: UnsafeRawBufferPointer(start: data, count: size * count)))
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// The status and headers of one HTTP response (the last head when there were 1xx ones).
+public struct HTTPResponseHead: Sendable, Equatable {
+    public var status: Int
+    /// Header names lowercased, in arrival order.
+    public var headers: [(name: String, value: String)]
+
+    public init(status: Int, headers: [(name: String, value: String)]) {
+        self.status = status
+        self.headers = headers
+    }
+
+    public static func == (a: HTTPResponseHead, b: HTTPResponseHead) -> Bool {
+        a.status == b.status && a.headers.elementsEqual(b.headers, by: { $0 == $1 })
+    }
+
+    public func value(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.last(where: { $0.name == lower })?.value
+    }
+
+    public var contentLength: Int64? { value("content-length").flatMap { Int64($0) } }
+    public var contentRange: ContentRange? { value("content-range").flatMap(ContentRange.init(parsing:)) }
+    public var location: String? { value("location") }
+    public var acceptsByteRanges: Bool { value("accept-ranges")?.lowercased().contains("bytes") ?? false }
+
+    /// The media type without parameters, lowercased (`text/html`).
+    public var mediaType: String? {
+        guard let raw = value("content-type") else { return nil }
+        let type = raw.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        return type?.isEmpty == false ? type : nil
+    }
+
+    public var isRedirect: Bool { [301, 302, 303, 307, 308].contains(status) }
+
+    /// The validators this response describes, with the full length of the file.
+    public var validators: Validators {
+        let length: Int64? =
+            if status == 206 { contentRange?.total } else if status == 200 { contentLength } else { nil }
+        return Validators(etag: value("etag"), lastModified: value("last-modified"), length: length)
+    }
+
+    /// Seconds to wait from `Retry-After` (delta-seconds or an HTTP date).
+    public func retryAfter(now: Date = Date()) -> TimeInterval? {
+        guard let raw = value("retry-after")?.trimmingCharacters(in: .whitespaces) else { return nil }
+        if let seconds = Int(raw) { return TimeInterval(max(0, seconds)) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: raw) else { return nil }
+        return max(0, date.timeIntervalSince(now))
+    }
+}
+
+/// `Content-Range: bytes START-END/TOTAL` of a 206 response.
+public struct ContentRange: Sendable, Equatable {
+    public var start: Int64
+    /// Inclusive, as on the wire.
+    public var end: Int64
+    /// nil when the server sent `*`.
+    public var total: Int64?
+
+    public init(start: Int64, end: Int64, total: Int64?) {
+        self.start = start
+        self.end = end
+        self.total = total
+    }
+
+    public init?(parsing text: String) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = trimmed.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        let parts = spec.split(separator: "/", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        let bounds = parts[0].split(separator: "-", maxSplits: 1)
+        guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]), start <= end
+        else { return nil }
+        let total: Int64?
+        if parts[1] == "*" {
+            total = nil
+        } else {
+            guard let value = Int64(parts[1]), value > end else { return nil }
+            total = value
+        }
+        self.init(start: start, end: end, total: total)
+    }
+}

@@ -1,0 +1,79 @@
+import CCurl
+
+/// Receives one transfer's response. Called on the transfer loop's thread only.
+protocol HTTPTransferDelegate: AnyObject {
+    /// The final (non-1xx) head arrived. Return false to abort the transfer.
+    func transfer(_ transfer: HTTPTransfer, didReceive head: HTTPResponseHead) -> Bool
+    /// Body bytes arrived. Return how many were consumed; fewer than `chunk.count`
+    /// aborts the transfer (used to stop at a fragment's end).
+    func transfer(_ transfer: HTTPTransfer, didReceive chunk: BodyChunk) -> Int
+    /// The transfer ended: `nil` when the whole response arrived.
+    func transfer(_ transfer: HTTPTransfer, didCompleteWith error: TransferError?)
+}
+
+/// One GET in flight on the transfer loop, confined to the loop's thread.
+final class HTTPTransfer {
+    let request: HTTPRequest
+    weak var delegate: HTTPTransferDelegate?
+    private(set) var head: HTTPResponseHead?
+    /// Set when the delegate stopped the transfer, so its failure is not an error.
+    private(set) var stoppedByDelegate = false
+    private var headLines: [(name: String, value: String)] = []
+    private var headStatus: Int?
+    private(set) var easy: CurlEasy!
+
+    init(request: HTTPRequest, userAgent: String, delegate: HTTPTransferDelegate) {
+        self.request = request
+        self.delegate = delegate
+        easy = CurlEasy(request: request, userAgent: userAgent, owner: self)
+    }
+
+    func receiveHeaderLine(_ line: String) -> Bool {
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix("HTTP/") {
+            // A new head (after 1xx, or a proxy's) replaces what came before.
+            let fields = trimmed.split(separator: " ", maxSplits: 2)
+            headStatus = fields.count > 1 ? Int(fields[1]) : nil
+            headLines = []
+            return headStatus != nil
+        }
+        if trimmed.isEmpty {
+            guard let status = headStatus, status >= 200 else { return true }
+            let head = HTTPResponseHead(status: status, headers: headLines)
+            self.head = head
+            let keep = delegate?.transfer(self, didReceive: head) ?? false
+            if !keep { stoppedByDelegate = true }
+            return keep
+        }
+        if let colon = trimmed.firstIndex(of: ":") {
+            let name = trimmed[..<colon].lowercased()
+            let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headLines.append((name, value))
+        }
+        return true
+    }
+
+    func receiveBody(_ chunk: BodyChunk) -> Int {
+        let consumed = delegate?.transfer(self, didReceive: chunk) ?? 0
+        if consumed < chunk.count { stoppedByDelegate = true }
+        return consumed
+    }
+
+    func complete(code: CURLcode) {
+        let error: TransferError?
+        if code == CURLE_OK {
+            error = nil
+        } else if stoppedByDelegate {
+            error = TransferError(kind: .aborted, message: "stopped")
+        } else if code == CURLE_OPERATION_TIMEDOUT {
+            error = TransferError(
+                kind: .timedOut,
+                message: "no data for \(request.stallTimeout) s (\(easy.errorMessage(for: code)))")
+        } else {
+            error = TransferError(kind: .network, message: easy.errorMessage(for: code))
+        }
+        delegate?.transfer(self, didCompleteWith: error)
+    }
+}
+
+import Foundation

@@ -1,0 +1,151 @@
+import CCurl
+import CShims
+import Foundation
+
+/// The one libcurl multi loop: runs on its own thread (never in the cooperative pool)
+/// and owns every transfer, timer and piece of engine state confined to that thread.
+///
+/// Modelled on curl's `parallel_transfers`: poll → perform → drain `info_read`, one
+/// completion path per transfer. Other threads talk to it only through `post`.
+final class TransferLoop: @unchecked Sendable {
+    private let multi: UnsafeMutableRawPointer
+    private var active: [UnsafeMutableRawPointer: HTTPTransfer] = [:]
+    private var insidePerform = false
+    private var deferredRemovals: [HTTPTransfer] = []
+    private var deferredStarts: [HTTPTransfer] = []
+    private var timers: [(deadline: Double, id: Int, work: () -> Void)] = []
+    private var nextTimerID = 0
+    private var stopping = false
+
+    private let lock = NSLock()
+    private var posted: [@Sendable () -> Void] = []
+
+    init(maxConnectionsPerHost: Int) {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        multi = curl_multi_init()
+        CShims_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
+        CShims_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(16, maxConnectionsPerHost * 4))
+        CShims_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+    }
+
+    deinit {
+        for (handle, _) in active { curl_multi_remove_handle(multi, handle) }
+        curl_multi_cleanup(multi)
+    }
+
+    /// Runs `work` on the loop thread soon. Safe from any thread.
+    func post(_ work: @escaping @Sendable () -> Void) {
+        lock.withLock { posted.append(work) }
+        curl_multi_wakeup(multi)
+    }
+
+    /// Runs `work` on the loop thread after `delay` seconds; returns an id for `cancelTimer`.
+    @discardableResult
+    func after(_ delay: Double, _ work: @escaping () -> Void) -> Int {
+        nextTimerID += 1
+        let deadline = Self.now() + max(0, delay)
+        let index = timers.firstIndex(where: { $0.deadline > deadline }) ?? timers.count
+        timers.insert((deadline, nextTimerID, work), at: index)
+        return nextTimerID
+    }
+
+    func cancelTimer(_ id: Int) {
+        timers.removeAll { $0.id == id }
+    }
+
+    /// Starts a transfer; from inside a libcurl callback it starts once perform returns.
+    func start(_ transfer: HTTPTransfer) {
+        if insidePerform {
+            deferredStarts.append(transfer)
+            return
+        }
+        active[transfer.easy.handle] = transfer
+        curl_multi_add_handle(multi, transfer.easy.handle)
+    }
+
+    /// Stops a transfer without calling its delegate again.
+    func cancel(_ transfer: HTTPTransfer) {
+        transfer.delegate = nil
+        deferredStarts.removeAll { $0 === transfer }
+        if insidePerform {
+            deferredRemovals.append(transfer)
+        } else {
+            remove(transfer)
+        }
+    }
+
+    var activeTransferCount: Int { active.count }
+
+    /// Ends `run` after the current iteration.
+    func stop() { stopping = true }
+
+    /// Runs until `stop()`; call on the dedicated thread.
+    func run() {
+        while !stopping {
+            runPostedWork()
+            runDueTimers()
+            if stopping { break }
+            var timeout = 1000
+            if let first = timers.first {
+                timeout = max(0, min(timeout, Int((first.deadline - Self.now()) * 1000) + 1))
+            }
+            if lock.withLock({ posted.isEmpty }) {
+                curl_multi_poll(multi, nil, 0, Int32(timeout), nil)
+            }
+            var running: Int32 = 0
+            insidePerform = true
+            curl_multi_perform(multi, &running)
+            insidePerform = false
+            for transfer in deferredRemovals { remove(transfer) }
+            deferredRemovals = []
+            drainCompletions()
+            let starts = deferredStarts
+            deferredStarts = []
+            for transfer in starts { start(transfer) }
+        }
+        for transfer in Array(active.values) { remove(transfer) }
+    }
+
+    private func drainCompletions() {
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                let transfer = active[handle]
+            else { continue }
+            let code = CShims_multi_message_result(message)
+            remove(transfer)
+            transfer.complete(code: code)
+        }
+    }
+
+    private func remove(_ transfer: HTTPTransfer) {
+        guard active.removeValue(forKey: transfer.easy.handle) != nil else { return }
+        curl_multi_remove_handle(multi, transfer.easy.handle)
+    }
+
+    private func runPostedWork() {
+        let work = lock.withLock {
+            let work = posted
+            posted = []
+            return work
+        }
+        for item in work { item() }
+    }
+
+    private func runDueTimers() {
+        let now = Self.now()
+        while let first = timers.first, first.deadline <= now {
+            timers.removeFirst()
+            first.work()
+        }
+    }
+
+    static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    /// libcurl's version line, e.g. `libcurl/7.88.1 OpenSSL/3.0.19 ...`.
+    static var libcurlVersion: String { String(cString: curl_version()) }
+}

@@ -1,0 +1,166 @@
+/// Parses the list format: a subset of aria2's input file.
+///
+/// A line that starts with a URI begins an entry (mirrors separated by tabs or spaces);
+/// indented `key=value` lines are options of the entry above. `#` starts a comment at
+/// the start of a line or after whitespace. CRLF endings and a UTF-8 BOM are accepted.
+/// A bad line is reported and its entry dropped; the other entries stand.
+public enum ListParser {
+    /// aria2 options that are meaningful there but not here: accepted with a warning.
+    static let knownForeignOptions: Set<String> = [
+        "dir", "split", "max-connection-per-server", "min-split-size", "referer",
+        "user-agent", "all-proxy", "continue", "max-download-limit", "pause", "gid",
+        "select-file", "index-out", "check-integrity",
+    ]
+
+    public static func parse(_ bytes: [UInt8], file: String) -> ParsedList {
+        var body = bytes[...]
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        guard let text = String(validating: body, as: UTF8.self) else {
+            return ParsedList(
+                entries: [],
+                diagnostics: [
+                    ListDiagnostic(
+                        severity: .error, file: file, line: 1,
+                        message: "the list is not UTF-8 text; save it as UTF-8 and try again")
+                ])
+        }
+        return parse(text, file: file)
+    }
+
+    public static func parse(_ text: String, file: String) -> ParsedList {
+        var builder = Builder(file: file)
+        var lineNumber = 0
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            var line = Substring(rawLine)
+            if line.hasSuffix("\r") { line = line.dropLast() }
+            if lineNumber == 1, line.hasPrefix("\u{FEFF}") { line = line.dropFirst() }
+            builder.consume(line, at: lineNumber)
+        }
+        return builder.finish()
+    }
+
+    private struct Builder {
+        let file: String
+        var entries: [ListEntry] = []
+        var diagnostics: [ListDiagnostic] = []
+        /// The entry being built; nil after a bad URI line so its options are skipped.
+        var current: ListEntry?
+        /// True while the options of a rejected entry are being skipped.
+        var skippingOptions = false
+        var currentLine = 0
+        var firstLineOfIdentity: [String: Int] = [:]
+
+        init(file: String) { self.file = file }
+
+        mutating func consume(_ line: Substring, at number: Int) {
+            let indented = line.first == " " || line.first == "\t"
+            let content = stripComment(line).trimmingCharacters(in: .whitespaces)
+            if content.isEmpty { return }
+            if indented {
+                consumeOption(content, at: number)
+            } else {
+                flush()
+                consumeURIs(content, at: number)
+            }
+        }
+
+        mutating func consumeURIs(_ content: String, at number: Int) {
+            let uris = content.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            for uri in uris {
+                if let problem = URLParts.problem(with: uri) {
+                    error(number, "\(problem): \(uri)")
+                    current = nil
+                    skippingOptions = true
+                    return
+                }
+            }
+            current = ListEntry(urls: uris, origin: "\(file):\(number)")
+            currentLine = number
+            skippingOptions = false
+        }
+
+        mutating func consumeOption(_ content: String, at number: Int) {
+            if skippingOptions { return }
+            guard current != nil else {
+                error(number, "option '\(content)' has no URL line above it")
+                return
+            }
+            guard let eq = content.firstIndex(of: "=") else {
+                error(number, "expected key=value, got '\(content)'")
+                return
+            }
+            let key = content[..<eq].trimmingCharacters(in: .whitespaces).lowercased()
+            let value = content[content.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+            switch key {
+            case "out":
+                guard !value.isEmpty else { return error(number, "out= needs a name") }
+                current!.outName = value
+            case "header":
+                guard let colon = value.firstIndex(of: ":"),
+                    !value[..<colon].isEmpty,
+                    value[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "-_".contains($0) })
+                else { return rejectEntry(number, "header must look like 'Name: value', got '\(value)'") }
+                current!.headers.append(value)
+            case "checksum":
+                do {
+                    current!.checksum = try ExpectedChecksum(parsing: value)
+                } catch {
+                    rejectEntry(number, error.description)
+                }
+            case "cache-key":
+                guard !value.isEmpty else { return rejectEntry(number, "cache-key= needs a value") }
+                current!.cacheKey = value
+            default:
+                let note = ListParser.knownForeignOptions.contains(key) ? " (an aria2 option mediacache does not use)" : ""
+                warning(number, "unknown option '\(key)' ignored\(note)")
+            }
+        }
+
+        /// A bad option makes the whole entry unsafe to fetch (a wrong checksum or a
+        /// missing header would produce a wrong or unauthorised download).
+        mutating func rejectEntry(_ number: Int, _ message: String) {
+            error(number, message + "; entry skipped")
+            current = nil
+            skippingOptions = true
+        }
+
+        mutating func flush() {
+            guard let entry = current else { return }
+            current = nil
+            let line = currentLine
+            if let first = firstLineOfIdentity[entry.identity] {
+                warning(line, "duplicate of the entry on line \(first); ignored")
+                return
+            }
+            firstLineOfIdentity[entry.identity] = line
+            entries.append(entry)
+        }
+
+        mutating func finish() -> ParsedList {
+            flush()
+            return ParsedList(entries: entries, diagnostics: diagnostics)
+        }
+
+        func stripComment(_ line: Substring) -> Substring {
+            var previous: Character = " "
+            for index in line.indices {
+                if line[index] == "#" && (previous == " " || previous == "\t") {
+                    return line[..<index]
+                }
+                previous = line[index]
+            }
+            return line
+        }
+
+        mutating func error(_ line: Int, _ message: String) {
+            diagnostics.append(ListDiagnostic(severity: .error, file: file, line: line, message: message))
+        }
+
+        mutating func warning(_ line: Int, _ message: String) {
+            diagnostics.append(ListDiagnostic(severity: .warning, file: file, line: line, message: message))
+        }
+    }
+}
+
+import Foundation

@@ -1,0 +1,59 @@
+import Foundation
+
+/// The parts of an http(s) URL the engine reasons about: scheme, host, port and path.
+public struct URLParts: Sendable, Equatable {
+    public let scheme: String
+    public let host: String
+    public let port: Int
+    public let path: String
+
+    public init?(_ string: String) {
+        guard let components = URLComponents(string: string),
+            let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
+            let host = components.host, !host.isEmpty
+        else { return nil }
+        self.scheme = scheme
+        self.host = host.lowercased()
+        self.port = components.port ?? (scheme == "https" ? 443 : 80)
+        self.path = components.percentEncodedPath
+    }
+
+    /// `scheme://host:port`: custom headers are sent only while this stays the same.
+    public var origin: String { "\(scheme)://\(host):\(port)" }
+
+    public var lastPathComponent: String {
+        let last = path.split(separator: "/").last.map(String.init) ?? ""
+        return last.removingPercentEncoding ?? last
+    }
+
+    /// The lowercase file extension of the path, if it has a short one.
+    public var pathExtension: String? {
+        let name = lastPathComponent
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        let ext = name[name.index(after: dot)...].lowercased()
+        guard (1...8).contains(ext.count), ext.allSatisfy({ $0.isLetter || $0.isNumber }) else { return nil }
+        return ext
+    }
+
+    /// Why `string` cannot be fetched, or nil if it can.
+    public static func problem(with string: String) -> String? {
+        guard let components = URLComponents(string: string), let scheme = components.scheme else {
+            return "not a valid URL"
+        }
+        let lower = scheme.lowercased()
+        guard lower == "http" || lower == "https" else {
+            return "unsupported scheme '\(scheme)' (only http and https are fetched)"
+        }
+        guard let host = components.host, !host.isEmpty else { return "URL has no host" }
+        return nil
+    }
+
+    /// Resolves a `Location` header against the URL it came from.
+    public static func resolve(_ location: String, against base: String) -> String? {
+        guard let baseURL = URL(string: base),
+            let resolved = URL(string: location, relativeTo: baseURL)
+        else { return nil }
+        return resolved.absoluteString
+    }
+}

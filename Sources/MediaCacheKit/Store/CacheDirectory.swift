@@ -1,0 +1,72 @@
+import Foundation
+
+/// The layout of a cache directory (DESIGN §4) and where it is.
+public struct CacheDirectory: Sendable {
+    public let root: String
+
+    public init(root: String) {
+        self.root = (root as NSString).standardizingPath
+    }
+
+    /// `--cache-dir`, else `MEDIACACHE_DIR`, else `${XDG_CACHE_HOME:-~/.cache}/mediacache`.
+    public static func resolve(explicit: String?, environment: [String: String]) -> CacheDirectory {
+        if let explicit, !explicit.isEmpty { return CacheDirectory(root: absolute(explicit)) }
+        if let dir = environment["MEDIACACHE_DIR"], !dir.isEmpty { return CacheDirectory(root: absolute(dir)) }
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            return CacheDirectory(root: xdg + "/mediacache")
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return CacheDirectory(root: home + "/.cache/mediacache")
+    }
+
+    private static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    public var objectsDirectory: String { root + "/objects" }
+    public var partialDirectory: String { root + "/partial" }
+    public var locksDirectory: String { root + "/locks" }
+    public var indexPath: String { root + "/index.sqlite" }
+
+    public func jobDirectory(key: CacheKey) -> String { partialDirectory + "/" + key.hex }
+    public func dataPath(key: CacheKey) -> String { jobDirectory(key: key) + "/data" }
+    public func statePath(key: CacheKey) -> String { jobDirectory(key: key) + "/state" }
+    public func lockPath(key: CacheKey) -> String { locksDirectory + "/" + key.hex }
+
+    /// `objects/ab/abcdef….ext`, relative to the root (the index stores it relative so a
+    /// cache directory can be moved).
+    public func relativeObjectPath(key: CacheKey, extension ext: String?) -> String {
+        let name = ext.map { key.hex + "." + $0 } ?? key.hex
+        return "objects/\(key.hex.prefix(2))/\(name)"
+    }
+
+    public func absolute(_ relative: String) -> String { root + "/" + relative }
+
+    /// Creates the directories (mode 0700: states may hold tokens).
+    public func prepare() throws {
+        do {
+            for dir in [root, objectsDirectory, partialDirectory, locksDirectory] {
+                try FileSystem.makeDirectory(dir)
+            }
+        } catch let error as SystemError {
+            throw CacheError.io(error)
+        }
+    }
+}
+
+/// The identity of a cached object: SHA-256 of its cache key (the URL unless
+/// `cache-key=` says otherwise).
+public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
+    public let hex: String
+
+    public init(identity: String) {
+        hex = Digest.sha256Hex(identity)
+    }
+
+    public init?(hex: String) {
+        guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
+        self.hex = hex
+    }
+
+    public var description: String { hex }
+}

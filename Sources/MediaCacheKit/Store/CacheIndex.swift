@@ -1,0 +1,102 @@
+import Foundation
+import GRDB
+
+/// The SQLite index of complete objects (`index.sqlite`), safe to share between
+/// processes (WAL, busy timeout). `path` answers from here and the file together.
+public final class CacheIndex: Sendable {
+    private let pool: DatabasePool
+    private let path: String
+
+    public init(directory: CacheDirectory) throws {
+        path = directory.indexPath
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Self.migrator.migrate(pool)
+        } catch {
+            throw CacheError.index(path: path, reason: "\(error)")
+        }
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.create(table: "objects") { t in
+                t.primaryKey("key", .text)
+                t.column("cache_key", .text).notNull()
+                t.column("url", .text).notNull()
+                t.column("mirrors", .text).notNull()
+                t.column("name", .text)
+                t.column("path", .text).notNull()
+                t.column("size", .integer).notNull()
+                t.column("sha256", .text).notNull()
+                t.column("content_type", .text)
+                t.column("etag", .text)
+                t.column("last_modified", .text)
+                t.column("faststart", .text).notNull()
+                t.column("added_at", .datetime).notNull()
+                t.column("last_used_at", .datetime).notNull()
+            }
+            // Every name `path` accepts for an object: its URLs and its cache key.
+            try db.create(table: "aliases") { t in
+                t.primaryKey("alias", .text)
+                t.column("key", .text).notNull().references("objects", onDelete: .cascade)
+            }
+        }
+        return migrator
+    }
+
+    private func run<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch { throw CacheError.index(path: path, reason: "\(error)") }
+    }
+
+    public func object(key: CacheKey) throws -> CachedObject? {
+        try run { try pool.read { try CachedObject.fetchOne($0, key: key.hex) } }
+    }
+
+    /// Finds an object by its cache key, its URL or one of its mirrors.
+    public func lookup(_ name: String) throws -> CachedObject? {
+        try run {
+            try pool.read { db in
+                if let object = try CachedObject.fetchOne(db, key: CacheKey(identity: name).hex) {
+                    return object
+                }
+                guard let key = try String.fetchOne(db, sql: "SELECT key FROM aliases WHERE alias = ?", arguments: [name])
+                else { return nil }
+                return try CachedObject.fetchOne(db, key: key)
+            }
+        }
+    }
+
+    /// Records a committed object and every name it answers to, replacing an older row.
+    public func insert(_ object: CachedObject, aliases: [String]) throws {
+        try run {
+            try pool.write { db in
+                try db.execute(sql: "DELETE FROM aliases WHERE key = ?", arguments: [object.key])
+                try object.save(db)
+                for alias in Set(aliases) {
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO aliases (alias, key) VALUES (?, ?)",
+                        arguments: [alias, object.key])
+                }
+            }
+        }
+    }
+
+    public func remove(key: CacheKey) throws {
+        try run { _ = try pool.write { try CachedObject.deleteOne($0, key: key.hex) } }
+    }
+
+    public func touch(key: CacheKey, at date: Date = Date()) throws {
+        try run {
+            try pool.write {
+                try $0.execute(sql: "UPDATE objects SET last_used_at = ? WHERE key = ?", arguments: [date, key.hex])
+            }
+        }
+    }
+
+    public func all() throws -> [CachedObject] {
+        try run { try pool.read { try CachedObject.order(Column("added_at")).fetchAll($0) } }
+    }
+}

@@ -1,0 +1,31 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An advisory `flock` on `locks/<key>`: held while a process downloads or commits a
+/// job, so two processes never fetch the same object at once. Released on close, and by
+/// the kernel when the process dies (so `kill -9` never leaves a stale lock).
+public final class JobLock: @unchecked Sendable {
+    private let fd: Int32
+    public let path: String
+
+    /// Takes the lock without waiting; nil if another process holds it.
+    public static func tryAcquire(path: String) throws -> JobLock? {
+        let fd = try retryingEINTR("open lock", path: path) { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return JobLock(fd: fd, path: path) }
+        let code = errno
+        close(fd)
+        if code == EWOULDBLOCK { return nil }
+        throw SystemError("lock", path: path, code: code)
+    }
+
+    private init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+    }
+
+    deinit {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+}

@@ -1,0 +1,20 @@
+/// Read access to committed objects, for `path` and friends.
+public final class ObjectStore: Sendable {
+    public let directory: CacheDirectory
+    let index: CacheIndex
+
+    public init(directory: CacheDirectory) throws {
+        self.directory = directory
+        index = try CacheIndex(directory: directory)
+    }
+
+    /// The absolute path of the complete object known by `name` (URL, mirror or cache
+    /// key), or nil. Answers from the index and the file together, and counts as a use.
+    public func verifiedPath(for name: String) throws -> String? {
+        guard let object = try index.lookup(name) else { return nil }
+        let path = directory.absolute(object.path)
+        guard FileSystem.isRegularFile(path), FileSystem.fileSize(path) == object.size else { return nil }
+        if let key = CacheKey(hex: object.key) { try? index.touch(key: key) }
+        return path
+    }
+}

@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CShims
+
+/// An open file written at explicit offsets, the C-facing wrapper for the download data
+/// file and for hashing: every raw pointer for file I/O stays in this type.
+public final class DataFile: @unchecked Sendable {
+    public let path: String
+    private let fd: Int32
+
+    public enum Mode { case readOnly, readWrite }
+
+    /// Opens (and with `.readWrite` creates, mode 0600) the file at `path`.
+    public init(path: String, mode: Mode) throws {
+        self.path = path
+        let flags = mode == .readOnly ? O_RDONLY : (O_RDWR | O_CREAT)
+        fd = try retryingEINTR("open", path: path) { open(path, flags | O_CLOEXEC, 0o600) }
+    }
+
+    deinit { close(fd) }
+
+    /// Current size in bytes.
+    public func size() throws -> Int64 {
+        var info = stat()
+        try retryingEINTR("stat", path: path) { fstat(fd, &info) }
+        return Int64(info.st_size)
+    }
+
+    /// Reserves `length` bytes of disk so writes cannot fail half-way for lack of space.
+    /// Falls back to `ftruncate` on file systems without `fallocate`.
+    public func preallocate(length: Int64) throws {
+        if CShims_fallocate(fd, 0, 0, off_t(length)) == 0 { return }
+        if errno == ENOSPC { throw SystemError("preallocate \(length) bytes", path: path) }
+        try retryingEINTR("truncate", path: path) { ftruncate(fd, off_t(length)) }
+    }
+
+    public func truncate(length: Int64) throws {
+        try retryingEINTR("truncate", path: path) { ftruncate(fd, off_t(length)) }
+    }
+
+    /// Writes all of `bytes` at `offset`.
+    public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = try retryingEINTR("write", path: path) {
+                pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            }
+            done += n
+        }
+    }
+
+    public func write(_ bytes: [UInt8], at offset: Int64) throws {
+        try bytes.withUnsafeBytes { try write($0, at: offset) }
+    }
+
+    /// Reads up to `count` bytes at `offset` (fewer at end of file).
+    public func read(count: Int, at offset: Int64) throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var done = 0
+        try buffer.withUnsafeMutableBytes { raw in
+            while done < count {
+                let n = try retryingEINTR("read", path: path) {
+                    pread(fd, raw.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                }
+                if n == 0 { break }
+                done += n
+            }
+        }
+        buffer.removeLast(count - done)
+        return buffer
+    }
+
+    /// Streams `[offset, offset+length)` in blocks without holding the file in memory.
+    public func forEachBlock(
+        from offset: Int64 = 0, length: Int64, blockSize: Int = 1 << 20,
+        _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var position = offset
+        let end = offset + length
+        while position < end {
+            let want = Int(min(Int64(blockSize), end - position))
+            let n = try retryingEINTR("read", path: path) {
+                pread(fd, buffer.baseAddress!, want, off_t(position))
+            }
+            if n == 0 { throw SystemError("read (file shorter than expected)", path: path, code: EIO) }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            position += Int64(n)
+        }
+    }
+
+    /// Flushes written data (not metadata that is not needed to read it back) to disk.
+    public func syncData() throws {
+        try retryingEINTR("fdatasync", path: path) { fdatasync(fd) }
+    }
+
+    public func sync() throws {
+        try retryingEINTR("fsync", path: path) { fsync(fd) }
+    }
+}

@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import CShims
+
+/// The few file-system operations the cache needs, with the durability Linux requires:
+/// `rename(2)` (never `FileManager.replaceItem*`, which loses data on Linux) and
+/// directory fsyncs so a rename survives power loss.
+enum FileSystem {
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    static func fileSize(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// Creates `path` and its parents with mode 0700 (state may hold tokens).
+    static func makeDirectory(_ path: String) throws {
+        if exists(path) { return }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty && parent != path { try makeDirectory(parent) }
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw SystemError("create directory", path: path)
+        }
+    }
+
+    /// Atomically replaces `destination` with `source`.
+    static func rename(_ source: String, to destination: String) throws {
+        try retryingEINTR("rename", path: "\(source) -> \(destination)") {
+            Glibc.rename(source, destination)
+        }
+    }
+
+    /// Makes a completed rename or file creation in `directory` durable.
+    static func syncDirectory(_ directory: String) throws {
+        let fd = try retryingEINTR("open directory", path: directory) {
+            open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        }
+        defer { close(fd) }
+        try retryingEINTR("fsync directory", path: directory) { fsync(fd) }
+    }
+
+    /// Writes `bytes` durably: temporary file, fsync, rename, directory fsync.
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        let temporary = path + ".tmp"
+        do {
+            let file = try DataFile(path: temporary, mode: .readWrite)
+            try file.truncate(length: 0)
+            try file.write(bytes, at: 0)
+            try file.sync()
+        }
+        try rename(temporary, to: path)
+        try syncDirectory((path as NSString).deletingLastPathComponent)
+    }
+
+    static func readAll(_ path: String) throws -> [UInt8] {
+        let file = try DataFile(path: path, mode: .readOnly)
+        return try file.read(count: Int(try file.size()), at: 0)
+    }
+
+    static func remove(_ path: String) {
+        unlink(path)
+    }
+
+    static func removeTree(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    static func contentsOfDirectory(_ path: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+    }
+}

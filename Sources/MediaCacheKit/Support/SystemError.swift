@@ -1,0 +1,35 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failed system call: what was being done, on which path, and errno.
+public struct SystemError: Error, CustomStringConvertible, Equatable {
+    public let operation: String
+    public let path: String?
+    public let code: Int32
+
+    public init(_ operation: String, path: String? = nil, code: Int32 = errno) {
+        self.operation = operation
+        self.path = path
+        self.code = code
+    }
+
+    public var description: String {
+        let reason = String(cString: strerror(code))
+        if let path { return "\(operation) \(path): \(reason)" }
+        return "\(operation): \(reason)"
+    }
+}
+
+/// Runs a system call, retrying on EINTR, and throws `SystemError` on -1.
+@discardableResult
+func retryingEINTR<T: BinaryInteger>(
+    _ operation: String, path: String? = nil, _ call: () -> T
+) throws -> T {
+    while true {
+        let result = call()
+        if result != -1 { return result }
+        if errno == EINTR { continue }
+        throw SystemError(operation, path: path)
+    }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+import MediaCacheKit
+
+struct PathCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "path",
+        abstract: "Print the absolute path of a complete, verified cached object.",
+        discussion: "Accepts the URL, one of its mirrors, or its cache-key. Not cached: exit 1.")
+
+    @Argument(help: ArgumentHelp("The URL or cache key.", valueName: "url"))
+    var url: String
+
+    @OptionGroup var cache: CacheOptions
+
+    func run() throws {
+        let directory = cache.directory
+        guard FileManager.default.fileExists(atPath: directory.indexPath) else {
+            Terminal.err("mediacache: not cached: \(url) (the cache at \(directory.root) is empty)")
+            throw ExitStatus.someFailed
+        }
+        let store: ObjectStore
+        do {
+            store = try ObjectStore(directory: directory)
+        } catch {
+            Terminal.err("mediacache: \(error)")
+            throw ExitStatus.cacheError
+        }
+        guard let path = try store.verifiedPath(for: url) else {
+            Terminal.err("mediacache: not cached: \(url)")
+            throw ExitStatus.someFailed
+        }
+        Terminal.out(path)
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import MediaCacheKit
+
+/// The flags that shape a download run, shared by `prefetch` and `resume`.
+struct DownloadOptions: ParsableArguments {
+    @Option(name: [.short, .customLong("jobs")], help: "Files downloaded at once.")
+    var jobs = 4
+
+    @Option(name: [.customShort("x"), .customLong("connections")], help: "Connections per file.")
+    var connections = 8
+
+    @Option(
+        name: .customLong("min-fragment"),
+        help: ArgumentHelp("Smallest byte range given to one connection (e.g. 512K, 4M).", valueName: "size"))
+    var minFragment = "1M"
+
+    @Option(
+        name: [.customShort("H"), .customLong("header")],
+        help: ArgumentHelp(
+            "Extra request header 'Name: value' for every entry (repeatable); never sent to another host.",
+            valueName: "header"))
+    var headers: [String] = []
+
+    @Option(help: "Failures in a row (without progress) before a file is given up.")
+    var retries = 5
+
+    @Option(help: ArgumentHelp("Seconds without data before a connection counts as stalled.", valueName: "sec"))
+    var timeout = 30
+
+    @Flag(help: "Keep MP4/MOV bytes exactly as the origin sent them (no moov relocation).")
+    var noFaststart = false
+
+    @Flag(help: "Print events as NDJSON on stdout.")
+    var json = false
+
+    @Flag(name: [.short, .customLong("quiet")], help: "Print only errors and the final summary.")
+    var quiet = false
+
+    func validate() throws {
+        guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 64") }
+        guard (1...32).contains(connections) else { throw ValidationError("--connections must be between 1 and 32") }
+        guard let size = ByteCount.parse(minFragment), size >= 16 * 1024 else {
+            throw ValidationError("--min-fragment must be a size of at least 16K, like 512K or 4M")
+        }
+        _ = size
+        guard (0...100).contains(retries) else { throw ValidationError("--retries must be between 0 and 100") }
+        guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 3600 seconds") }
+        for header in headers {
+            guard let colon = header.firstIndex(of: ":"), colon != header.startIndex,
+                !header[..<colon].contains(" ")
+            else { throw ValidationError("-H expects 'Name: value', got '\(header)'") }
+        }
+    }
+
+    var engineOptions: PrefetchOptions {
+        var options = PrefetchOptions()
+        options.jobs = jobs
+        options.connectionsPerFile = connections
+        options.minFragment = ByteCount.parse(minFragment) ?? options.minFragment
+        options.headers = headers
+        options.retries = retries
+        options.stallTimeout = timeout
+        options.faststart = !noFaststart
+        return options
+    }
+}

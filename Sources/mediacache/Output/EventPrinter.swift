@@ -1,0 +1,62 @@
+import Foundation
+import MediaCacheKit
+
+/// Shows a run's events: plain lines for people on stderr, or NDJSON on stdout.
+final class EventPrinter: Sendable {
+    enum Style { case human, quiet, json }
+    let style: Style
+    private let statusLine: StatusLine?
+
+    init(style: Style) {
+        self.style = style
+        statusLine = style == .human && Terminal.stderrIsTerminal ? StatusLine() : nil
+    }
+
+    func handle(_ event: PrefetchEvent) {
+        switch style {
+        case .json: Terminal.out(JSONEvent.line(for: event))
+        case .quiet: if case .failed = event { printHuman(event) }
+        case .human: printHuman(event)
+        }
+    }
+
+    private func printHuman(_ event: PrefetchEvent) {
+        switch event {
+        case .started(_, let name, let length, let resumed, let connections):
+            let size = length.map { ByteCount.format($0) } ?? "size unknown"
+            if resumed > 0 {
+                say("resume   \(name) at \(ByteCount.format(resumed)) of \(size)")
+            } else {
+                say("start    \(name) (\(size), \(connections) connection\(connections == 1 ? "" : "s"))")
+            }
+        case .progress(let url, let name, let done, let length, let rate):
+            statusLine?.update(url: url, name: name, done: done, length: length, rate: rate)
+        case .retry(_, let attempt, let delay, let reason):
+            say("retry    \(reason) (attempt \(attempt), in \(ByteCount.formatSeconds(delay)))")
+        case .notice(let url, let message):
+            say("note     \(url): \(message)")
+        case .waiting(let url, let reason):
+            say("wait     \(url): \(reason)")
+        case .verified:
+            break
+        case .committed(let url, let name, _, let size):
+            statusLine?.remove(url: url)
+            say("done     \(name) (\(ByteCount.format(size)))")
+        case .skipped(_, let name, _):
+            say("cached   \(name)")
+        case .failed(let url, _, let failure):
+            statusLine?.remove(url: url)
+            say("FAILED   \(url): \(failure.message)")
+        }
+    }
+
+    private func say(_ line: String) {
+        if let statusLine {
+            statusLine.printAbove(line)
+        } else {
+            Terminal.err(line)
+        }
+    }
+
+    func finish() { statusLine?.clear() }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import MediaCacheKit
+
+/// One NDJSON line per event (`--json`): `{"event":"committed","url":...}`.
+enum JSONEvent {
+    static func line(for event: PrefetchEvent) -> String {
+        var fields: [String: Any] = [:]
+        switch event {
+        case .started(let url, let name, let length, let resumed, let connections):
+            fields = ["event": "started", "url": url, "name": name, "resumed_bytes": resumed, "connections": connections]
+            if let length { fields["length"] = length }
+        case .progress(let url, let name, let done, let length, let rate):
+            fields = ["event": "progress", "url": url, "name": name, "bytes_done": done, "bytes_per_second": Int(rate)]
+            if let length { fields["length"] = length }
+        case .retry(let url, let attempt, let delay, let reason):
+            fields = ["event": "retry", "url": url, "attempt": attempt, "delay": delay, "reason": reason]
+        case .notice(let url, let message):
+            fields = ["event": "notice", "url": url, "message": message]
+        case .waiting(let url, let reason):
+            fields = ["event": "waiting", "url": url, "reason": reason]
+        case .verified(let url, let sha256):
+            fields = ["event": "verified", "url": url, "sha256": sha256]
+        case .committed(let url, let name, let path, let size):
+            fields = ["event": "committed", "url": url, "name": name, "path": path, "size": size]
+        case .skipped(let url, let name, let path):
+            fields = ["event": "skipped", "url": url, "name": name, "path": path, "reason": "already-cached"]
+        case .failed(let url, let name, let failure):
+            fields = ["event": "failed", "url": url, "name": name, "code": failure.code.rawValue, "reason": failure.message]
+        }
+        return encode(fields)
+    }
+
+    static func encode(_ fields: [String: Any]) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

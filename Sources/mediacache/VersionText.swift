@@ -1,0 +1,7 @@
+import MediaCacheKit
+
+enum VersionText {
+    static var full: String {
+        "mediacache \(MediaCacheVersion.string)\n\(LibraryVersions.curl)\n\(LibraryVersions.archive)"
+    }
+}

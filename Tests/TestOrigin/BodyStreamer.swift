@@ -1,0 +1,83 @@
+import Glibc
+
+/// Writes a slice of content to a socket, applying pacing and the drop/stall faults.
+struct BodyStreamer {
+    /// Where the body deliberately stops short.
+    enum Interruption {
+        case drop(after: Int)
+        case stall(after: Int)
+
+        var after: Int {
+            switch self {
+            case .drop(let bytes), .stall(let bytes): bytes
+            }
+        }
+    }
+
+    enum Ending {
+        case complete
+        case dropped
+        case stalled
+        /// The peer went away, the origin stopped, or the file shrank.
+        case failed
+    }
+
+    /// Reads of at most this size keep memory flat for huge files.
+    static let readChunk = 256 * 1024
+    /// Paced bodies go out in small pieces so the rate is smooth.
+    static let pacedChunk = 8 * 1024
+
+    let socket: Socket
+
+    /// Sends `slice` of `content`; returns the body bytes sent and how it ended.
+    func stream(
+        _ content: ContentSource, _ slice: Range<Int>, bytesPerSecond: Int?, interruption: Interruption?
+    ) -> (sent: Int, ending: Ending) {
+        let limit = min(slice.count, interruption?.after ?? slice.count)
+        let pieceSize = bytesPerSecond.map { max(1, min(Self.pacedChunk, $0 / 20)) } ?? Self.readChunk
+        var buffer = [UInt8](repeating: 0, count: max(1, min(Self.readChunk, limit)))
+        let clock = ContinuousClock()
+        let start = clock.now
+        var sent = 0
+
+        while sent < limit {
+            let wanted = min(buffer.count, limit - sent)
+            let got = buffer.withUnsafeMutableBytes {
+                content.read(at: slice.lowerBound + sent, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<wanted]))
+            }
+            guard got > 0 else { return (sent, .failed) }
+            var offset = 0
+            while offset < got {
+                if let bytesPerSecond {
+                    let due = start + .nanoseconds(Int64(Double(sent) / Double(bytesPerSecond) * 1e9))
+                    guard sleep(until: due, clock: clock) else { return (sent, .failed) }
+                }
+                let piece = min(pieceSize, got - offset)
+                let written = buffer.withUnsafeBytes { socket.send(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + piece)])) }
+                sent += written
+                guard written == piece else { return (sent, .failed) }
+                offset += piece
+            }
+        }
+
+        switch interruption {
+        case .drop where limit < slice.count:
+            return (sent, .dropped)
+        case .stall where limit < slice.count:
+            socket.idleUntilPeerCloses()
+            return (sent, .stalled)
+        default:
+            return (sent, .complete)
+        }
+    }
+
+    /// Sleeps in short slices so `stop()` is noticed; false if the origin stopped.
+    private func sleep(until due: ContinuousClock.Instant, clock: ContinuousClock) -> Bool {
+        while clock.now < due {
+            if socket.registry.isStopped { return false }
+            let remaining = clock.now.duration(to: due) / .milliseconds(1)
+            usleep(useconds_t(max(1, min(Double(Socket.pollSliceMilliseconds), remaining) * 1000)))
+        }
+        return !socket.registry.isStopped
+    }
+}

@@ -1,0 +1,41 @@
+/// Misbehaviours a `Resource` can be scripted with. Everything defaults to "off".
+///
+/// Counted faults (`dropCount`, `stallCount`, `statusSequence`) apply to the first N
+/// responses they match for the path and then the resource behaves normally again.
+/// Calling `TestOrigin.serve(_:_:)` again for the path resets those counters.
+public struct Faults: Sendable {
+    /// Answer Range requests with 200 and the full body, and stop advertising `Accept-Ranges`.
+    public var ignoreRange = false
+    /// Answer Range requests with a 206 whose Content-Range (and body) start somewhere
+    /// other than requested: at 0 when the requested start is > 0, else at start + 1000.
+    public var wrongContentRange = false
+    /// Close the connection after this many body bytes, for the first `dropCount` responses
+    /// whose body is longer than that.
+    public var dropAfterBytes: Int? = nil
+    public var dropCount = 1
+    /// Stop sending (socket stays open) after this many body bytes, for the first `stallCount`
+    /// responses whose body is longer than that. The stall ends when the client closes or on `stop()`.
+    public var stallAfterBytes: Int? = nil
+    public var stallCount = 1
+    /// Per-response pacing of the body, in bytes per second.
+    public var bytesPerSecond: Int? = nil
+    /// The first requests for the path get these statuses, in order; later ones are served normally.
+    public var statusSequence: [ScriptedStatus] = []
+    /// Answer every request with `302 Found` and `Location: <redirectTo>`.
+    public var redirectTo: String? = nil
+
+    public init() {}
+}
+
+/// One scripted non-content answer (for example a 503 with `Retry-After`).
+public struct ScriptedStatus: Sendable {
+    public var status: Int
+    public var retryAfter: String?
+    public var body: String
+
+    public init(_ status: Int, retryAfter: String? = nil, body: String = "error") {
+        self.status = status
+        self.retryAfter = retryAfter
+        self.body = body
+    }
+}
