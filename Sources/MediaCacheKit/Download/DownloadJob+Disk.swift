@@ -18,7 +18,11 @@ extension DownloadJob {
 
     func noteProgress() {
         let now = TransferLoop.now()
-        if bytesSinceCheckpoint >= options.checkpointBytes || now - lastCheckpoint >= options.checkpointInterval {
+        let elapsed = now - lastCheckpoint
+        let enoughBytes = max(options.checkpointBytes, (state.length ?? 0) / 100)
+        if elapsed >= options.checkpointInterval
+            || (bytesSinceCheckpoint >= enoughBytes && elapsed >= options.minCheckpointInterval)
+        {
             checkpoint()
         }
         if now - lastProgress >= 0.5 {

@@ -27,10 +27,7 @@ extension DownloadJob: HTTPTransferDelegate {
     }
 
     private func acceptProbe(_ fragment: Fragment, _ head: HTTPResponseHead, url: String) -> Bool {
-        if let reason = MediaTypeCheck.rejection(mediaType: head.mediaType, url: url) {
-            fail(JobFailure(.notMedia, reason), keepPartial: false)
-            return false
-        }
+        suspectMediaType = MediaTypeCheck.isSuspect(mediaType: head.mediaType, url: url) ? head.mediaType : nil
         let incoming = head.validators
         if head.status == 206 {
             guard let range = head.contentRange, range.start == fragment.requestedStart, let total = range.total else {
@@ -45,7 +42,8 @@ extension DownloadJob: HTTPTransferDelegate {
             state.validators = incoming
             state.rangesSupported = true
             guard prepareDataFile(length: total, fresh: fresh) else { return false }
-            fragment.end = state.completed.gaps(within: ByteRange(0, total)).first?.end ?? total
+            let gapEnd = state.completed.gaps(within: ByteRange(0, total)).first?.end ?? total
+            fragment.end = min(fragment.end, gapEnd)
         } else {
             // 200: the whole file from byte 0. Held bytes may be of another version.
             if !state.completed.isEmpty {
@@ -69,7 +67,7 @@ extension DownloadJob: HTTPTransferDelegate {
         state.finalURL = url
         state.contentType = head.mediaType
         fragment.accepted = true
-        beginFetching(probe: fragment)
+        beginFetching()
         return true
     }
 
@@ -131,9 +129,12 @@ extension DownloadJob: HTTPTransferDelegate {
             chunk = chunk.dropFirst(count)
             if chunk.count == 0 { return consumed }
         }
-        if fragment.next == 0 && !sniffed {
+        if fragment.isProbe && !sniffed {
             sniffed = true
-            if let reason = MediaTypeCheck.sniffRejection(firstBytes: chunk.prefix(64).array, url: url) {
+            let first = chunk.prefix(512).array
+            let labelled = suspectMediaType.flatMap { MediaTypeCheck.rejection(mediaType: $0, firstBytes: first) }
+            let html = fragment.next == 0 ? MediaTypeCheck.sniffRejection(firstBytes: first, url: url) : nil
+            if let reason = labelled ?? html {
                 fail(JobFailure(.notMedia, reason), keepPartial: false)
                 return 0
             }
@@ -213,7 +214,7 @@ extension DownloadJob: HTTPTransferDelegate {
         }
         if fragment.isProbe {
             issue(
-                url: target, start: fragment.requestedStart, end: Int64.max, isProbe: true,
+                url: target, start: fragment.requestedStart, end: fragment.end, isProbe: true,
                 sendRange: fragment.sentRange, ifRange: fragment.ifRange, compareUntil: fragment.compareUntil,
                 redirectHops: fragment.redirectHops + 1)
         } else if fragment.next < fragment.end {

@@ -40,7 +40,10 @@ final class DownloadJob: @unchecked Sendable {
     var wakeTimer: Int?
     var waitingNoticeSent = false
     var startedEventSent = false
+    /// Set when the probe's first bytes were checked for an error page.
     var sniffed = false
+    /// A text-like Content-Type on a media URL: the first bytes decide.
+    var suspectMediaType: String?
     var lastCheckpoint = 0.0
     var bytesSinceCheckpoint: Int64 = 0
     var lastProgress = 0.0
@@ -166,31 +169,35 @@ final class DownloadJob: @unchecked Sendable {
         return fragment
     }
 
-    /// The first request: learns length, validators, type and Range support, and keeps
-    /// streaming as the first fragment.
+    /// The first request: learns length, validators, type and Range support while
+    /// fetching the first fragment. Its range is bounded (the first planned piece on a
+    /// resume, `minFragment` on a fresh start), so no connection is cut mid-response
+    /// and the origin never pushes bytes nobody asked for.
     func startProbe() {
         phase = .probing
+        sniffed = false
         let sendRange = state.rangesSupported && !rangesDisabled
-        var start: Int64 = 0
+        var piece = ByteRange(0, sendRange ? options.minFragment : Int64.max)
         var compareFrom: Int64?
-        if sendRange, let length = state.length, !state.completed.isEmpty,
-            let firstGap = state.completed.gaps(within: ByteRange(0, length)).first
-        {
-            start = firstGap.start
+        if sendRange, let length = state.length, !state.completed.isEmpty {
+            let gaps = state.completed.gaps(within: ByteRange(0, length))
+            if let first = planner.plan(unassigned: gaps, slots: options.connectionsPerFile).first {
+                piece = first
+            }
             // Without validators, re-fetch a window of held bytes and compare it.
-            if !state.validators.canIdentifyVersion && start > 0 {
-                compareFrom = max(0, start - 64 * 1024)
+            if !state.validators.canIdentifyVersion && piece.start > 0 {
+                compareFrom = max(0, piece.start - 64 * 1024)
             }
         } else if !state.completed.isEmpty {
             state.discardData()
         }
         issue(
-            url: currentURL, start: compareFrom ?? start, end: Int64.max, isProbe: true, sendRange: sendRange,
-            ifRange: state.completed.isEmpty ? nil : state.validators.ifRangeValue, compareUntil: start)
+            url: currentURL, start: compareFrom ?? piece.start, end: piece.end, isProbe: true, sendRange: sendRange,
+            ifRange: state.completed.isEmpty ? nil : state.validators.ifRangeValue, compareUntil: piece.start)
     }
 
     /// The probe's head was accepted: split the work across the file's connections.
-    func beginFetching(probe: Fragment) {
+    func beginFetching() {
         phase = .fetching
         let now = TransferLoop.now()
         lastCheckpoint = now
@@ -200,15 +207,16 @@ final class DownloadJob: @unchecked Sendable {
             emit(
                 .started(
                     url: url, name: name, length: state.length, resumedBytes: state.bytesDone,
-                    connections: rangesUsable ? options.connectionsPerFile : 1))
-        }
-        guard rangesUsable, let length = state.length else { return }
-        let pieces = planner.plan(
-            unassigned: state.completed.gaps(within: ByteRange(0, length)), slots: options.connectionsPerFile)
-        if let own = pieces.first(where: { $0.start == probe.compareUntil }) {
-            probe.end = own.end
+                    connections: plannedConnections))
         }
         fillConnections()
+    }
+
+    /// Connections this file will use: fewer for files too small to split.
+    var plannedConnections: Int {
+        guard rangesUsable, let length = state.length else { return 1 }
+        let remaining = length - state.bytesDone
+        return Int(max(1, min(Int64(options.connectionsPerFile), remaining / options.minFragment)))
     }
 
     var rangesUsable: Bool { state.rangesSupported && !rangesDisabled && state.length != nil }

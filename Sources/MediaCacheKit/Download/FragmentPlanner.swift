@@ -38,7 +38,8 @@ public struct FragmentPlanner: Sendable {
     public func stealPoint(next: Int64, end: Int64) -> Int64? {
         let remaining = end - next
         guard remaining >= 2 * minFragment else { return nil }
-        let cut = align(next + remaining / 2)
+        let middle = next + remaining / 2
+        let cut = align(middle) - next >= minFragment ? align(middle) : middle
         guard cut - next >= minFragment, end - cut >= minFragment else { return nil }
         return cut
     }
@@ -47,7 +48,10 @@ public struct FragmentPlanner: Sendable {
         var result: [ByteRange] = []
         var start = range.start
         for index in 1...parts {
-            let end = index == parts ? range.end : max(start, align(range.start + range.count * Int64(index) / Int64(parts)))
+            // Round to the alignment only when the piece before the cut stays long enough.
+            let ideal = range.start + range.count * Int64(index) / Int64(parts)
+            let aligned = align(ideal)
+            let end = index == parts ? range.end : (aligned - start >= minFragment ? aligned : ideal)
             if end > start { result.append(ByteRange(start, end)) }
             start = end
         }

@@ -11,18 +11,33 @@ enum MediaTypeCheck {
         "application/javascript",
     ]
 
-    /// Why a response of `mediaType` for `url` is not the file asked for, or nil.
-    static func rejection(mediaType: String?, url: String) -> String? {
-        guard let type = mediaType, urlExpectsText(url) == false else { return nil }
-        guard type.hasPrefix("text/") || textMediaTypes.contains(type) else { return nil }
-        return "the origin sent \(type) instead of media (an error or login page?); check the URL and its headers"
+    /// Whether a response of `mediaType` for `url` may be an error page: its first bytes
+    /// decide (servers without a MIME table label media `text/plain`).
+    static func isSuspect(mediaType: String?, url: String) -> Bool {
+        guard let type = mediaType, urlExpectsText(url) == false else { return false }
+        return type.hasPrefix("text/") || textMediaTypes.contains(type)
+    }
+
+    /// Why a suspect body of `mediaType` whose first bytes are `firstBytes` is not media.
+    static func rejection(mediaType: String, firstBytes: [UInt8]) -> String? {
+        guard looksLikeText(firstBytes) else { return nil }
+        return "the origin sent \(mediaType) instead of media (an error or login page?); check the URL and its headers"
+    }
+
+    /// Text is valid UTF-8 without control bytes other than whitespace; media is not.
+    static func looksLikeText(_ bytes: [UInt8]) -> Bool {
+        var sample = bytes.prefix(512)
+        // A multi-byte character may be cut at the end of the sample.
+        while let last = sample.last, last & 0xC0 == 0x80 || last >= 0xC0 { sample = sample.dropLast() }
+        guard String(validating: sample, as: UTF8.self) != nil else { return false }
+        return !sample.contains { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
     }
 
     /// Why the first bytes of a body for `url` are not the file asked for, or nil.
     static func sniffRejection(firstBytes: [UInt8], url: String) -> String? {
         guard urlExpectsText(url) == false else { return nil }
         let text = String(decoding: firstBytes.prefix(64), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+            .trimmingCharacters(in: CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}"))).lowercased()
         guard text.hasPrefix("<!doctype html") || text.hasPrefix("<html") else { return nil }
         return "the origin sent an HTML page instead of media (an error or login page?); check the URL and its headers"
     }

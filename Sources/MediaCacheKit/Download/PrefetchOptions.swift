@@ -17,9 +17,12 @@ public struct PrefetchOptions: Sendable {
     /// libcurl's per-host connection cap, shared by all files.
     public var maxConnectionsPerHost = 16
     /// A running job checkpoints at least this often (seconds) ...
-    public var checkpointInterval = 1.0
-    /// ... and after this many new bytes.
-    public var checkpointBytes: Int64 = 64 << 20
+    public var checkpointInterval = 0.5
+    /// ... and sooner, once 1 % of the file (at least this many bytes) arrived since the
+    /// last one, but not more often than `minCheckpointInterval`. So `kill -9` costs at
+    /// most about 1 % of a file or a tenth of a second of transfer.
+    public var checkpointBytes: Int64 = 1 << 20
+    public var minCheckpointInterval = 0.1
     /// How often a file may restart because its origin changed before it fails.
     public var maxOriginChanges = 5
     /// First retry delay (seconds); doubles per failure, with jitter, up to `maxRetryDelay`.

@@ -72,9 +72,9 @@ public struct ContentRange: Sendable, Equatable {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
         let spec = trimmed.dropFirst(6).trimmingCharacters(in: .whitespaces)
-        let parts = spec.split(separator: "/", maxSplits: 1)
+        let parts = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
-        let bounds = parts[0].split(separator: "-", maxSplits: 1)
+        let bounds = parts[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]), start <= end
         else { return nil }
         let total: Int64?

@@ -64,7 +64,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     public init?(hex: String) {
-        guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
+        guard hex.count == 64, hex.allSatisfy({ $0.isASCII && $0.isHexDigit && !$0.isUppercase }) else { return nil }
         self.hex = hex
     }
 

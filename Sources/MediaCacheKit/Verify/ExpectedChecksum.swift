@@ -21,7 +21,7 @@ public struct ExpectedChecksum: Sendable, Codable, Equatable, CustomStringConver
         default: throw .unknownAlgorithm(String(text[..<eq]))
         }
         guard value.count == algorithm.hexLength,
-            value.allSatisfy({ $0.isHexDigit })
+            value.allSatisfy({ $0.isASCII && $0.isHexDigit })
         else { throw .badDigest(algorithm, value) }
         self.init(algorithm: algorithm, hex: value)
     }

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+extension EndToEnd {
+    /// Against a real server: nginx (installed by .ci/run) serving files from disk.
+    @Suite struct Nginx {
+        @Test func prefetchFromNginxIsByteExact() throws {
+            let harness = Harness()
+            let root = harness.scratch.path + "/www"
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            let big = TestBytes.make(24 << 20, seed: 31)
+            let small = TestBytes.make(700_000, seed: 32)
+            FileManager.default.createFile(atPath: root + "/big.mp4", contents: Data(big))
+            FileManager.default.createFile(atPath: root + "/small.m4a", contents: Data(small))
+            let server = try NginxServer(root: root, scratch: harness.scratch.path)
+            defer { server.stop() }
+            let list = "\(server.url("/big.mp4"))\n\(server.url("/small.m4a"))\n"
+            let result = try harness.prefetch(list: list, ["-x", "4"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try harness.cachedBytes(server.url("/big.mp4")) == big)
+            #expect(try harness.cachedBytes(server.url("/small.m4a")) == small)
+            let log = (try? String(contentsOfFile: server.accessLog, encoding: .utf8)) ?? ""
+            #expect(log.split(separator: "\n").filter { $0.contains("/big.mp4") && $0.contains(" 206 ") }.count >= 4)
+        }
+    }
+}
+
+/// A throwaway nginx on a free loopback port, serving `root`.
+final class NginxServer {
+    let port: Int
+    let accessLog: String
+    private let prefix: String
+    private let process = Process()
+
+    init(root: String, scratch: String) throws {
+        guard let binary = ["/usr/sbin/nginx", "/usr/bin/nginx"].first(where: FileManager.default.isExecutableFile)
+        else { throw NginxMissing() }
+        prefix = scratch + "/nginx"
+        try FileManager.default.createDirectory(atPath: prefix + "/logs", withIntermediateDirectories: true)
+        port = NginxServer.freePort()
+        accessLog = prefix + "/logs/access.log"
+        let config = """
+            daemon off;
+            worker_processes 1;
+            pid \(prefix)/nginx.pid;
+            error_log \(prefix)/logs/error.log;
+            events { worker_connections 256; }
+            http {
+                include /etc/nginx/mime.types;
+                access_log \(accessLog);
+                client_body_temp_path \(prefix)/tmp;
+                proxy_temp_path \(prefix)/tmp;
+                fastcgi_temp_path \(prefix)/tmp;
+                uwsgi_temp_path \(prefix)/tmp;
+                scgi_temp_path \(prefix)/tmp;
+                sendfile on;
+                server {
+                    listen 127.0.0.1:\(port);
+                    root \(root);
+                }
+            }
+            """
+        let configPath = prefix + "/nginx.conf"
+        FileManager.default.createFile(atPath: configPath, contents: Data(config.utf8))
+        // In the foreground, so the test owns the process and always reaps it.
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["-p", prefix, "-c", configPath]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let port = self.port
+        let ready = Harness.waitUntil(timeout: 5) { NginxServer.accepts(port: port) }
+        guard ready, process.isRunning else {
+            stop()
+            throw NginxMissing()
+        }
+    }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        _ = Harness.waitUntil(timeout: 5) { !self.process.isRunning }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = loopback(port: port)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return address
+    }
+
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+struct NginxMissing: Error, CustomStringConvertible {
+    var description: String { "nginx is not installed or failed to start; .ci/run installs it (apt-get install nginx-light)" }
+}

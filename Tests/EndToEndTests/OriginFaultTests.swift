@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+import TestOrigin
+
+extension EndToEnd {
+    /// A scripted origin misbehaves; the cached bytes must still be exactly the origin's.
+    @Suite struct OriginFaults {
+        let origin: TestOrigin
+        let harness = Harness()
+        let bytes = TestBytes.make(2 << 20, seed: 42)
+
+        init() throws { origin = try TestOrigin() }
+
+        func serve(_ faults: Faults, path: String = "/f.mp4") {
+            origin.serve(path, Resource(bytes, contentType: "video/mp4", faults: faults))
+        }
+
+        @Test func rangeIgnoredFallsBackToOneStream() throws {
+            var faults = Faults()
+            faults.ignoreRange = true
+            serve(faults)
+            let result = try harness.prefetch(list: origin.url("/f.mp4"), ["-x", "4", "--min-fragment", "64K"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/f.mp4")) == bytes)
+            let requests = origin.requests(for: "/f.mp4")
+            #expect(requests.count == 1, "one 200 stream, no wasted ranges: \(requests.map(\.status))")
+            #expect(requests.first?.status == 200)
+        }
+
+        @Test func wrongContentRangeIsNeverWrittenAtTheWrongOffset() throws {
+            var faults = Faults()
+            faults.wrongContentRange = true
+            serve(faults)
+            let result = try harness.prefetch(list: origin.url("/f.mp4"), ["-x", "4", "--min-fragment", "64K"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("wrong Content-Range; fetching it as one stream"))
+            #expect(try harness.cachedBytes(origin.url("/f.mp4")) == bytes)
+            let last = try #require(origin.requests(for: "/f.mp4").last)
+            #expect(last.rangeHeader == nil && last.status == 200)
+        }
+
+        @Test func droppedConnectionsAreRetriedAndResumed() throws {
+            var faults = Faults()
+            faults.dropAfterBytes = 150_000
+            faults.dropCount = 3
+            serve(faults)
+            let result = try harness.prefetch(list: origin.url("/f.mp4"), ["-x", "2", "--min-fragment", "256K"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("retry"))
+            #expect(try harness.cachedBytes(origin.url("/f.mp4")) == bytes)
+            // Resumed where each drop happened: far less than one extra copy.
+            #expect(Harness.bytesServed(origin, "/f.mp4") < bytes.count + 3 * 300_000)
+        }
+
+        @Test func serviceUnavailableHonoursRetryAfter() throws {
+            var faults = Faults()
+            faults.statusSequence = [ScriptedStatus(503, retryAfter: "1"), ScriptedStatus(429, retryAfter: "1")]
+            serve(faults)
+            let result = try harness.prefetch(list: origin.url("/f.mp4"), ["-x", "2"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("HTTP 503"))
+            #expect(result.seconds >= 2.0, "two Retry-After: 1 waits, took \(result.seconds) s")
+            let statuses = origin.requests(for: "/f.mp4").map(\.status)
+            #expect(Array(statuses.prefix(2)) == [503, 429])
+            #expect(try harness.cachedBytes(origin.url("/f.mp4")) == bytes)
+        }
+
+        @Test func stalledConnectionTimesOutAndRecovers() throws {
+            var faults = Faults()
+            faults.stallAfterBytes = 100_000
+            faults.stallCount = 1
+            serve(faults)
+            let result = try harness.prefetch(list: origin.url("/f.mp4"), ["-x", "1", "--timeout", "2"], timeout: 30)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("no data for 2 s"))
+            #expect(result.seconds < 15)
+            #expect(try harness.cachedBytes(origin.url("/f.mp4")) == bytes)
+        }
+
+        @Test func redirectToAnotherHostDropsCustomHeaders() throws {
+            let other = try TestOrigin(host: "localhost")
+            other.serve("/real.mp4", Resource(bytes, contentType: "video/mp4"))
+            var faults = Faults()
+            faults.redirectTo = other.url("/real.mp4")
+            serve(faults)
+            let list = "\(origin.url("/f.mp4"))\n  header=X-Token: secret-list-token\n"
+            let result = try harness.prefetch(
+                list: list, ["-H", "Authorization: Bearer secret-cli-token", "-x", "3", "--min-fragment", "256K"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/f.mp4")) == bytes)
+            let first = try #require(origin.requests(for: "/f.mp4").first)
+            #expect(first.headers["authorization"] == "Bearer secret-cli-token")
+            #expect(first.headers["x-token"] == "secret-list-token")
+            let redirected = other.requests(for: "/real.mp4")
+            #expect(redirected.count >= 2, "fragments go straight to the final URL")
+            for request in redirected {
+                #expect(request.headers["authorization"] == nil)
+                #expect(request.headers["x-token"] == nil)
+            }
+        }
+
+        @Test func htmlErrorPageIsNotCached() throws {
+            origin.serve("/login.mp4", Resource(Array("<html><body>Please log in</body></html>".utf8), contentType: "text/html"))
+            origin.serve(
+                "/sniffed.mp4",
+                Resource(Array("<!DOCTYPE html><html>expired</html>".utf8) + TestBytes.make(5000, seed: 2)))
+            let result = try harness.prefetch(list: origin.url("/login.mp4") + "\n" + origin.url("/sniffed.mp4"))
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("\(origin.url("/login.mp4")): the origin sent text/html instead of media"))
+            #expect(result.stderr.contains("\(origin.url("/sniffed.mp4")): the origin sent an HTML page instead of media"))
+            #expect(try harness.cachedBytes(origin.url("/login.mp4")) == nil)
+            #expect(try harness.cachedBytes(origin.url("/sniffed.mp4")) == nil)
+            #expect(harness.scratch.objectFiles.isEmpty)
+        }
+
+        @Test func binaryMediaLabelledTextIsStillCached() throws {
+            // nginx without its MIME table serves everything as text/plain.
+            origin.serve("/plain.mp4", Resource(bytes, contentType: "text/plain"))
+            let result = try harness.prefetch(list: origin.url("/plain.mp4"))
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/plain.mp4")) == bytes)
+        }
+
+        @Test func notFoundFailsThatEntryOnly() throws {
+            serve(Faults())
+            let result = try harness.prefetch(list: origin.url("/nope.mp4") + "\n" + origin.url("/f.mp4"))
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("failed: \(origin.url("/nope.mp4")): HTTP 404 Not Found from \(origin.url("/nope.mp4"))"))
+            #expect(try harness.cachedBytes(origin.url("/f.mp4")) == bytes)
+        }
+
+        @Test func changeDuringDownloadRestartsAsOneVersion() throws {
+            // Every response of the old version is cut short, so ranges are requested
+            // again after the origin has published a new version.
+            var faults = Faults()
+            faults.bytesPerSecond = 1_000_000
+            faults.dropAfterBytes = 200_000
+            faults.dropCount = 1000
+            serve(faults)
+            let run = try harness.startPrefetch(list: origin.url("/f.mp4"), ["-x", "4", "--min-fragment", "128K"])
+            Harness.waitUntil(timeout: 10) { origin.requests(for: "/f.mp4").count >= 4 }
+            let newer = TestBytes.make(bytes.count + 12_345, seed: 99)
+            origin.serve("/f.mp4", Resource(newer, contentType: "video/mp4"))
+            let result = run.wait(timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("changed on the origin"))
+            #expect(try harness.cachedBytes(origin.url("/f.mp4")) == newer)
+        }
+    }
+}

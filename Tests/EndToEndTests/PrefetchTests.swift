@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+import TestOrigin
+
+extension EndToEnd {
+    @Suite struct Prefetch {
+        @Test func manyFilesAtOnceAreCachedByteExact() throws {
+            let origin = try TestOrigin()
+            let harness = Harness()
+            var files: [(url: String, bytes: [UInt8])] = []
+            for index in 0..<24 {
+                let bytes = TestBytes.make(50_000 + index * 37_000, seed: UInt64(index))
+                origin.serve("/clip\(index).mp4", Resource(bytes, contentType: "video/mp4"))
+                files.append((origin.url("/clip\(index).mp4"), bytes))
+            }
+            let result = try harness.prefetch(
+                list: files.map(\.url).joined(separator: "\n"), ["-j", "6", "-x", "3", "--min-fragment", "16K"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("24 done, 0 failed, 0 already cached"))
+            for file in files {
+                #expect(try harness.cachedBytes(file.url) == file.bytes, "\(file.url)")
+            }
+            #expect(harness.scratch.objectFiles.count == 24)
+
+            let again = try harness.prefetch(list: files.map(\.url).joined(separator: "\n"))
+            #expect(again.status == 0)
+            #expect(again.stderr.contains("0 done, 0 failed, 24 already cached"))
+        }
+
+        @Test func bigFileIsFetchedOverConcurrentRanges() throws {
+            let origin = try TestOrigin()
+            let harness = Harness()
+            let bytes = TestBytes.make(6 << 20, seed: 7)
+            var faults = Faults()
+            faults.bytesPerSecond = 2_000_000
+            origin.serve("/big.mov", Resource(bytes, contentType: "video/quicktime", faults: faults))
+            let run = try harness.startPrefetch(list: origin.url("/big.mov"), ["-x", "4", "--min-fragment", "256K"])
+            var mostAtOnce = 0
+            while run.process.isRunning {
+                let open = origin.requests(for: "/big.mov").filter { !$0.finished && $0.range != nil }
+                mostAtOnce = max(mostAtOnce, Set(open.map(\.connectionID)).count)
+                usleep(20_000)
+            }
+            let result = run.wait()
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(mostAtOnce >= 2, "ranges in flight at once: \(mostAtOnce)")
+            let starts = Set(origin.requests(for: "/big.mov").compactMap { $0.range?.lowerBound })
+            #expect(starts.count >= 4, "distinct range starts: \(starts.sorted())")
+            #expect(try harness.cachedBytes(origin.url("/big.mov")) == bytes)
+            // Every byte arrived once: no range was fetched twice.
+            #expect(Harness.bytesServed(origin, "/big.mov") < bytes.count + bytes.count / 20)
+        }
+
+        @Test func badListLinesAreReportedAndValidEntriesStillRun() throws {
+            let origin = try TestOrigin()
+            let harness = Harness()
+            let bytes = TestBytes.make(100_000, seed: 3)
+            origin.serve("/ok.m4a", Resource(bytes, contentType: "audio/mp4"))
+            let list = """
+                \u{FEFF}# a comment\r
+                ftp://example.invalid/file.mp4\r
+                  out=never.mp4\r
+                \(origin.url("/ok.m4a"))\r
+                  out=song.m4a\r
+                  split=4\r
+                  checksum=sha-256=zz\r
+                \(origin.url("/ok.m4a"))?second\r
+                """
+            let result = try harness.prefetch(list: list)
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("list.txt:2: unsupported scheme 'ftp'"))
+            #expect(result.stderr.contains("list.txt:6: warning: unknown option 'split' ignored"))
+            #expect(result.stderr.contains("list.txt:7: sha-256 digest must be 64 hex digits"))
+            // The entry with the bad checksum is skipped; the one after it is fetched.
+            #expect(try harness.cachedBytes(origin.url("/ok.m4a") + "?second") == bytes)
+            #expect(try harness.cachedBytes(origin.url("/ok.m4a")) == nil)
+        }
+
+        @Test func unreadableListIsAUsageError() throws {
+            let harness = Harness()
+            let result = try harness.run(["prefetch", harness.scratch.path + "/missing.txt"])
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("cannot read list \(harness.scratch.path)/missing.txt: no such file"))
+        }
+
+        @Test func listFromStandardInputWithMirrorsAndCacheKey() throws {
+            let origin = try TestOrigin()
+            let harness = Harness()
+            let bytes = TestBytes.make(300_000, seed: 11)
+            origin.serve("/v.mp4", Resource(bytes, contentType: "video/mp4"))
+            let list = "\(origin.url("/v.mp4"))?token=1\t\(origin.url("/v.mp4"))?mirror\n  cache-key=catalog/v\n"
+            let result = try MediaCacheProcess.run(
+                ["prefetch", "-", "--cache-dir", harness.scratch.cache], stdin: list)
+            #expect(result.status == 0, "\(result.stderr)")
+            for name in ["catalog/v", origin.url("/v.mp4") + "?token=1", origin.url("/v.mp4") + "?mirror"] {
+                #expect(try harness.cachedBytes(name) == bytes, "path \(name)")
+            }
+            #expect(try harness.cachedBytes(origin.url("/v.mp4")) == nil)
+        }
+
+        @Test func matchingChecksumCommitsAndMismatchCachesNothing() throws {
+            let origin = try TestOrigin()
+            let harness = Harness()
+            let bytes = Array("hello media\n".utf8) + TestBytes.make(200_000, seed: 5)
+            origin.serve("/good.mp4", Resource(bytes, contentType: "video/mp4"))
+            origin.serve("/bad.mp4", Resource(bytes, contentType: "video/mp4"))
+            let sha = Self.sha256Hex(bytes)
+            let wrong = String(repeating: "0", count: 64)
+            let list = """
+                \(origin.url("/good.mp4"))
+                  checksum=sha-256=\(sha)
+                \(origin.url("/bad.mp4"))
+                  checksum=sha-256=\(wrong)
+                """
+            let result = try harness.prefetch(list: list)
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("checksum mismatch: the list says sha-256=\(wrong), the origin sent sha-256=\(sha)"))
+            #expect(try harness.cachedBytes(origin.url("/good.mp4")) == bytes)
+            let path = try harness.run(["path", origin.url("/bad.mp4")])
+            #expect(path.status == 1)
+            #expect(path.stderr.contains("not cached: \(origin.url("/bad.mp4"))"))
+            #expect(harness.scratch.objectFiles.count == 1)
+            let status = try harness.run(["status"])
+            #expect(!status.stdout.contains("bad.mp4"), "nothing of the bad file is kept")
+        }
+
+        @Test func jsonEventsAreNDJSONInOrder() throws {
+            let origin = try TestOrigin()
+            let harness = Harness()
+            origin.serve("/a.mp4", Resource(TestBytes.make(400_000, seed: 1), contentType: "video/mp4"))
+            origin.serve("/missing.mp4", Resource([1], contentType: "video/mp4"))
+            origin.remove("/missing.mp4")
+            let result = try harness.prefetch(
+                list: origin.url("/a.mp4") + "\n" + origin.url("/missing.mp4"), ["--json", "-j", "1"])
+            #expect(result.status == 1)
+            let events = result.stdout.split(separator: "\n").map { line -> [String: Any] in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
+            }
+            #expect(events.allSatisfy { !$0.isEmpty }, "every stdout line is a JSON object")
+            let kinds = events.compactMap { $0["event"] as? String }
+            #expect(kinds.first == "started")
+            #expect(kinds.firstIndex(of: "verified")! < kinds.firstIndex(of: "committed")!)
+            let failed = try #require(events.first { $0["event"] as? String == "failed" })
+            #expect(failed["code"] as? String == "http-status")
+            #expect((failed["reason"] as? String)?.contains("HTTP 404 Not Found from \(origin.url("/missing.mp4"))") == true)
+            #expect(kinds.last == "summary")
+        }
+
+        static func sha256Hex(_ bytes: [UInt8]) -> String {
+            let file = NSTemporaryDirectory() + "sha-\(UUID().uuidString)"
+            FileManager.default.createFile(atPath: file, contents: Data(bytes))
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+            process.arguments = [file]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try? process.run()
+            process.waitUntilExit()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return String(output.prefix(64))
+        }
+    }
+}

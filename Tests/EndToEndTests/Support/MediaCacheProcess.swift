@@ -1,0 +1,109 @@
+import Foundation
+
+/// What one run of the built `mediacache` binary printed and returned.
+struct RunResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var seconds: Double
+}
+
+/// Runs the built binary (found next to the test bundle) with a bounded time.
+enum MediaCacheProcess {
+    static var binary: String {
+        let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [bundleDirectory, bundleDirectory.deletingLastPathComponent()] {
+            let path = candidate.appendingPathComponent("mediacache").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        let fallback = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/mediacache").path
+        return fallback
+    }
+
+    /// Starts the binary without waiting; the caller waits or signals it.
+    static func start(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Running {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["MEDIACACHE_DIR"] = nil
+        env["NO_COLOR"] = "1"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let input = Pipe()
+        process.standardInput = input
+        let running = Running(process: process, out: out, err: err)
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try? input.fileHandleForWriting.close()
+        return running
+    }
+
+    static func run(
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], timeout: Double = 60
+    ) throws -> RunResult {
+        try start(arguments, stdin: stdin, environment: environment).wait(timeout: timeout)
+    }
+
+    final class Running: @unchecked Sendable {
+        let process: Process
+        private let outData = Collector()
+        private let errData = Collector()
+        private let started = Date()
+
+        init(process: Process, out: Pipe, err: Pipe) {
+            self.process = process
+            // Read continuously so a chatty child never blocks on a full pipe.
+            outData.drain(out.fileHandleForReading)
+            errData.drain(err.fileHandleForReading)
+        }
+
+        var pid: Int32 { process.processIdentifier }
+
+        func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+        /// Waits for exit; a run over `timeout` is killed and reported with status -1.
+        func wait(timeout: Double = 60) -> RunResult {
+            let deadline = Date().addingTimeInterval(timeout)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            var status: Int32 = -1
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            } else {
+                process.waitUntilExit()
+                status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+            }
+            let seconds = Date().timeIntervalSince(started)
+            return RunResult(status: status, stdout: outData.finish(), stderr: errData.finish(), seconds: seconds)
+        }
+    }
+
+    final class Collector: @unchecked Sendable {
+        private var data = Data()
+        private let lock = NSLock()
+        private let done = DispatchSemaphore(value: 0)
+
+        func drain(_ handle: FileHandle) {
+            Thread.detachNewThread { [self] in
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    lock.withLock { data.append(chunk) }
+                }
+                done.signal()
+            }
+        }
+
+        func finish() -> String {
+            _ = done.wait(timeout: .now() + 5)
+            return lock.withLock { String(decoding: data, as: UTF8.self) }
+        }
+    }
+}

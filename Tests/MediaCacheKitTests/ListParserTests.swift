@@ -1,0 +1,346 @@
+import Testing
+@testable import MediaCacheKit
+
+private func parse(_ text: String) -> ParsedList {
+    ListParser.parse(text, file: "list.txt")
+}
+
+private let sha256OfTest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+
+@Suite("ListParser")
+struct ListParserTests {
+    // MARK: URL lines
+
+    @Test func singleURLLineBecomesOneEntry() {
+        let list = parse("https://cdn.example/a.mp4\n")
+        #expect(list.diagnostics.isEmpty)
+        #expect(list.entries == [ListEntry(urls: ["https://cdn.example/a.mp4"], origin: "list.txt:1")])
+    }
+
+    @Test func lastLineWithoutNewlineIsParsed() {
+        let list = parse("https://cdn.example/a.mp4\nhttps://cdn.example/b.mp4")
+        #expect(list.entries.map(\.urls) == [["https://cdn.example/a.mp4"], ["https://cdn.example/b.mp4"]])
+        #expect(list.entries.map(\.origin) == ["list.txt:1", "list.txt:2"])
+    }
+
+    @Test(arguments: [
+        "https://m1.example/b.m4a\thttps://m2.example/b.m4a",
+        "https://m1.example/b.m4a https://m2.example/b.m4a",
+        "https://m1.example/b.m4a \t  https://m2.example/b.m4a   ",
+    ])
+    func mirrorsOnOneLineFormOneEntry(line: String) throws {
+        let list = parse(line + "\n")
+        #expect(list.diagnostics.isEmpty)
+        let entry = try #require(list.entries.first)
+        #expect(list.entries.count == 1)
+        #expect(entry.urls == ["https://m1.example/b.m4a", "https://m2.example/b.m4a"])
+        #expect(entry.url == "https://m1.example/b.m4a")
+    }
+
+    // MARK: Options
+
+    @Test func indentedOptionsApplyToTheEntryAbove() throws {
+        let list = parse(
+            """
+            https://cdn.example/a.mp4
+              out=intro.mp4
+              header=Authorization: Bearer abc
+            \theader=X-Trace: 1
+              checksum=sha-256=\(sha256OfTest)
+              cache-key=intro-v1
+            https://cdn.example/b.mp4
+
+            """)
+        #expect(list.diagnostics.isEmpty)
+        #expect(list.entries.count == 2)
+        let entry = try #require(list.entries.first)
+        #expect(entry.urls == ["https://cdn.example/a.mp4"])
+        #expect(entry.outName == "intro.mp4")
+        #expect(entry.headers == ["Authorization: Bearer abc", "X-Trace: 1"])
+        #expect(entry.checksum == ExpectedChecksum(algorithm: .sha256, hex: sha256OfTest))
+        #expect(entry.cacheKey == "intro-v1")
+        #expect(entry.origin == "list.txt:1")
+        // Options never leak into the next entry.
+        #expect(list.entries[1] == ListEntry(urls: ["https://cdn.example/b.mp4"], origin: "list.txt:7"))
+    }
+
+    @Test func optionValueKeepsEqualsSignsAfterTheFirst() throws {
+        let list = parse("https://a.example/x.mp4\n  header=Cookie: a=b; c=d\n")
+        #expect(list.diagnostics.isEmpty)
+        #expect(try #require(list.entries.first).headers == ["Cookie: a=b; c=d"])
+    }
+
+    @Test func optionKeyIsCaseInsensitive() throws {
+        let list = parse("https://a.example/x.mp4\n  OUT=name.mp4\n")
+        #expect(list.diagnostics.isEmpty)
+        #expect(try #require(list.entries.first).outName == "name.mp4")
+    }
+
+    // MARK: Comments and blank lines
+
+    @Test func fullLineCommentsAndBlankLinesAreIgnored() {
+        let list = parse(
+            """
+            # a comment
+               # an indented comment
+
+            https://a.example/x.mp4
+                \t
+            # another
+            https://a.example/y.mp4
+            """)
+        #expect(list.diagnostics.isEmpty)
+        #expect(list.entries.map(\.url) == ["https://a.example/x.mp4", "https://a.example/y.mp4"])
+        #expect(list.entries.map(\.origin) == ["list.txt:4", "list.txt:7"])
+    }
+
+    @Test func commentAfterWhitespaceIsStripped() throws {
+        let list = parse(
+            "https://m1.example/b.m4a\thttps://m2.example/b.m4a      # tab-separated mirrors\n  out=b.m4a # the name\n")
+        #expect(list.diagnostics.isEmpty)
+        let entry = try #require(list.entries.first)
+        #expect(entry.urls == ["https://m1.example/b.m4a", "https://m2.example/b.m4a"])
+        #expect(entry.outName == "b.m4a")
+    }
+
+    @Test func hashInsideURLFragmentIsKept() throws {
+        let list = parse("https://a.example/x.mp4#t=10\n")
+        #expect(list.diagnostics.isEmpty)
+        #expect(try #require(list.entries.first).url == "https://a.example/x.mp4#t=10")
+    }
+
+    @Test func hashInsideOptionValueWithoutSpaceIsKept() throws {
+        let list = parse("https://a.example/x.mp4\n  out=take#2.mp4\n")
+        #expect(list.diagnostics.isEmpty)
+        #expect(try #require(list.entries.first).outName == "take#2.mp4")
+    }
+
+    // MARK: Line endings and encodings
+
+    @Test func crlfLineEndingsAreAccepted() throws {
+        let list = parse("# list\r\nhttps://a.example/x.mp4\r\n  out=x.mp4\r\n  header=A: b\r\nhttps://a.example/y.mp4\r\n")
+        #expect(list.diagnostics.isEmpty)
+        #expect(list.entries.count == 2)
+        let first = try #require(list.entries.first)
+        #expect(first.url == "https://a.example/x.mp4")
+        #expect(first.outName == "x.mp4")
+        #expect(first.headers == ["A: b"])
+        #expect(first.origin == "list.txt:2")
+        #expect(list.entries.last?.url == "https://a.example/y.mp4")
+        #expect(list.entries.last?.origin == "list.txt:5")
+    }
+
+    @Test func crlfBytesAreAccepted() throws {
+        let bytes = Array("https://a.example/x.mp4\r\n  out=x.mp4\r\n".utf8)
+        let list = ListParser.parse(bytes, file: "list.txt")
+        #expect(list.diagnostics.isEmpty)
+        let entry = try #require(list.entries.first)
+        #expect(entry.url == "https://a.example/x.mp4")
+        #expect(entry.outName == "x.mp4")
+    }
+
+    @Test func crlfErrorsReportTheRightLine() {
+        let list = parse("https://a.example/x.mp4\r\n  out=x.mp4\r\nftp://a.example/y.mp4\r\n")
+        #expect(list.errors.map(\.line) == [3])
+        #expect(list.entries.map(\.url) == ["https://a.example/x.mp4"])
+    }
+
+    @Test func utf8BOMInBytesIsSkipped() throws {
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("https://a.example/x.mp4\n  out=x.mp4\n".utf8)
+        let list = ListParser.parse(bytes, file: "list.txt")
+        #expect(list.diagnostics.isEmpty)
+        let entry = try #require(list.entries.first)
+        #expect(entry.url == "https://a.example/x.mp4")
+        #expect(entry.outName == "x.mp4")
+    }
+
+    @Test func utf8BOMAtStartOfStringIsSkipped() throws {
+        let list = parse("\u{FEFF}https://a.example/x.mp4\n")
+        #expect(list.diagnostics.isEmpty)
+        #expect(try #require(list.entries.first).url == "https://a.example/x.mp4")
+    }
+
+    @Test func bomAndCRLFTogether() throws {
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("https://a.example/x.mp4\r\n  out=x.mp4\r\n".utf8)
+        let list = ListParser.parse(bytes, file: "list.txt")
+        #expect(list.diagnostics.isEmpty)
+        let entry = try #require(list.entries.first)
+        #expect(entry.url == "https://a.example/x.mp4")
+        #expect(entry.outName == "x.mp4")
+    }
+
+    @Test func invalidUTF8IsOneError() throws {
+        let bytes: [UInt8] = Array("https://a.example/x.mp4\n".utf8) + [0xFF, 0xFE, 0x80] + Array("\n".utf8)
+        let list = ListParser.parse(bytes, file: "list.txt")
+        #expect(list.entries.isEmpty)
+        #expect(list.diagnostics.count == 1)
+        let diagnostic = try #require(list.diagnostics.first)
+        #expect(diagnostic.severity == .error)
+        #expect(diagnostic.file == "list.txt")
+        #expect(diagnostic.message.contains("UTF-8"))
+    }
+
+    // MARK: Errors
+
+    @Test func optionWithoutURLAboveIsAnErrorWithItsLine() throws {
+        let list = parse("# header comment\n  out=x.mp4\nhttps://a.example/y.mp4\n")
+        let error = try #require(list.errors.first)
+        #expect(list.errors.count == 1)
+        #expect(error.line == 2)
+        #expect(error.message.contains("no URL line above"))
+        #expect(error.description.hasPrefix("list.txt:2: "))
+        #expect(list.entries.map(\.url) == ["https://a.example/y.mp4"])
+    }
+
+    @Test func badSchemeIsReportedAndItsOptionsSkippedSilently() throws {
+        let list = parse(
+            """
+            https://a.example/first.mp4
+            ftp://files.example/b.mp4
+              out=b.mp4
+              header=Authorization: x
+              bogus-key=1
+              checksum=not-valid
+            https://a.example/c.mp4
+              out=c.mp4
+            """)
+        #expect(list.diagnostics.count == 1)
+        let error = try #require(list.errors.first)
+        #expect(error.line == 2)
+        #expect(error.description.hasPrefix("list.txt:2: "))
+        #expect(error.message.contains("ftp"))
+        #expect(error.message.contains("ftp://files.example/b.mp4"))
+        #expect(list.entries.map(\.url) == ["https://a.example/first.mp4", "https://a.example/c.mp4"])
+        #expect(list.entries.last?.outName == "c.mp4")
+        #expect(list.entries.first?.outName == nil)
+    }
+
+    @Test func badMirrorDropsTheWholeLine() {
+        let list = parse("https://a.example/x.mp4 ftp://b.example/x.mp4\nhttps://a.example/y.mp4\n")
+        #expect(list.errors.map(\.line) == [1])
+        #expect(list.entries.map(\.url) == ["https://a.example/y.mp4"])
+    }
+
+    @Test(arguments: [
+        "checksum=sha-256=abc",
+        "checksum=md5=zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
+        "checksum=crc32=12345678",
+        "checksum=nothing",
+        "header=NoColonHere",
+        "header=: value",
+        "header=Bad Name: value",
+    ])
+    func badOptionDropsItsEntry(option: String) throws {
+        let list = parse("https://a.example/x.mp4\n  out=x.mp4\n  \(option)\n  out=y.mp4\nhttps://a.example/z.mp4\n")
+        #expect(list.diagnostics.count == 1)
+        let error = try #require(list.errors.first)
+        #expect(error.line == 3)
+        #expect(error.description.hasPrefix("list.txt:3: "))
+        #expect(list.entries.map(\.url) == ["https://a.example/z.mp4"])
+    }
+
+    @Test func badChecksumMessageExplainsTheDigest() throws {
+        let list = parse("https://a.example/x.mp4\n  checksum=sha-256=abc\n")
+        let error = try #require(list.errors.first)
+        #expect(error.message.contains("sha-256 digest must be 64 hex digits"))
+    }
+
+    @Test func optionWithoutEqualsIsAnError() {
+        let list = parse("https://a.example/x.mp4\n  just-a-word\n")
+        #expect(list.errors.map(\.line) == [2])
+    }
+
+    // MARK: Warnings
+
+    @Test func unknownKeyIsAWarningAndEntryIsKept() throws {
+        let list = parse("https://a.example/x.mp4\n  colour=blue\n  out=x.mp4\n")
+        #expect(list.errors.isEmpty)
+        let warning = try #require(list.warnings.first)
+        #expect(list.warnings.count == 1)
+        #expect(warning.severity == .warning)
+        #expect(warning.line == 2)
+        #expect(warning.message.contains("colour"))
+        #expect(warning.description.hasPrefix("list.txt:2: warning: "))
+        #expect(list.entries.count == 1)
+        #expect(list.entries.first?.outName == "x.mp4")
+    }
+
+    @Test func aria2OptionIsAWarningThatNamesAria2() throws {
+        let list = parse("https://a.example/x.mp4\n  split=4\n")
+        let warning = try #require(list.warnings.first)
+        #expect(warning.line == 2)
+        #expect(warning.message.contains("aria2"))
+        #expect(list.entries.count == 1)
+    }
+
+    @Test func duplicateIdentityKeepsOnlyTheFirst() throws {
+        let list = parse(
+            """
+            https://a.example/x.mp4
+              out=first.mp4
+            https://a.example/other.mp4
+            https://a.example/x.mp4
+              out=second.mp4
+            """)
+        #expect(list.errors.isEmpty)
+        let warning = try #require(list.warnings.first)
+        #expect(list.warnings.count == 1)
+        #expect(warning.line == 4)
+        #expect(warning.message.contains("line 1"))
+        #expect(list.entries.map(\.url) == ["https://a.example/x.mp4", "https://a.example/other.mp4"])
+        #expect(list.entries.first?.outName == "first.mp4")
+    }
+
+    @Test func differentCacheKeysMakeTheSameURLDistinct() {
+        let list = parse(
+            """
+            https://a.example/x.mp4
+              cache-key=one
+            https://a.example/x.mp4
+              cache-key=two
+            """)
+        #expect(list.diagnostics.isEmpty)
+        #expect(list.entries.map(\.identity) == ["one", "two"])
+    }
+
+    @Test func sameCacheKeyMakesDifferentURLsDuplicates() throws {
+        let list = parse(
+            """
+            https://a.example/x.mp4?token=1
+              cache-key=video-42
+            https://a.example/x.mp4?token=2
+              cache-key=video-42
+            """)
+        #expect(list.errors.isEmpty)
+        #expect(try #require(list.warnings.first).line == 3)
+        #expect(list.entries.map(\.url) == ["https://a.example/x.mp4?token=1"])
+    }
+
+    @Test func cacheKeyIsTheIdentityAndURLOtherwise() {
+        #expect(ListEntry(urls: ["https://a/x"], cacheKey: "k").identity == "k")
+        #expect(ListEntry(urls: ["https://a/x", "https://b/x"]).identity == "https://a/x")
+    }
+
+    @Test func displayNamePrefersOutThenLastPathComponent() {
+        #expect(ListEntry(urls: ["https://a.example/dir/clip.mp4?t=1"], outName: "nice.mp4").displayName == "nice.mp4")
+        #expect(ListEntry(urls: ["https://a.example/dir/my%20clip.mp4?t=1"]).displayName == "my clip.mp4")
+    }
+
+    // MARK: Diagnostic formatting
+
+    @Test func errorDescriptionIsFileLineMessage() {
+        let diagnostic = ListDiagnostic(severity: .error, file: "list.txt", line: 12, message: "something is wrong")
+        #expect(diagnostic.description == "list.txt:12: something is wrong")
+    }
+
+    @Test func warningDescriptionSaysWarning() {
+        let diagnostic = ListDiagnostic(severity: .warning, file: "in/list.txt", line: 3, message: "odd")
+        #expect(diagnostic.description == "in/list.txt:3: warning: odd")
+    }
+
+    @Test func errorsAndWarningsAreSplitBySeverity() {
+        let list = parse("https://a.example/x.mp4\n  colour=blue\nftp://b/y\n")
+        #expect(list.errors.map(\.line) == [3])
+        #expect(list.warnings.map(\.line) == [2])
+    }
+}
