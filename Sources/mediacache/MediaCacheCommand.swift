@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import MediaCacheKit
 
 @main
@@ -14,4 +15,18 @@ struct MediaCacheCommand: ParsableCommand {
         version: VersionText.full,
         subcommands: [Prefetch.self, Resume.self, Status.self, PathCommand.self]
     )
+
+    /// Like ArgumentParser's, but usage errors exit 2 (the documented code) instead of 64.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                Terminal.err(fullMessage(for: error))
+                Foundation.exit(ExitStatus.usage.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
 }

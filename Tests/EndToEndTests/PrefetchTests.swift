@@ -162,3 +162,24 @@ extension EndToEnd {
         }
     }
 }
+
+extension EndToEnd.Prefetch {
+    @Test func badOptionIsAUsageErrorWithExitTwo() throws {
+        let harness = Harness()
+        let list = harness.scratch.write("l.txt", "http://127.0.0.1:9/a.mp4\n")
+        let result = try harness.run(["prefetch", list, "-x", "0"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--connections must be between 1 and 32"))
+        let header = try harness.run(["prefetch", list, "-H", "no colon here"])
+        #expect(header.status == 2)
+        #expect(header.stderr.contains("-H expects 'Name: value'"))
+    }
+
+    @Test func versionNamesTheLibrariesItRunsWith() throws {
+        let result = try MediaCacheProcess.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("mediacache "))
+        #expect(result.stdout.contains("libcurl/"))
+        #expect(result.stdout.contains("libarchive "))
+    }
+}

@@ -11,6 +11,8 @@ public final class CacheIndex: Sendable {
         path = directory.indexPath
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
+        // A committed row must survive power loss like the renamed file it describes.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)

@@ -29,9 +29,12 @@ enum FileSystem {
         if exists(path) { return }
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty && parent != path { try makeDirectory(parent) }
-        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+        if mkdir(path, 0o700) != 0 {
+            if errno == EEXIST { return }
             throw SystemError("create directory", path: path)
         }
+        // The new entry must survive power loss before anything inside it is relied on.
+        if !parent.isEmpty { try syncDirectory(parent) }
     }
 
     /// Atomically replaces `destination` with `source`.

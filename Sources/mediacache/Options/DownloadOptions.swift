@@ -42,7 +42,6 @@ struct DownloadOptions: ParsableArguments {
         guard let size = ByteCount.parse(minFragment), size >= 16 * 1024 else {
             throw ValidationError("--min-fragment must be a size of at least 16K, like 512K or 4M")
         }
-        _ = size
         guard (0...100).contains(retries) else { throw ValidationError("--retries must be between 0 and 100") }
         guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 3600 seconds") }
         for header in headers {
