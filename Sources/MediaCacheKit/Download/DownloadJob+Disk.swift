@@ -60,7 +60,7 @@ extension DownloadJob {
         guard let file = dataFile else { return }
         phase = .committing
         if let wakeTimer { loop.cancelTimer(wakeTimer) }
-        let committer = ObjectCommitter(cache: cache, index: engine.index)
+        let committer = ObjectCommitter(cache: cache, index: engine.index, faststart: options.faststart)
         let snapshot = state
         let key = key
         diskQueue.async { [weak self] in

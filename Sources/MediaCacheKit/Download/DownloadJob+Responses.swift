@@ -90,6 +90,11 @@ extension DownloadJob: HTTPTransferDelegate {
             return false
         }
         fragment.accepted = true
+        if fragment.isPriority && holdFillUntil > 0 {
+            // The priority response is flowing: the other connections may start now.
+            holdFillUntil = 0
+            fillConnections()
+        }
         return true
     }
 
@@ -153,6 +158,7 @@ extension DownloadJob: HTTPTransferDelegate {
         bytesSinceCheckpoint += Int64(count)
         failuresInARow = 0
         noteProgress()
+        if moovLocator != nil { advanceMoovSearch() }
         // Fewer than offered stops the transfer: its range now ends here.
         return consumed + count
     }
@@ -162,6 +168,7 @@ extension DownloadJob: HTTPTransferDelegate {
             phase == .probing || phase == .fetching
         else { return }
         let url = transfer.request.url
+        if fragment.isProbe { holdFillUntil = 0 }
         switch fragment.outcome {
         case .redirect(let target):
             followRedirect(fragment, to: target, from: url)

@@ -44,6 +44,15 @@ final class DownloadJob: @unchecked Sendable {
     var sniffed = false
     /// A text-like Content-Type on a media URL: the first bytes decide.
     var suspectMediaType: String?
+    /// Finds an MP4's moov while bytes arrive; nil once there is nothing left to learn.
+    var moovLocator: MoovLocator?
+    /// Fetched before anything else: the tail that holds a late moov, or box headers.
+    var priorityRanges: [ByteRange] = []
+    var tailPrioritized = false
+    var moovReported = false
+    /// Other connections wait (until this time) for the probe's first bytes, so a late
+    /// moov is requested before the middle of mdat.
+    var holdFillUntil = 0.0
     var lastCheckpoint = 0.0
     var bytesSinceCheckpoint: Int64 = 0
     var lastProgress = 0.0
@@ -176,6 +185,11 @@ final class DownloadJob: @unchecked Sendable {
     func startProbe() {
         phase = .probing
         sniffed = false
+        moovLocator = nil
+        priorityRanges = []
+        tailPrioritized = false
+        moovReported = false
+        holdFillUntil = 0
         let sendRange = state.rangesSupported && !rangesDisabled
         var piece = ByteRange(0, sendRange ? options.minFragment : Int64.max)
         var compareFrom: Int64?
@@ -209,6 +223,11 @@ final class DownloadJob: @unchecked Sendable {
                     url: url, name: name, length: state.length, resumedBytes: state.bytesDone,
                     connections: plannedConnections))
         }
+        if rangesUsable, let length = state.length, length > 0 {
+            moovLocator = MoovLocator(length: length)
+            holdFillUntil = now + 1.0
+            advanceMoovSearch()
+        }
         fillConnections()
     }
 
@@ -225,20 +244,35 @@ final class DownloadJob: @unchecked Sendable {
     /// largest range still in flight.
     func fillConnections() {
         guard phase == .fetching, let length = state.length else { return }
-        if TransferLoop.now() < retryNotBefore {
-            scheduleWake()
+        let now = TransferLoop.now()
+        if now < retryNotBefore {
+            scheduleWake(at: retryNotBefore)
             return
         }
         guard rangesUsable else {
             if fragments.isEmpty { startProbe() }
             return
         }
-        var slots = options.connectionsPerFile - fragments.count
-        guard slots > 0 else { return }
         var busy = state.completed
         for fragment in fragments.values where fragment.end != Int64.max && fragment.next < fragment.end {
             busy.insert(ByteRange(fragment.next, fragment.end))
         }
+        // Priority ranges start even when every connection is busy (they are small and
+        // make the file playable early), and the rest waits until their response begins.
+        for range in priorityRanges {
+            for part in busy.gaps(within: range) {
+                startFragment(part).isPriority = true
+                busy.insert(part)
+                holdFillUntil = now + 0.5
+            }
+        }
+        priorityRanges = []
+        if now < holdFillUntil {
+            scheduleWake(at: holdFillUntil)
+            return
+        }
+        var slots = options.connectionsPerFile - fragments.count
+        guard slots > 0 else { return }
         for piece in planner.plan(unassigned: busy.gaps(within: ByteRange(0, length)), slots: slots) {
             startFragment(piece)
             slots -= 1
@@ -257,7 +291,8 @@ final class DownloadJob: @unchecked Sendable {
         }
     }
 
-    private func startFragment(_ range: ByteRange) {
+    @discardableResult
+    private func startFragment(_ range: ByteRange) -> Fragment {
         issue(
             url: state.finalURL ?? currentURL, start: range.start, end: range.end, isProbe: false, sendRange: true,
             ifRange: state.validators.ifRangeValue, compareUntil: range.start)
@@ -282,12 +317,12 @@ final class DownloadJob: @unchecked Sendable {
         } else if let retryAfter {
             retryNotBefore = max(retryNotBefore, now + min(retryAfter, options.maxRetryAfter))
         }
-        scheduleWake()
+        scheduleWake(at: retryNotBefore)
     }
 
-    func scheduleWake() {
+    func scheduleWake(at deadline: Double) {
         if let wakeTimer { loop.cancelTimer(wakeTimer) }
-        wakeTimer = loop.after(retryNotBefore - TransferLoop.now()) { [weak self] in
+        wakeTimer = loop.after(deadline - TransferLoop.now()) { [weak self] in
             guard let self else { return }
             self.wakeTimer = nil
             if self.phase == .probing && self.fragments.isEmpty {

@@ -19,6 +19,8 @@ final class Fragment {
     var outcome: Outcome = .data
     /// Whether a response head was accepted as file data.
     var accepted = false
+    /// Fetched ahead of everything else (the tail holding a late moov).
+    var isPriority = false
 
     enum Outcome {
         case data

@@ -86,7 +86,10 @@ public final class PrefetchEngine: @unchecked Sendable {
         switch result {
         case .committed(let object):
             summary.committed += 1
-            emit(.committed(url: entry.url, name: entry.displayName, path: cache.absolute(object.path), size: object.size))
+            emit(
+                .committed(
+                    url: entry.url, name: entry.displayName, path: cache.absolute(object.path), size: object.size,
+                    faststart: object.faststart))
         case .alreadyCached(let object):
             summary.alreadyCached += 1
             try? index.touch(key: job.key)

@@ -11,10 +11,13 @@ public enum PrefetchEvent: Sendable {
     case notice(url: String, message: String)
     /// Another process holds this file; waiting for it.
     case waiting(url: String, reason: String)
+    /// An MP4's moov is entirely on disk, after `bytesReceived` bytes of this run.
+    case moovFound(url: String, offset: Int64, size: Int64, bytesReceived: Int64)
     /// All bytes arrived and checked (coverage, length, checksum).
     case verified(url: String, sha256: String)
     /// The object is in the cache.
-    case committed(url: String, name: String, path: String, size: Int64)
+    /// `faststart`: `original`, `relocated`, `skipped(reason)`, or `-` for non-MP4 files.
+    case committed(url: String, name: String, path: String, size: Int64, faststart: String)
     /// The object was already in the cache.
     case skipped(url: String, name: String, path: String)
     case failed(url: String, name: String, failure: JobFailure)

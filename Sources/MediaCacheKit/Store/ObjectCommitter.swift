@@ -1,11 +1,13 @@
 import Foundation
 
 /// Turns a finished download into a cached object: flush, verify (coverage, length,
-/// checksums), atomic rename into `objects/`, index row, partial data removed.
-/// Nothing becomes visible before every check passed.
+/// checksums, MP4 structure), faststart relocation, atomic rename into `objects/`,
+/// index row, partial data removed. Nothing becomes visible before every check passed.
 struct ObjectCommitter: Sendable {
     let cache: CacheDirectory
     let index: CacheIndex
+    /// Relocate moov before mdat (`--no-faststart` clears it).
+    let faststart: Bool
 
     struct Committed: Sendable {
         var object: CachedObject
@@ -47,18 +49,19 @@ struct ObjectCommitter: Sendable {
             )
         }
 
+        let stored = try storedLayout(key: key, file: file, length: length, originSHA256: digests[.sha256]!)
         let relative = cache.relativeObjectPath(key: key, extension: Self.fileExtension(for: state))
         let destination = cache.absolute(relative)
         let now = Date()
         let object = CachedObject(
             key: key.hex, cacheKey: entry.identity, url: entry.url, mirrors: Array(entry.urls.dropFirst()),
-            name: entry.outName, path: relative, size: length, sha256: digests[.sha256]!,
+            name: entry.outName, path: relative, size: stored.size, sha256: stored.sha256,
             contentType: state.contentType, etag: state.validators.etag, lastModified: state.validators.lastModified,
-            faststart: "original", addedAt: now, lastUsedAt: now)
+            faststart: stored.faststart, addedAt: now, lastUsedAt: now)
         do {
             let directory = (destination as NSString).deletingLastPathComponent
             try FileSystem.makeDirectory(directory)
-            try FileSystem.rename(cache.dataPath(key: key), to: destination)
+            try FileSystem.rename(stored.path, to: destination)
             try FileSystem.syncDirectory(directory)
             try index.insert(object, aliases: entry.urls + [entry.identity])
         } catch {
@@ -66,6 +69,49 @@ struct ObjectCommitter: Sendable {
         }
         FileSystem.removeTree(cache.jobDirectory(key: key))
         return Committed(object: object)
+    }
+
+    /// What is stored: the origin bytes, or their faststart relocation.
+    struct StoredLayout {
+        var path: String
+        var size: Int64
+        var sha256: String
+        var faststart: String
+    }
+
+    /// Checks an MP4's structure and, unless disabled, relocates its moov before mdat
+    /// into a second file that is verified before it replaces the origin bytes.
+    private func storedLayout(key: CacheKey, file: DataFile, length: Int64, originSHA256: String) throws(JobFailure)
+        -> StoredLayout
+    {
+        let original = StoredLayout(path: cache.dataPath(key: key), size: length, sha256: originSHA256, faststart: "-")
+        let decision: FaststartDecision
+        do {
+            decision = try FaststartPlanner.plan(file, length: length)
+        } catch let error as MP4Error {
+            throw JobFailure(.badResponse, "the MP4 structure is damaged (\(error)); the origin's file may be truncated")
+        } catch {
+            throw JobFailure(.io, "\(error)")
+        }
+        guard case .relocate(let plan) = decision else {
+            return StoredLayout(path: original.path, size: length, sha256: originSHA256, faststart: decision.indexValue)
+        }
+        guard faststart else {
+            return StoredLayout(path: original.path, size: length, sha256: originSHA256, faststart: "skipped(disabled)")
+        }
+        let path = cache.jobDirectory(key: key) + "/faststart"
+        do {
+            let relocated = try DataFile(path: path, mode: .readWrite)
+            try MoovRelocator.write(plan, from: file, to: relocated)
+            let size = try relocated.size()
+            try MP4StructureCheck.check(relocated, length: size)
+            let sha256 = try FileDigester.digest(relocated, length: size, algorithms: [.sha256])[.sha256]!
+            return StoredLayout(path: path, size: size, sha256: sha256, faststart: "relocated")
+        } catch {
+            // Never half-fixed: keep the origin bytes and say why.
+            FileSystem.remove(path)
+            return StoredLayout(path: original.path, size: length, sha256: originSHA256, faststart: "skipped(relocation failed: \(error))")
+        }
     }
 
     /// A short extension from `out=` or the URL path, so players and `file` recognise

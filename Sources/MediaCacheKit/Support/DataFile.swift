@@ -7,7 +7,7 @@ import CShims
 /// file and for hashing: every raw pointer for file I/O stays in this type.
 public final class DataFile: @unchecked Sendable {
     public let path: String
-    private let fd: Int32
+    fileprivate let fd: Int32
 
     public enum Mode { case readOnly, readWrite }
 
@@ -88,6 +88,21 @@ public final class DataFile: @unchecked Sendable {
             if n == 0 { throw SystemError("read (file shorter than expected)", path: path, code: EIO) }
             try body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             position += Int64(n)
+        }
+    }
+
+    /// Copies `range` of this file to `destination` at `offset` inside the kernel.
+    public func copy(_ range: ByteRange, to destination: DataFile, at offset: Int64) throws {
+        var from = off_t(range.start)
+        var to = off_t(offset)
+        var remaining = range.count
+        while remaining > 0 {
+            let chunk = Int(min(remaining, 1 << 30))
+            let copied = try retryingEINTR("copy_file_range", path: path) {
+                CShims_copy_file_range(fd, &from, destination.fd, &to, chunk, 0)
+            }
+            if copied == 0 { throw SystemError("copy_file_range (source shorter than expected)", path: path, code: EIO) }
+            remaining -= Int64(copied)
         }
     }
 

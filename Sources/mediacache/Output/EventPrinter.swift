@@ -37,11 +37,12 @@ final class EventPrinter: Sendable {
             say("note     \(url): \(message)")
         case .waiting(let url, let reason):
             say("wait     \(url): \(reason)")
-        case .verified:
+        case .verified, .moovFound:
             break
-        case .committed(let url, let name, _, let size):
+        case .committed(let url, let name, _, let size, let faststart):
             statusLine?.remove(url: url)
-            say("done     \(name) (\(ByteCount.format(size)))")
+            let layout = faststart == "-" || faststart == "original" ? "" : ", faststart: \(faststart)"
+            say("done     \(name) (\(ByteCount.format(size))\(layout))")
         case .skipped(_, let name, _):
             say("cached   \(name)")
         case .failed(let url, _, let failure):

@@ -20,8 +20,10 @@ enum JSONEvent {
             fields = ["event": "waiting", "url": url, "reason": reason]
         case .verified(let url, let sha256):
             fields = ["event": "verified", "url": url, "sha256": sha256]
-        case .committed(let url, let name, let path, let size):
-            fields = ["event": "committed", "url": url, "name": name, "path": path, "size": size]
+        case .moovFound(let url, let offset, let size, let received):
+            fields = ["event": "moov-found", "url": url, "offset": offset, "size": size, "bytes_received": received]
+        case .committed(let url, let name, let path, let size, let faststart):
+            fields = ["event": "committed", "url": url, "name": name, "path": path, "size": size, "faststart": faststart]
         case .skipped(let url, let name, let path):
             fields = ["event": "skipped", "url": url, "name": name, "path": path, "reason": "already-cached"]
         case .failed(let url, let name, let failure):

@@ -1,0 +1,142 @@
+import Foundation
+import MediaCacheKit
+import Testing
+import TestOrigin
+
+extension EndToEnd {
+    /// Real moov-at-end media from ffmpeg through the test origin (DESIGN §6).
+    @Suite struct Faststart {
+        let origin: TestOrigin
+        let harness = Harness()
+
+        init() throws { origin = try TestOrigin() }
+
+        @Test(arguments: [MediaSample.videoMP4, MediaSample.audioM4A])
+        func lateMoovIsFetchedFirstAndRelocated(sample: MediaSample) throws {
+            let source = try sample.make(in: harness.scratch.path)
+            let bytes = try #require(TestBytes.read(source))
+            let layout = try TopLevelBoxes.scan(MemoryBytes(bytes), length: Int64(bytes.count))
+            let mdat = try #require(layout.first { $0.type == "mdat" })
+            #expect(layout.last?.type == "moov", "ffmpeg wrote the moov at the end")
+
+            var faults = Faults()
+            faults.bytesPerSecond = 1_500_000
+            origin.serve("/" + sample.name, Resource(bytes, contentType: sample.contentType, faults: faults))
+            let url = origin.url("/" + sample.name)
+            let result = try harness.prefetch(list: url, ["-x", "4", "--min-fragment", "128K", "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+
+            // The tail after mdat was asked for before the middle of mdat.
+            let requests = origin.requests(for: "/" + sample.name)
+            let tail = try #require(requests.firstIndex { $0.range?.lowerBound == Int(mdat.end) }, "\(requests.map(\.rangeHeader))")
+            let middle = Int(mdat.offset + mdat.size / 2)
+            let firstMiddle = requests.firstIndex { ($0.range?.lowerBound ?? 0) >= middle && $0.range?.lowerBound != Int(mdat.end) }
+            #expect(tail < (firstMiddle ?? Int.max), "tail request #\(tail), first mid-mdat request #\(firstMiddle ?? -1)")
+
+            let events = result.stdout.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            let found = try #require(events.first { $0["event"] as? String == "moov-found" })
+            #expect((found["offset"] as? NSNumber)?.int64Value == mdat.end)
+            let received = (found["bytes_received"] as? NSNumber)?.doubleValue ?? 0
+            print("\(sample.name): moov on disk after \(String(format: "%.1f", received * 100 / Double(bytes.count))) % of the file")
+            #expect(received < Double(bytes.count) * 0.6)
+            let committed = try #require(events.first { $0["event"] as? String == "committed" })
+            #expect(committed["faststart"] as? String == "relocated")
+
+            let cachedPath = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let cached = try #require(TestBytes.read(cachedPath))
+            let stored = try TopLevelBoxes.scan(MemoryBytes(cached), length: Int64(cached.count))
+            let moovIndex = try #require(stored.firstIndex { $0.type == "moov" })
+            let mdatIndex = try #require(stored.firstIndex { $0.type == "mdat" })
+            #expect(moovIndex < mdatIndex)
+            #expect(stored.first?.type == "ftyp")
+
+            let decode = try FFmpeg.run(["-v", "error", "-i", cachedPath, "-f", "null", "-"])
+            #expect(decode.status == 0 && decode.stderr.isEmpty, "ffmpeg: \(decode.stderr)")
+            #expect(try FFmpeg.frameMD5(cachedPath) == FFmpeg.frameMD5(source))
+        }
+
+        @Test func noFaststartKeepsOriginBytes() throws {
+            let source = try MediaSample.videoMP4.make(in: harness.scratch.path)
+            let bytes = try #require(TestBytes.read(source))
+            origin.serve("/clip.mp4", Resource(bytes, contentType: "video/mp4"))
+            let result = try harness.prefetch(list: origin.url("/clip.mp4"), ["--no-faststart", "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("\"faststart\":\"skipped(disabled)\""))
+            #expect(try harness.cachedBytes(origin.url("/clip.mp4")) == bytes)
+        }
+
+        @Test func alreadyFaststartFileIsStoredAsItIs() throws {
+            let source = try MediaSample.videoMP4.make(in: harness.scratch.path, faststart: true)
+            let bytes = try #require(TestBytes.read(source))
+            origin.serve("/fast.mp4", Resource(bytes, contentType: "video/mp4"))
+            let result = try harness.prefetch(list: origin.url("/fast.mp4"), ["--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("\"faststart\":\"original\""))
+            #expect(try harness.cachedBytes(origin.url("/fast.mp4")) == bytes)
+        }
+    }
+}
+
+/// Media made by ffmpeg for the tests; ffmpeg's default MP4 layout has moov at the end.
+struct MediaSample: Sendable, CustomStringConvertible {
+    var name: String
+    var contentType: String
+    var inputs: [String]
+
+    static let videoMP4 = MediaSample(
+        name: "clip.mp4", contentType: "video/mp4",
+        inputs: [
+            "-f", "lavfi", "-i", "testsrc=duration=8:size=640x360:rate=25", "-f", "lavfi", "-i",
+            "sine=frequency=440:duration=8", "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "2M", "-c:a", "aac",
+            "-shortest",
+        ])
+    static let audioM4A = MediaSample(
+        name: "tone.m4a", contentType: "audio/mp4",
+        inputs: ["-f", "lavfi", "-i", "sine=frequency=330:duration=60", "-c:a", "aac", "-b:a", "192k"])
+
+    func make(in directory: String, faststart: Bool = false) throws -> String {
+        let path = directory + "/" + name
+        let result = try FFmpeg.run(inputs + (faststart ? ["-movflags", "+faststart"] : []) + ["-y", path])
+        guard result.status == 0 else { throw FFmpegFailed(message: result.stderr) }
+        return path
+    }
+
+    var description: String { name }
+}
+
+enum FFmpeg {
+    static func run(_ arguments: [String]) throws -> RunResult {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") else {
+            throw FFmpegFailed(message: "ffmpeg is not installed; .ci/run installs it (Scripts/install-deps)")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        process.arguments = ["-nostdin", "-hide_banner"] + arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let started = Date()
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return RunResult(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self), seconds: Date().timeIntervalSince(started))
+    }
+
+    /// Per-frame MD5s of every stream, copied without decoding: equal iff the media is.
+    static func frameMD5(_ path: String) throws -> String {
+        let result = try run(["-v", "error", "-i", path, "-map", "0", "-c", "copy", "-f", "framemd5", "-"])
+        guard result.status == 0 else { throw FFmpegFailed(message: result.stderr) }
+        return result.stdout
+    }
+}
+
+struct FFmpegFailed: Error, CustomStringConvertible {
+    var message: String
+    var description: String { "ffmpeg failed: \(message)" }
+}
