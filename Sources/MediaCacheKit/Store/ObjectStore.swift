@@ -8,6 +8,9 @@ public final class ObjectStore: Sendable {
         index = try CacheIndex(directory: directory)
     }
 
+    /// Every object in the index.
+    public func objects() throws -> [CachedObject] { try index.all() }
+
     /// The absolute path of the complete object known by `name` (URL, mirror or cache
     /// key), or nil. Answers from the index and the file together, and counts as a use.
     public func verifiedPath(for name: String) throws -> String? {

@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import MediaCacheKit
+
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ls",
+        abstract: "List cached objects: URL or name, size, type, faststart state, added, last used.")
+
+    enum SortKey: String, ExpressibleByArgument, CaseIterable {
+        case added, used, size, name
+    }
+
+    @OptionGroup var cache: CacheOptions
+
+    @Option(help: "Sort by added, used (last use), size or name.")
+    var sort: SortKey = .added
+
+    @Flag(help: "Print one JSON object per cached object on stdout.")
+    var json = false
+
+    func run() throws {
+        let directory = cache.directory
+        guard FileManager.default.fileExists(atPath: directory.indexPath) else {
+            if !json { Terminal.err("the cache at \(directory.root) is empty") }
+            return
+        }
+        let objects: [CachedObject]
+        do {
+            objects = try ObjectStore(directory: directory).objects()
+        } catch {
+            Terminal.err("mediacache: \(error)")
+            throw ExitStatus.cacheError
+        }
+        let sorted = objects.sorted(by: sort.order)
+        if json {
+            for object in sorted { Terminal.out(JSONEvent.encode(Self.fields(object, directory: directory))) }
+            return
+        }
+        if sorted.isEmpty {
+            Terminal.err("the cache at \(directory.root) is empty")
+            return
+        }
+        var rows = [["NAME", "SIZE", "TYPE", "FASTSTART", "ADDED", "LAST USED"]]
+        for object in sorted {
+            rows.append([
+                object.name ?? object.url, ByteCount.format(object.size), object.contentType ?? "-", object.faststart,
+                Self.date(object.addedAt), Self.date(object.lastUsedAt),
+            ])
+        }
+        for line in TextTable.render(rows) { Terminal.out(line) }
+        let total = objects.reduce(Int64(0)) { $0 + $1.size }
+        Terminal.err("\(objects.count) object\(objects.count == 1 ? "" : "s"), \(ByteCount.format(total))")
+    }
+
+    static func fields(_ object: CachedObject, directory: CacheDirectory) -> [String: Any] {
+        var fields: [String: Any] = [
+            "url": object.url, "cache_key": object.cacheKey, "key": object.key, "size": object.size,
+            "sha256": object.sha256, "faststart": object.faststart, "path": directory.absolute(object.path),
+            "added": ISO8601DateFormatter().string(from: object.addedAt),
+            "last_used": ISO8601DateFormatter().string(from: object.lastUsedAt), "mirrors": object.mirrors,
+        ]
+        if let name = object.name { fields["name"] = name }
+        if let type = object.contentType { fields["content_type"] = type }
+        return fields
+    }
+
+    static func date(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+}
+
+extension List.SortKey {
+    var order: (CachedObject, CachedObject) -> Bool {
+        switch self {
+        case .added: { $0.addedAt < $1.addedAt }
+        case .used: { $0.lastUsedAt > $1.lastUsedAt }
+        case .size: { $0.size > $1.size }
+        case .name: { ($0.name ?? $0.url) < ($1.name ?? $1.url) }
+        }
+    }
+}
+
+/// Columns padded to their widest cell; the last column is not padded.
+enum TextTable {
+    static func render(_ rows: [[String]]) -> [String] {
+        guard let columns = rows.first?.count else { return [] }
+        let widths = (0..<columns).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { index, cell in
+                index == columns - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }
+    }
+}
