@@ -57,3 +57,14 @@ ssize_t CShims_copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_
 int CShims_rename_noreplace(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
 }
+
+#include <archive_entry.h>
+
+unsigned int CShims_archive_filetype_mask(void) { return AE_IFMT; }
+unsigned int CShims_archive_filetype_regular(void) { return AE_IFREG; }
+unsigned int CShims_archive_filetype_directory(void) { return AE_IFDIR; }
+unsigned int CShims_archive_filetype_symlink(void) { return AE_IFLNK; }
+unsigned int CShims_archive_filetype_character_device(void) { return AE_IFCHR; }
+unsigned int CShims_archive_filetype_block_device(void) { return AE_IFBLK; }
+unsigned int CShims_archive_filetype_fifo(void) { return AE_IFIFO; }
+unsigned int CShims_archive_filetype_socket(void) { return AE_IFSOCK; }

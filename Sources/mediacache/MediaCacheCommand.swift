@@ -13,7 +13,10 @@ struct MediaCacheCommand: ParsableCommand {
             files it into a permanent cache. See mediacache(1) for the list format.
             """,
         version: VersionText.full,
-        subcommands: [Prefetch.self, Resume.self, Status.self, PathCommand.self]
+        subcommands: [
+            Prefetch.self, Resume.self, Status.self, PathCommand.self, List.self, Remove.self, CollectGarbage.self,
+            Stats.self, Verify.self, Export.self, Import.self, BundleInfo.self,
+        ]
     )
 
     /// Like ArgumentParser's, but usage errors exit 2 (the documented code) instead of 64.

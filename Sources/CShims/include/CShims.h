@@ -39,4 +39,15 @@ ssize_t CShims_copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_
 /// renameat2 with RENAME_NOREPLACE: fails with EEXIST instead of replacing the target.
 int CShims_rename_noreplace(const char *from, const char *to);
 
+// libarchive's AE_IF* file-type macros carry a cast, so Swift does not import them.
+// archive_entry.h is included only by shims.c, keeping this header free of libarchive.
+unsigned int CShims_archive_filetype_mask(void);
+unsigned int CShims_archive_filetype_regular(void);
+unsigned int CShims_archive_filetype_directory(void);
+unsigned int CShims_archive_filetype_symlink(void);
+unsigned int CShims_archive_filetype_character_device(void);
+unsigned int CShims_archive_filetype_block_device(void);
+unsigned int CShims_archive_filetype_fifo(void);
+unsigned int CShims_archive_filetype_socket(void);
+
 #endif

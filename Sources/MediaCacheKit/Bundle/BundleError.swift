@@ -1,0 +1,122 @@
+/// Failures of a bundle as a whole: it cannot be written, opened or trusted at all.
+/// (One bad entry inside a readable bundle is an `EntryRejection`, not an error.)
+public enum BundleError: Error, CustomStringConvertible, Equatable {
+    /// libarchive refused an operation on `bundle` (while handling `entry`, if any).
+    case archive(bundle: String, entry: String?, operation: String, message: String)
+    /// The stream ends early or cannot be decoded (cut short, corrupted compression).
+    case damaged(bundle: String, entry: String?, message: String)
+    /// The first entry is not `manifest.json` (or the bundle is empty).
+    case missingManifest(bundle: String, firstEntry: String?)
+    case malformedManifest(bundle: String, reason: String)
+    /// Written by a newer mediacache with a format this one does not understand.
+    case unsupportedVersion(bundle: String, version: Int)
+    case io(SystemError)
+    /// A URL or cache key given to `export` is not in the cache.
+    case notCached(String)
+    /// An object's file does not match its index row; exporting it would ship bad bytes.
+    case corruptObject(url: String, path: String, reason: String)
+    /// Stopped by SIGINT/SIGTERM; temporary files were removed.
+    case cancelled
+
+    /// The stream broke part-way: what was read before is still good.
+    public var isDamage: Bool {
+        if case .damaged = self { return true }
+        return false
+    }
+
+    public var description: String {
+        switch self {
+        case .archive(let bundle, let entry, let operation, let message):
+            "\(bundle): \(operation)\(entry.map { " (entry \(Printable.name($0)))" } ?? ""): \(message)"
+        case .damaged(let bundle, let entry, let message):
+            "\(bundle) is truncated or damaged\(entry.map { " at entry \(Printable.name($0))" } ?? "") (\(message)); "
+                + "copy the bundle again; objects before that point were verified and kept"
+        case .missingManifest(let bundle, let first):
+            "\(bundle) is not a mediacache bundle: its first entry must be manifest.json, "
+                + (first.map { "found \(Printable.name($0))" } ?? "the archive is empty") + "; nothing was imported"
+        case .malformedManifest(let bundle, let reason):
+            "\(bundle): manifest.json is malformed (\(reason)); nothing was imported"
+        case .unsupportedVersion(let bundle, let version):
+            "\(bundle) has bundle format version \(version); this mediacache reads version "
+                + "\(BundleManifest.currentVersion): upgrade mediacache to import it"
+        case .io(let error):
+            error.description
+        case .notCached(let name):
+            "not cached: \(name); nothing was exported"
+        case .corruptObject(let url, let path, let reason):
+            "cached object \(url) (\(path)) \(reason); run `mediacache verify` and fetch it again; nothing was exported"
+        case .cancelled:
+            "interrupted; temporary files were removed"
+        }
+    }
+}
+
+/// Why one entry of a bundle was not imported. Every case is reported, named, and makes
+/// `import` exit non-zero.
+public enum RejectionReason: Sendable, Equatable, CustomStringConvertible {
+    case absolutePath
+    case parentComponent
+    /// Anything else a bundle never holds: empty or `.` components, odd characters.
+    case unexpectedName
+    case symbolicLink(target: String)
+    case hardLink(target: String)
+    /// A device, FIFO or socket.
+    case specialFile(kind: String)
+    case directory
+    case notInManifest
+    case duplicate
+    /// The archive header claims more bytes than the manifest, or the data ran past it.
+    case largerThanManifest(atLeast: Int64, manifest: Int64)
+    case sizeMismatch(actual: Int64, manifest: Int64)
+    case digestMismatch(actual: String, manifest: String)
+    /// Listed in the manifest, never found in the archive.
+    case missingFromBundle
+    /// The bundle ended (or broke) before or inside this entry.
+    case truncated
+
+    public var description: String {
+        switch self {
+        case .absolutePath: "absolute path"
+        case .parentComponent: "path with a '..' component"
+        case .unexpectedName: "unexpected name (bundles hold only manifest.json and objects/<key>.<ext>)"
+        case .symbolicLink(let target): "symbolic link (to \(Printable.name(target)))"
+        case .hardLink(let target): "hard link (to \(Printable.name(target)))"
+        case .specialFile(let kind): "\(kind), not a regular file"
+        case .directory: "directory entry (bundles hold only files)"
+        case .notInManifest: "not listed in the manifest"
+        case .duplicate: "appears twice in the bundle"
+        case .largerThanManifest(let atLeast, let manifest):
+            "larger than the manifest says (at least \(atLeast) bytes, manifest: \(manifest)); stopped reading it"
+        case .sizeMismatch(let actual, let manifest): "holds \(actual) bytes, the manifest says \(manifest)"
+        case .digestMismatch(let actual, let manifest): "SHA-256 mismatch (bundle bytes \(actual), manifest \(manifest))"
+        case .missingFromBundle: "listed in the manifest but missing from the bundle"
+        case .truncated: "cut short: the bundle ends inside or before this object"
+        }
+    }
+}
+
+/// One refused entry: the name it had in the bundle, the URL the manifest gave it, why.
+public struct EntryRejection: Sendable, Equatable, CustomStringConvertible {
+    public var bundle: String
+    public var entry: String
+    public var url: String?
+    public var reason: RejectionReason
+
+    public var description: String {
+        let what = url.map { "\(Printable.name(entry)) (\(Printable.name($0)))" } ?? Printable.name(entry)
+        return "\(bundle): rejected \(what): \(reason)"
+    }
+}
+
+/// Names from a bundle are attacker-controlled: shown with control characters replaced
+/// (no terminal escapes) and cut to a readable length.
+public enum Printable {
+    public static func name(_ text: String, limit: Int = 300) -> String {
+        var result = String(text.unicodeScalars.map { scalar -> Character in
+            scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
+                ? "?" : Character(scalar)
+        })
+        if result.count > limit { result = String(result.prefix(limit)) + "…" }
+        return result
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// How `export` compresses and what it may reveal.
+public struct ExportOptions: Sendable {
+    /// zstd level, 1 (fastest) to 19. Media barely compresses: the default favours speed.
+    public var compressionLevel = 3
+    /// zstd worker threads (libarchive's `zstd:threads`); 1 compresses on this thread.
+    public var threads = ProcessInfo.processInfo.activeProcessorCount
+    /// Keep the full URLs of objects cached under a `cache-key=` (see `TokenRedaction`).
+    public var keepQuery = false
+
+    public init(compressionLevel: Int = 3, threads: Int = ProcessInfo.processInfo.activeProcessorCount, keepQuery: Bool = false) {
+        self.compressionLevel = compressionLevel
+        self.threads = threads
+        self.keepQuery = keepQuery
+    }
+}
+
+public struct ExportProgress: Sendable {
+    public var objectsDone: Int
+    public var objects: Int
+    public var bytesDone: Int64
+    public var bytes: Int64
+}
+
+public struct ExportSummary: Sendable {
+    public var objects: Int
+    /// Object bytes written (before compression).
+    public var bytes: Int64
+    public var bundleSize: Int64
+    public var compressionThreads: Int
+    public var seconds: Double
+}
+
+/// Writes cached objects into a bundle: the manifest first (from the index), then each
+/// object streamed from its file and re-hashed on the way.
+public final class BundleExporter {
+    private let cache: CacheDirectory
+    private let index: CacheIndex
+
+    public init(cache: CacheDirectory) throws {
+        self.cache = cache
+        index = try CacheIndex(directory: cache)
+    }
+
+    /// The manifest `export` would write for `selection`, without writing anything.
+    /// Throws `.notCached` for a name the cache does not know.
+    public func manifest(for selection: ExportSelection, options: ExportOptions) throws -> BundleManifest {
+        let entries = try selection.objects(in: index).map { try entry(for: $0, keepQuery: options.keepQuery) }
+        return BundleManifest(created: Date(), generator: "mediacache \(MediaCacheVersion.string)", entries: entries)
+    }
+
+    /// Writes the bundle to `path` (atomically: a temporary name, renamed when complete).
+    public func export(
+        _ manifest: BundleManifest, to path: String, options: ExportOptions,
+        progress: (ExportProgress) -> Void = { _ in }, isCancelled: () -> Bool = { false }
+    ) throws -> ExportSummary {
+        let started = Date()
+        let total = manifest.entries.reduce(Int64(0)) { $0 + $1.size }
+        let writer = try BundleWriter(destination: path, level: options.compressionLevel, threads: options.threads)
+        try writer.writeManifest(manifest)
+        var done: Int64 = 0
+        for (number, entry) in manifest.entries.enumerated() {
+            if isCancelled() { throw BundleError.cancelled }
+            guard let object = try index.object(key: CacheKey(identity: entry.cacheKey)), object.sha256 == entry.sha256 else {
+                throw BundleError.corruptObject(url: entry.url, path: entry.path, reason: "was removed or replaced during the export")
+            }
+            try writer.writeObject(entry, file: cache.absolute(object.path), progress: { bytes in
+                progress(ExportProgress(
+                    objectsDone: number, objects: manifest.entries.count, bytesDone: done + bytes, bytes: total))
+            }, isCancelled: isCancelled)
+            done += entry.size
+            progress(ExportProgress(objectsDone: number + 1, objects: manifest.entries.count, bytesDone: done, bytes: total))
+        }
+        let size = try writer.finish()
+        return ExportSummary(
+            objects: manifest.entries.count, bytes: total, bundleSize: size,
+            compressionThreads: writer.compressionThreads, seconds: Date().timeIntervalSince(started))
+    }
+
+    private func entry(for object: CachedObject, keepQuery: Bool) throws -> BundleManifest.Entry {
+        let path = cache.absolute(object.path)
+        guard FileSystem.isRegularFile(path) else {
+            throw BundleError.corruptObject(url: object.url, path: path, reason: "is missing")
+        }
+        let key = CacheKey(identity: object.cacheKey)
+        let name = (object.path as NSString).lastPathComponent
+        let ext = name.firstIndex(of: ".").map { String(name[name.index(after: $0)...]) }
+        let urls = TokenRedaction.shareable(
+            url: object.url, mirrors: object.mirrors, cacheKey: object.cacheKey, keepQuery: keepQuery)
+        return BundleManifest.Entry(
+            key: key.hex, path: EntryPathPolicy.objectPath(key: key, extension: ext), url: urls.url,
+            mirrors: urls.mirrors, cacheKey: object.cacheKey, name: object.name, size: object.size,
+            sha256: object.sha256, contentType: object.contentType, faststart: object.faststart,
+            validators: .init(etag: object.etag, lastModified: object.lastModified), added: object.addedAt,
+            urlsRedacted: urls.redacted)
+    }
+}

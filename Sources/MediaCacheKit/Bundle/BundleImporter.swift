@@ -1,0 +1,226 @@
+import Foundation
+
+/// How `import` treats a bundle.
+public struct ImportOptions: Sendable {
+    /// Read and hash everything, commit nothing (`import --dry-run`).
+    public var dryRun = false
+    /// Take the bundle's version of an object the cache holds with other bytes.
+    public var replace = false
+
+    public init(dryRun: Bool = false, replace: Bool = false) {
+        self.dryRun = dryRun
+        self.replace = replace
+    }
+}
+
+/// What happened to each entry, as it happens.
+public enum ImportEvent: Sendable {
+    case imported(BundleManifest.Entry)
+    /// Dry run: the object checked out and would be committed.
+    case verified(BundleManifest.Entry)
+    case alreadyCached(BundleManifest.Entry)
+    case rejected(EntryRejection)
+    /// Not imported, for a reason that is not the bundle's fault (another process is
+    /// downloading it; the cache holds other bytes under that key).
+    case skipped(BundleManifest.Entry, reason: String)
+    /// Bytes of the bundle's objects handled so far, of `total`.
+    case progress(done: Int64, total: Int64)
+}
+
+/// The outcome of one bundle.
+public struct ImportSummary: Sendable {
+    public var bundle: String
+    public var objects = 0
+    public var imported = 0
+    public var alreadyCached = 0
+    public var skipped = 0
+    public var rejected: [EntryRejection] = []
+    /// Object bytes written into the cache (or, in a dry run, hashed).
+    public var bytes: Int64 = 0
+    /// Set when the stream broke part-way; entries after that point are rejected too.
+    public var damage: BundleError?
+
+    /// Everything the bundle lists is in the cache now (or would be, in a dry run).
+    public var isComplete: Bool { rejected.isEmpty && skipped == 0 && damage == nil }
+}
+
+/// Imports bundles: each object is read entry by entry into a temporary file inside the
+/// cache while it is hashed, and committed — atomic rename into `objects/`, then its index
+/// row — only when its size and SHA-256 match the manifest. Nothing is ever written
+/// outside the cache directory: destinations come from the checked key, never from a
+/// name in the archive. An interrupted import leaves only a temporary file, which a
+/// later import removes.
+public final class BundleImporter {
+    private let cache: CacheDirectory
+    private let index: CacheIndex?
+    private let options: ImportOptions
+    private let events: (ImportEvent) -> Void
+    private let isCancelled: () -> Bool
+
+    /// A dry run into a cache that does not exist yet creates nothing.
+    public init(
+        cache: CacheDirectory, options: ImportOptions = ImportOptions(),
+        events: @escaping (ImportEvent) -> Void = { _ in }, isCancelled: @escaping () -> Bool = { false }
+    ) throws {
+        self.cache = cache
+        self.options = options
+        self.events = events
+        self.isCancelled = isCancelled
+        if options.dryRun && !FileSystem.exists(cache.indexPath) {
+            index = nil
+        } else {
+            if !options.dryRun {
+                try cache.prepare()
+                StagedObject.removeAbandoned(in: cache)
+            }
+            index = try CacheIndex(directory: cache)
+        }
+    }
+
+    /// Imports one bundle. Throws when the bundle cannot be used at all (unreadable, no
+    /// or a malformed manifest: nothing is imported), when the cache fails, or on
+    /// cancellation; everything wrong with single entries is in the summary.
+    public func importBundle(at path: String, name: String) throws -> ImportSummary {
+        let reader = try BundleReader(path: path, name: name)
+        var summary = ImportSummary(bundle: name, objects: reader.manifest.entries.count)
+        let total = reader.manifest.entries.reduce(Int64(0)) { $0 + $1.size }
+        var handled: Int64 = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+
+        func reject(_ rejection: EntryRejection) {
+            summary.rejected.append(rejection)
+            events(.rejected(rejection))
+        }
+
+        while true {
+            if isCancelled() { throw BundleError.cancelled }
+            let item: BundleReader.Item?
+            do {
+                item = try reader.next()
+            } catch {
+                guard error.isDamage else { throw error }
+                summary.damage = error
+                break
+            }
+            guard let item else { break }
+            switch item {
+            case .rejected(let rejection):
+                reject(rejection)
+            case .object(let entry):
+                do {
+                    let outcome = try take(entry, from: reader, buffer: buffer) { done in
+                        events(.progress(done: handled + done, total: total))
+                    }
+                    switch outcome {
+                    case .imported(let bytes):
+                        summary.imported += 1
+                        summary.bytes += bytes
+                        events(options.dryRun ? .verified(entry) : .imported(entry))
+                    case .alreadyCached:
+                        summary.alreadyCached += 1
+                        events(.alreadyCached(entry))
+                    case .skipped(let reason):
+                        summary.skipped += 1
+                        events(.skipped(entry, reason: reason))
+                    case .rejected(let reason):
+                        reject(EntryRejection(bundle: name, entry: entry.path, url: entry.url, reason: reason))
+                    }
+                } catch let error as BundleError where error.isDamage {
+                    summary.damage = error
+                    reject(EntryRejection(bundle: name, entry: entry.path, url: entry.url, reason: .truncated))
+                }
+                handled += entry.size
+                events(.progress(done: handled, total: total))
+            }
+            if summary.damage != nil { break }
+        }
+        let missing: RejectionReason = summary.damage == nil ? .missingFromBundle : .truncated
+        for entry in reader.unseenEntries {
+            reject(EntryRejection(bundle: name, entry: entry.path, url: entry.url, reason: missing))
+        }
+        return summary
+    }
+
+    private enum Outcome {
+        case imported(bytes: Int64)
+        case alreadyCached
+        case skipped(String)
+        case rejected(RejectionReason)
+    }
+
+    /// One object: skip it if present, else stage, check and commit it under its job lock.
+    private func take(
+        _ entry: BundleManifest.Entry, from reader: BundleReader, buffer: UnsafeMutableRawBufferPointer,
+        progress: (Int64) -> Void
+    ) throws -> Outcome {
+        // The manifest was checked: the key is valid and derived from the cache key.
+        let key = CacheKey(identity: entry.cacheKey)
+        if let outcome = try existingOutcome(for: entry, key: key) { return outcome }
+
+        var lock: JobLock?
+        if !options.dryRun {
+            lock = try JobLock.tryAcquire(path: cache.lockPath(key: key))
+            guard lock != nil else {
+                return .skipped("another mediacache process is downloading it; run the import again when it has finished")
+            }
+            // Another process may have committed it while this one was not holding the lock.
+            if let outcome = try existingOutcome(for: entry, key: key) { return outcome }
+        }
+
+        let staged = options.dryRun ? nil : try StagedObject(cache: cache)
+        let digest = options.dryRun ? Digest(.sha256) : nil
+        var done: Int64 = 0
+        let read = try reader.readObject(limit: entry.size, buffer: buffer) { block in
+            if isCancelled() { throw BundleError.cancelled }
+            if let staged { try staged.append(block) } else { digest?.update(block) }
+            done += Int64(block.count)
+            progress(done)
+        }
+        switch read {
+        case .oversized(let atLeast):
+            return .rejected(.largerThanManifest(atLeast: atLeast, manifest: entry.size))
+        case .complete(let bytes) where bytes != entry.size:
+            return .rejected(.sizeMismatch(actual: bytes, manifest: entry.size))
+        case .complete:
+            break
+        }
+        let sha256 = staged?.sha256() ?? digest!.finalizeHex()
+        guard sha256 == entry.sha256 else { return .rejected(.digestMismatch(actual: sha256, manifest: entry.sha256)) }
+        guard let staged, let index else { return .imported(bytes: done) }
+
+        let ext = EntryPathPolicy.parseObjectPath(entry.path)?.1
+        let relative = cache.relativeObjectPath(key: key, extension: ext)
+        let previous = try index.object(key: key)
+        let now = Date()
+        let object = CachedObject(
+            key: key.hex, cacheKey: entry.cacheKey, url: entry.url, mirrors: entry.mirrors, name: entry.name,
+            path: relative, size: entry.size, sha256: entry.sha256, contentType: entry.contentType,
+            etag: entry.validators.etag, lastModified: entry.validators.lastModified, faststart: entry.faststart,
+            addedAt: entry.added, lastUsedAt: now)
+        // With --replace, the old row goes first: a crash in between leaves an unlisted
+        // file (harmless, replaced by the next import), never a row over other bytes.
+        if previous != nil { try index.remove(key: key) }
+        try staged.move(to: cache.absolute(relative))
+        try index.insert(object, aliases: entry.aliases)
+        if let previous, previous.path != relative { FileSystem.remove(cache.absolute(previous.path)) }
+        // A download of this object interrupted earlier is obsolete now.
+        FileSystem.removeTree(cache.jobDirectory(key: key))
+        withExtendedLifetime(lock) {}
+        return .imported(bytes: done)
+    }
+
+    /// Already cached with the same bytes, or a different version the options keep;
+    /// nil when the object should be imported (absent, or its file lost or damaged).
+    private func existingOutcome(for entry: BundleManifest.Entry, key: CacheKey) throws -> Outcome? {
+        guard let index, let existing = try index.object(key: key),
+            FileSystem.isRegularFile(cache.absolute(existing.path)),
+            FileSystem.fileSize(cache.absolute(existing.path)) == existing.size
+        else { return nil }
+        if existing.sha256 == entry.sha256 && existing.size == entry.size { return .alreadyCached }
+        if options.replace { return nil }
+        return .skipped(
+            "the cache holds a different version (sha256 \(existing.sha256.prefix(16))…, \(existing.size) bytes); "
+                + "kept it: import with --replace to take the bundle's")
+    }
+}

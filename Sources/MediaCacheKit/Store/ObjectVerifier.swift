@@ -1,0 +1,123 @@
+import Foundation
+
+/// Re-hashes committed objects against their index rows (`mediacache verify`): each
+/// file must exist, be a regular file, and have the size and SHA-256 the index records.
+public final class ObjectVerifier {
+    public enum Problem: Sendable, Equatable, CustomStringConvertible {
+        case missing
+        case notRegularFile
+        case wrongSize(actual: Int64, expected: Int64)
+        case wrongHash(actual: String, expected: String)
+        case unreadable(String)
+        /// A name given on the command line that the index does not know.
+        case notCached
+
+        public var description: String {
+            switch self {
+            case .missing: "file is missing"
+            case .notRegularFile: "is not a regular file"
+            case .wrongSize(let actual, let expected): "wrong size: \(actual) bytes, the index says \(expected)"
+            case .wrongHash(let actual, let expected): "wrong hash: SHA-256 \(actual), the index says \(expected)"
+            case .unreadable(let reason): "cannot be read: \(reason)"
+            case .notCached: "not cached"
+            }
+        }
+    }
+
+    public struct Finding: Sendable, CustomStringConvertible {
+        /// The object's URL, or the name given when it is not cached.
+        public var name: String
+        /// Absolute path of the object's file, when there is an index row.
+        public var path: String?
+        public var problem: Problem
+
+        public var description: String {
+            "\(name): \(problem)" + (path.map { " (\($0))" } ?? "")
+        }
+    }
+
+    public struct Report: Sendable {
+        public var verified = 0
+        public var bytes: Int64 = 0
+        public var bad: [Finding] = []
+    }
+
+    private let directory: CacheDirectory
+    private let index: CacheIndex?
+
+    /// A cache without an index has nothing to verify; none is created.
+    public init(directory: CacheDirectory) throws {
+        self.directory = directory
+        index = FileSystem.exists(directory.indexPath) ? try CacheIndex(directory: directory) : nil
+    }
+
+    /// Checks every object, or those `names` (URLs, mirrors or cache keys) stand for.
+    /// `progress` gets the bytes hashed so far and the total. Throws `CancellationError`
+    /// when `isCancelled` turns true.
+    public func verify(
+        names: [String] = [], progress: (Int64, Int64) -> Void = { _, _ in }, isCancelled: () -> Bool = { false }
+    ) throws -> Report {
+        var report = Report()
+        var objects: [CachedObject] = []
+        if names.isEmpty {
+            objects = try index?.all() ?? []
+        } else {
+            var keys: Set<String> = []
+            for name in names {
+                guard let object = try index?.lookup(name) else {
+                    report.bad.append(Finding(name: name, path: nil, problem: .notCached))
+                    continue
+                }
+                if keys.insert(object.key).inserted { objects.append(object) }
+            }
+        }
+        let total = objects.reduce(Int64(0)) { $0 + $1.size }
+        var done: Int64 = 0
+        for object in objects {
+            if isCancelled() { throw CancellationError() }
+            var current = object
+            var problem = check(current, isCancelled: isCancelled) { progress(done + $0, total) }
+            // A concurrent commit (import --replace) may have changed the row meanwhile:
+            // judge the object by its row as it is now.
+            if problem != nil, let key = CacheKey(hex: object.key), let now = try index?.object(key: key), now != current {
+                current = now
+                problem = check(current, isCancelled: isCancelled) { progress(done + $0, total) }
+            }
+            if isCancelled() { throw CancellationError() }
+            done += object.size
+            progress(done, total)
+            if let problem {
+                report.bad.append(Finding(name: current.url, path: directory.absolute(current.path), problem: problem))
+            } else {
+                report.verified += 1
+                report.bytes += current.size
+            }
+        }
+        return report
+    }
+
+    private func check(_ object: CachedObject, isCancelled: () -> Bool, progress: (Int64) -> Void) -> Problem? {
+        let path = directory.absolute(object.path)
+        guard FileSystem.exists(path) else { return .missing }
+        guard FileSystem.isRegularFile(path) else { return .notRegularFile }
+        do {
+            let file = try DataFile(path: path, mode: .readOnly)
+            let size = try file.size()
+            guard size == object.size else { return .wrongSize(actual: size, expected: object.size) }
+            let digest = Digest(.sha256)
+            var done: Int64 = 0
+            try file.forEachBlock(length: size, blockSize: 4 << 20) { block in
+                if isCancelled() { throw CancellationError() }
+                digest.update(block)
+                done += Int64(block.count)
+                progress(done)
+            }
+            let sha256 = digest.finalizeHex()
+            return sha256 == object.sha256 ? nil : .wrongHash(actual: sha256, expected: object.sha256)
+        } catch is CancellationError {
+            return .unreadable("interrupted")
+        } catch {
+            return .unreadable("\(error)")
+        }
+    }
+}

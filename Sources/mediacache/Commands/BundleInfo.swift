@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import MediaCacheKit
+
+struct BundleInfo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bundle-info",
+        abstract: "List what a bundle holds without importing it.",
+        discussion: """
+            Reads only the manifest (the first entry), so it is quick on any size of bundle. \
+            The last column says whether this cache already holds the object: yes, no, or \
+            other (a different version). `import --dry-run` checks every object's bytes too.
+            """)
+
+    @Argument(help: ArgumentHelp("A bundle file made by `mediacache export`.", valueName: "bundle"), completion: .file())
+    var bundle: String
+
+    @Flag(help: "Print the manifest as JSON on stdout.")
+    var json = false
+
+    @OptionGroup var cache: CacheOptions
+
+    func run() throws {
+        guard FileManager.default.isReadableFile(atPath: bundle) else {
+            Terminal.err("mediacache: cannot read bundle \(bundle): no such file or not readable")
+            throw ExitStatus.usage
+        }
+        let manifest: BundleManifest
+        do {
+            manifest = try BundleManifest.read(bundleAt: bundle)
+        } catch {
+            Terminal.err("mediacache: \(error)")
+            throw ExitStatus.someFailed
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            Terminal.out(String(decoding: try encoder.encode(manifest), as: UTF8.self))
+            return
+        }
+        let total = manifest.entries.reduce(Int64(0)) { $0 + $1.size }
+        Terminal.out(
+            "\(bundle): mediacache bundle version \(manifest.version), created \(Self.date(manifest.created)) by "
+                + "\(Printable.name(manifest.generator)); \(manifest.entries.count) object\(manifest.entries.count == 1 ? "" : "s"), "
+                + "\(ByteCount.format(total))")
+        let index = FileManager.default.fileExists(atPath: cache.directory.indexPath)
+            ? try? CacheIndex(directory: cache.directory) : nil
+        for entry in manifest.entries {
+            var cached = "?"
+            if let index {
+                cached = "no"
+                if let object = try? index.object(key: CacheKey(identity: entry.cacheKey)),
+                    let attributes = try? FileManager.default.attributesOfItem(atPath: cache.directory.absolute(object.path)),
+                    (attributes[.size] as? NSNumber)?.int64Value == object.size
+                {
+                    cached = object.sha256 == entry.sha256 ? "yes" : "other"
+                }
+            }
+            let columns = [
+                ByteCount.format(entry.size).padding(toLength: 10, withPad: " ", startingAt: 0),
+                (entry.contentType ?? "-").padding(toLength: 24, withPad: " ", startingAt: 0),
+                Self.date(entry.added), entry.sha256.prefix(12) + "…", "cached: " + cached.padding(toLength: 5, withPad: " ", startingAt: 0),
+                Printable.name(entry.url) + (entry.urlsRedacted ? " (query removed; cache key \(Printable.name(entry.cacheKey)))" : ""),
+            ]
+            Terminal.out("  " + columns.joined(separator: "  "))
+        }
+    }
+
+    static func date(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+}

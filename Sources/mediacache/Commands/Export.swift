@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import MediaCacheKit
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write cached objects into a bundle for other machines.",
+        discussion: """
+            A bundle is a pax tar compressed with zstd: manifest.json (each object's URL, \
+            cache key, size, SHA-256, type, validators) first, then the objects. It never \
+            holds request headers; URLs of objects cached under a cache-key lose their query \
+            (expiring tokens) unless --keep-query is given. The bundle is written under a \
+            temporary name and renamed when complete. Every object is re-hashed on the way: \
+            a damaged one stops the export. Incremental bundles: --since and \
+            --exclude-manifest.
+            """)
+
+    @Argument(help: ArgumentHelp("The bundle file to write.", valueName: "bundle"), completion: .file())
+    var bundle: String
+
+    @Argument(help: ArgumentHelp("URLs, mirrors or cache keys to export (default: every object).", valueName: "url"))
+    var urls: [String] = []
+
+    @Option(help: ArgumentHelp(
+        "Only objects added at or after this date (2026-03-01, 2026-03-01T14:30, …T14:30:00Z; local time unless a zone is given).",
+        valueName: "date"))
+    var since: String?
+
+    @Option(
+        name: .customLong("exclude-manifest"),
+        help: ArgumentHelp("Leave out objects this bundle already holds with the same bytes (repeatable).", valueName: "bundle"),
+        completion: .file())
+    var excludeManifest: [String] = []
+
+    @Option(help: ArgumentHelp("zstd compression level, 1 (fastest) to 19.", valueName: "n"))
+    var level = 3
+
+    @Option(help: ArgumentHelp("zstd compression threads (default: one per core).", valueName: "n"))
+    var threads: Int?
+
+    @Flag(help: "Keep the query of URLs of objects cached under a cache-key (it may hold expiring tokens).")
+    var keepQuery = false
+
+    @Flag(help: "Print no progress, only errors.")
+    var quiet = false
+
+    @OptionGroup var cache: CacheOptions
+
+    func validate() throws {
+        if !(1...19).contains(level) { throw ValidationError("--level must be between 1 and 19") }
+        if let threads, !(1...64).contains(threads) { throw ValidationError("--threads must be between 1 and 64") }
+        if let since, ExportSelection.parseDate(since) == nil {
+            throw ValidationError("--since expects a date like 2026-03-01 or 2026-03-01T14:30:00Z, not '\(since)'")
+        }
+    }
+
+    func run() throws {
+        let directory = cache.directory
+        guard FileManager.default.fileExists(atPath: directory.indexPath) else {
+            Terminal.err("mediacache: the cache at \(directory.root) is empty; nothing to export")
+            throw ExitStatus.someFailed
+        }
+        var selection = ExportSelection(names: urls, since: since.flatMap(ExportSelection.parseDate))
+        for path in excludeManifest {
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                Terminal.err("mediacache: cannot read bundle \(path) (--exclude-manifest): no such file or not readable")
+                throw ExitStatus.usage
+            }
+            do {
+                selection.excluded.append(try BundleManifest.read(bundleAt: path))
+            } catch {
+                Terminal.err("mediacache: --exclude-manifest: \(error)")
+                throw ExitStatus.usage
+            }
+        }
+        var options = ExportOptions(compressionLevel: level, keepQuery: keepQuery)
+        if let threads { options.threads = threads }
+
+        let exporter: BundleExporter
+        do {
+            exporter = try BundleExporter(cache: directory)
+        } catch {
+            Terminal.err("mediacache: cannot use the cache at \(directory.root): \(error)")
+            throw ExitStatus.cacheError
+        }
+        let interrupt = InterruptFlag()
+        let line = ByteProgressLine(label: "exporting", enabled: Terminal.stderrIsTerminal && !quiet)
+        do {
+            let manifest = try exporter.manifest(for: selection, options: options)
+            if manifest.entries.isEmpty && !quiet {
+                Terminal.err("mediacache: no object matches; writing a bundle with 0 objects")
+            }
+            let summary = try exporter.export(
+                manifest, to: bundle, options: options,
+                progress: { line.update(done: $0.bytesDone, total: $0.bytes, detail: "\($0.objectsDone)/\($0.objects) objects") },
+                isCancelled: { interrupt.isSet })
+            line.clear()
+            if !quiet {
+                let rate = summary.seconds > 0 ? Double(summary.bytes) / summary.seconds : 0
+                Terminal.err(
+                    "exported \(summary.objects) object\(summary.objects == 1 ? "" : "s") (\(ByteCount.format(summary.bytes))) "
+                        + "to \(bundle): \(ByteCount.format(summary.bundleSize)) in \(ByteCount.formatSeconds(summary.seconds)) "
+                        + "(\(ByteCount.format(Int64(rate)))/s, zstd level \(level), \(summary.compressionThreads) thread\(summary.compressionThreads == 1 ? "" : "s"))")
+            }
+        } catch let error as BundleError {
+            line.clear()
+            Terminal.err("mediacache: export failed: \(error)")
+            if error == .cancelled { throw interrupt.exitStatus }
+            throw ExitStatus.someFailed
+        } catch {
+            line.clear()
+            Terminal.err("mediacache: export failed: \(error); nothing was written to \(bundle)")
+            throw ExitStatus.someFailed
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import MediaCacheKit
+
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Re-hash cached objects against the index.",
+        discussion: """
+            Checks that each object's file exists and has the size and SHA-256 the index \
+            records: every object, or the ones named. Exit 1 naming each bad object (missing \
+            file, wrong size, wrong hash) or unknown name; exit 0 when all are intact.
+            """)
+
+    @Argument(help: ArgumentHelp("URLs, mirrors or cache keys (default: every object).", valueName: "url"))
+    var urls: [String] = []
+
+    @Flag(help: "Print only problems.")
+    var quiet = false
+
+    @OptionGroup var cache: CacheOptions
+
+    func run() throws {
+        let verifier: ObjectVerifier
+        do {
+            verifier = try ObjectVerifier(directory: cache.directory)
+        } catch {
+            Terminal.err("mediacache: cannot use the cache at \(cache.directory.root): \(error)")
+            throw ExitStatus.cacheError
+        }
+        let interrupt = InterruptFlag()
+        let line = ByteProgressLine(label: "verifying", enabled: Terminal.stderrIsTerminal && !quiet)
+        let report: ObjectVerifier.Report
+        do {
+            report = try verifier.verify(
+                names: urls, progress: { line.update(done: $0, total: $1) }, isCancelled: { interrupt.isSet })
+        } catch is CancellationError {
+            line.clear()
+            Terminal.err("mediacache: verify interrupted")
+            throw interrupt.exitStatus
+        } catch {
+            line.clear()
+            Terminal.err("mediacache: cannot read the cache index at \(cache.directory.indexPath): \(error)")
+            throw ExitStatus.cacheError
+        }
+        line.clear()
+        for finding in report.bad {
+            let advice = finding.problem == .notCached ? "" : "; fetch it again (prefetch) or import it from a bundle"
+            Terminal.err("mediacache: bad object \(finding)\(advice)")
+        }
+        if report.bad.isEmpty {
+            if !quiet {
+                Terminal.out("\(report.verified) object\(report.verified == 1 ? "" : "s") verified (\(ByteCount.format(report.bytes)))")
+            }
+        } else {
+            Terminal.err("\(report.verified) verified, \(report.bad.count) bad")
+            throw ExitStatus.someFailed
+        }
+    }
+}

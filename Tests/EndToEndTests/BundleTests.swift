@@ -1,0 +1,205 @@
+import Foundation
+import MediaCacheKit
+import Testing
+import TestOrigin
+
+extension EndToEnd {
+    @Suite struct Bundles {
+        @Test func roundTripIntoAnEmptyCacheIsByteExact() throws {
+            let origin = try TestOrigin()
+            let source = Harness()
+            let a = TestBytes.make(1_500_000, seed: 1)
+            let b = TestBytes.make(90_000, seed: 2)
+            let c = TestBytes.make(0, seed: 3)
+            origin.serve("/a.mp4", Resource(a, contentType: "video/mp4"))
+            origin.serve("/b.m4a", Resource(b, contentType: "audio/mp4"))
+            origin.serve("/c.bin", Resource(c, contentType: "application/octet-stream"))
+            let list = """
+                \(origin.url("/a.mp4"))\t\(origin.url("/a.mp4"))?mirror
+                  out=intro.mp4
+                \(origin.url("/b.m4a"))?token=s3cr3t-url-token
+                  cache-key=catalog/b
+                  header=X-Api-Key: s3cr3t-header
+                \(origin.url("/c.bin"))
+                """
+            let fetched = try source.prefetch(list: list, ["-H", "Authorization: Bearer s3cr3t-bearer", "--no-faststart"])
+            #expect(fetched.status == 0, "\(fetched.stderr)")
+
+            let bundle = source.scratch.path + "/kiosk.mcbundle"
+            let exported = try source.run(["export", bundle])
+            #expect(exported.status == 0, "\(exported.stderr)")
+            #expect(exported.stderr.contains("exported 3 objects"), "\(exported.stderr)")
+            let names = try FileManager.default.contentsOfDirectory(atPath: source.scratch.path)
+            #expect(!names.contains { $0.contains(".partial-") }, "no temporary bundle left: \(names)")
+
+            // No header and no token-bearing query reaches the bundle.
+            let raw = String(decoding: try Zstd.decompress(Array(try Data(contentsOf: URL(fileURLWithPath: bundle)))), as: UTF8.self)
+            for secret in ["s3cr3t-url-token", "s3cr3t-header", "s3cr3t-bearer", "Authorization"] {
+                #expect(!raw.contains(secret), "bundle contains \(secret)")
+            }
+            let members = try TarArchive.members(of: Zstd.decompress(Array(try Data(contentsOf: URL(fileURLWithPath: bundle)))))
+            #expect(members.first?.name == "manifest.json")
+            #expect(members.dropFirst().allSatisfy { $0.name.hasPrefix("objects/") && $0.kind == .regular })
+
+            let target = Harness()
+            let imported = try target.run(["import", bundle])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            #expect(imported.stderr.contains("3 imported, 0 already cached, 0 rejected"), "\(imported.stderr)")
+            for name in [origin.url("/a.mp4"), origin.url("/a.mp4") + "?mirror"] {
+                #expect(try target.cachedBytes(name) == a, "\(name)")
+            }
+            #expect(try target.cachedBytes("catalog/b") == b)
+            #expect(try target.cachedBytes(origin.url("/c.bin")) == c)
+            for name in [origin.url("/a.mp4"), "catalog/b", origin.url("/c.bin")] {
+                let path = try target.run(["path", name]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                #expect(path.hasPrefix(target.scratch.cache + "/objects/"), "\(path)")
+            }
+            let verify = try target.run(["verify"])
+            #expect(verify.status == 0)
+            #expect(verify.stdout.hasPrefix("3 objects verified"), "\(verify.stdout)")
+        }
+
+        @Test func importingTwiceChangesNothing() throws {
+            let fixture = try BundleFixture()
+            let first = try fixture.importBundle(fixture.bundle)
+            #expect(first.status == 0, "\(first.stderr)")
+            let rows = try CacheIndex(directory: CacheDirectory(root: fixture.target.scratch.cache)).all()
+            let objects = fixture.target.scratch.objectFiles.sorted()
+            let stamps = try objects.map {
+                try FileManager.default.attributesOfItem(atPath: fixture.target.scratch.cache + "/objects/" + $0)[.modificationDate] as? Date
+            }
+
+            let second = try fixture.importBundle(fixture.bundle, ["--json"])
+            #expect(second.status == 0, "\(second.stderr)")
+            #expect(second.stderr.contains("0 imported, 3 already cached, 0 rejected"), "\(second.stderr)")
+            let events = second.stdout.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(events.filter { $0["event"] as? String == "already-cached" }.count == 3)
+            #expect(fixture.target.scratch.objectFiles.sorted() == objects)
+            let after = try objects.map {
+                try FileManager.default.attributesOfItem(atPath: fixture.target.scratch.cache + "/objects/" + $0)[.modificationDate] as? Date
+            }
+            #expect(after == stamps, "no object file was rewritten")
+            #expect(try CacheIndex(directory: CacheDirectory(root: fixture.target.scratch.cache)).all() == rows)
+            #expect(try fixture.target.run(["verify"]).status == 0)
+        }
+
+        @Test func incrementalExportsBySinceAndByManifest() throws {
+            let origin = try TestOrigin()
+            let source = Harness()
+            let old = TestBytes.make(50_000, seed: 5)
+            let new = TestBytes.make(60_000, seed: 6)
+            origin.serve("/old.mp4", Resource(old, contentType: "video/mp4"))
+            origin.serve("/new.mp4", Resource(new, contentType: "video/mp4"))
+            #expect(try source.prefetch(list: origin.url("/old.mp4")).status == 0)
+            let full = source.scratch.path + "/full.mcbundle"
+            #expect(try source.run(["export", full]).status == 0)
+            usleep(1_100_000)
+            let cutoff = ISO8601DateFormatter().string(from: Date())
+            usleep(1_100_000)
+            #expect(try source.prefetch(list: origin.url("/new.mp4")).status == 0)
+
+            let sinceBundle = source.scratch.path + "/since.mcbundle"
+            let since = try source.run(["export", sinceBundle, "--since", cutoff])
+            #expect(since.status == 0, "\(since.stderr)")
+            #expect(since.stderr.contains("exported 1 object"), "\(since.stderr)")
+            let deltaBundle = source.scratch.path + "/delta.mcbundle"
+            let delta = try source.run(["export", deltaBundle, "--exclude-manifest", full])
+            #expect(delta.status == 0, "\(delta.stderr)")
+            for bundle in [sinceBundle, deltaBundle] {
+                let info = try source.run(["bundle-info", bundle])
+                #expect(info.stdout.contains(origin.url("/new.mp4")), "\(info.stdout)")
+                #expect(!info.stdout.contains(origin.url("/old.mp4")))
+            }
+
+            // A machine that has the full bundle catches up with the small one.
+            let target = Harness()
+            #expect(try target.run(["import", full]).status == 0)
+            #expect(try target.cachedBytes(origin.url("/new.mp4")) == nil)
+            let caughtUp = try target.run(["import", deltaBundle])
+            #expect(caughtUp.status == 0, "\(caughtUp.stderr)")
+            #expect(try target.cachedBytes(origin.url("/new.mp4")) == new)
+            #expect(try target.cachedBytes(origin.url("/old.mp4")) == old)
+
+            let bad = try source.run(["export", source.scratch.path + "/x.mcbundle", "--since", "last tuesday"])
+            #expect(bad.status == 2)
+            #expect(bad.stderr.contains("--since expects a date like 2026-03-01"))
+        }
+
+        @Test func namedExportAndUnknownNames() throws {
+            let fixture = try BundleFixture()
+            let one = fixture.source.scratch.path + "/one.mcbundle"
+            let result = try fixture.source.run(["export", one, fixture.files[1].url])
+            #expect(result.status == 0, "\(result.stderr)")
+            let info = try fixture.source.run(["bundle-info", one, "--json"])
+            let manifest = try #require(try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any])
+            let entries = try #require(manifest["entries"] as? [[String: Any]])
+            #expect(entries.map { $0["url"] as? String } == [fixture.files[1].url])
+            #expect(entries.first?["sha256"] as? String == BundleFixture.sha256(fixture.files[1].bytes))
+
+            let missing = fixture.source.scratch.path + "/missing.mcbundle"
+            let unknown = try fixture.source.run(["export", missing, "https://nowhere.example/x.mp4"])
+            #expect(unknown.status == 1)
+            #expect(unknown.stderr.contains("not cached: https://nowhere.example/x.mp4; nothing was exported"))
+            #expect(!FileManager.default.fileExists(atPath: missing))
+        }
+
+        @Test func bundleInfoAndDryRunReadWithoutImporting() throws {
+            let fixture = try BundleFixture()
+            let info = try fixture.target.run(["bundle-info", fixture.bundle])
+            #expect(info.status == 0, "\(info.stderr)")
+            #expect(info.stdout.contains("mediacache bundle version 1"))
+            #expect(info.stdout.contains("3 objects"))
+            for file in fixture.files { #expect(info.stdout.contains(file.url)) }
+
+            let dry = try fixture.importBundle(fixture.bundle, ["--dry-run"])
+            #expect(dry.status == 0, "\(dry.stderr)")
+            #expect(dry.stderr.contains("3 would be imported (verified)"), "\(dry.stderr)")
+            #expect(fixture.target.scratch.objectFiles.isEmpty)
+            #expect(try fixture.target.cachedBytes(fixture.files[0].url) == nil)
+
+            var members = try fixture.members()
+            let index = try #require(members.firstIndex { $0.name == fixture.entryName(1) })
+            members[index].data[10] ^= 0xFF
+            let tampered = try fixture.write(members)
+            let dryTampered = try fixture.importBundle(tampered, ["--dry-run"])
+            #expect(dryTampered.status == 1)
+            #expect(dryTampered.stderr.contains("SHA-256 mismatch"))
+            #expect(fixture.target.scratch.objectFiles.isEmpty)
+
+            let absent = try fixture.target.run(["bundle-info", fixture.target.scratch.path + "/absent.mcbundle"])
+            #expect(absent.status == 2)
+            let absentImport = try fixture.importBundle(fixture.target.scratch.path + "/absent.mcbundle")
+            #expect(absentImport.status == 2)
+            #expect(absentImport.stderr.contains("cannot read bundle \(fixture.target.scratch.path)/absent.mcbundle: no such file"))
+        }
+
+        /// `kill -9` in the middle of an import: the cache stays consistent (`verify`
+        /// passes, `path` answers only complete objects) and the next import finishes.
+        @Test func killedImportLeavesAConsistentCache() throws {
+            let fixture = try BundleFixture(sizes: Array(repeating: 6 << 20, count: 8))
+            let run = try MediaCacheProcess.start(["import", fixture.bundle, "--cache-dir", fixture.target.scratch.cache])
+            Harness.waitUntil(timeout: 30) { fixture.target.scratch.objectFiles.count >= 2 }
+            run.signal(SIGKILL)
+            _ = run.wait()
+
+            let verify = try fixture.target.run(["verify"])
+            #expect(verify.status == 0, "\(verify.stderr)")
+            for file in fixture.files {
+                let bytes = try fixture.target.cachedBytes(file.url)
+                #expect(bytes == nil || bytes == file.bytes, "path answers only complete objects")
+            }
+            let again = try fixture.importBundle(fixture.bundle)
+            #expect(again.status == 0, "\(again.stderr)")
+            for file in fixture.files { #expect(try fixture.target.cachedBytes(file.url) == file.bytes) }
+            #expect(try fixture.target.run(["verify"]).status == 0)
+        }
+    }
+}
+
+extension BundleFixture {
+    static func sha256(_ bytes: [UInt8]) -> String {
+        EndToEnd.Prefetch.sha256Hex(bytes)
+    }
+}
