@@ -52,6 +52,12 @@ extension EndToEnd {
             #expect(moovIndex < mdatIndex)
             #expect(stored.first?.type == "ftyp")
 
+            let listing = try harness.run(["ls", "--json"])
+            let row = try #require(try JSONSerialization.jsonObject(with: Data(listing.stdout.utf8)) as? [String: Any])
+            #expect(row["faststart"] as? String == "relocated")
+            #expect(row["size"] as? Int == cached.count)
+            #expect(try harness.run(["ls"]).stdout.contains("relocated"))
+
             let decode = try FFmpeg.run(["-v", "error", "-i", cachedPath, "-f", "null", "-"])
             #expect(decode.status == 0 && decode.stderr.isEmpty, "ffmpeg: \(decode.stderr)")
             #expect(try FFmpeg.frameMD5(cachedPath) == FFmpeg.frameMD5(source))

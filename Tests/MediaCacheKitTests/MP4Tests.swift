@@ -148,6 +148,22 @@ struct SplitMix {
         try MP4StructureCheck.check(MemoryBytes(output), length: Int64(output.count))
     }
 
+    @Test func relocatedDigestFromOriginBytesEqualsTheDigestOfTheOutput() throws {
+        let (bytes, _) = Boxes.lateMoovFile(tracks: 2, chunks: 50)
+        let (plan, output) = try relocate(bytes)
+        // Fed in uneven blocks, as the file reader would.
+        let digest = RelocatedDigest(plan: plan)
+        var offset = 0
+        for size in [7, 100, 1, 4096, 33, Int.max] where offset < bytes.count {
+            let end = min(bytes.count, offset + min(size, bytes.count))
+            bytes[offset..<end].withUnsafeBytes { digest.update(at: Int64(offset), $0) }
+            offset = end
+        }
+        let expected = Digest(.sha256)
+        expected.update(output)
+        #expect(digest.finalizeHex() == expected.finalizeHex())
+    }
+
     @Test func offsetsNearFourGigabytesWidenStcoToCo64() throws {
         // A moov whose offsets would pass 2^32 after the shift, without a 4 GiB file.
         let near = Int64(UInt32.max) - 40

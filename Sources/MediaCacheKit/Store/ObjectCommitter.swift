@@ -33,11 +33,18 @@ struct ObjectCommitter: Sendable {
             throw JobFailure(.io, "\(error)")
         }
 
+        // The layout is decided from headers and moov alone, so one read pass hashes
+        // both the origin bytes and the relocated layout.
+        let decision = try faststartDecision(file: file, length: length)
+        var relocation: (plan: RelocationPlan, digest: RelocatedDigest)?
+        if faststart, case .relocate(let plan) = decision { relocation = (plan, RelocatedDigest(plan: plan)) }
         var algorithms: Set<DigestAlgorithm> = [.sha256]
         if let checksum = entry.checksum { algorithms.insert(checksum.algorithm) }
         let digests: [DigestAlgorithm: String]
         do {
-            digests = try FileDigester.digest(file, length: length, algorithms: algorithms)
+            digests = try FileDigester.digest(file, length: length, algorithms: algorithms) { offset, block in
+                relocation?.digest.update(at: offset, block)
+            }
         } catch {
             throw JobFailure(.io, "\(error)")
         }
@@ -49,7 +56,9 @@ struct ObjectCommitter: Sendable {
             )
         }
 
-        let stored = try storedLayout(key: key, file: file, length: length, originSHA256: digests[.sha256]!)
+        let stored = storedLayout(
+            key: key, file: file, length: length, originSHA256: digests[.sha256]!, decision: decision,
+            relocation: relocation.map { ($0.plan, $0.digest.finalizeHex()) })
         let relative = cache.relativeObjectPath(key: key, extension: Self.fileExtension(for: state))
         let destination = cache.absolute(relative)
         let now = Date()
@@ -79,38 +88,43 @@ struct ObjectCommitter: Sendable {
         var faststart: String
     }
 
-    /// Checks an MP4's structure and, unless disabled, relocates its moov before mdat
-    /// into a second file that is verified before it replaces the origin bytes.
-    private func storedLayout(key: CacheKey, file: DataFile, length: Int64, originSHA256: String) throws(JobFailure)
-        -> StoredLayout
-    {
-        let original = StoredLayout(path: cache.dataPath(key: key), size: length, sha256: originSHA256, faststart: "-")
-        let decision: FaststartDecision
+    /// How an MP4 is stored; a file that starts like an MP4 but whose boxes do not tile
+    /// it is damaged (usually truncated at the origin) and is not cached.
+    private func faststartDecision(file: DataFile, length: Int64) throws(JobFailure) -> FaststartDecision {
         do {
-            decision = try FaststartPlanner.plan(file, length: length)
+            return try FaststartPlanner.plan(file, length: length)
         } catch let error as MP4Error {
             throw JobFailure(.badResponse, "the MP4 structure is damaged (\(error)); the origin's file may be truncated")
         } catch {
             throw JobFailure(.io, "\(error)")
         }
-        guard case .relocate(let plan) = decision else {
-            return StoredLayout(path: original.path, size: length, sha256: originSHA256, faststart: decision.indexValue)
+    }
+
+    /// The origin bytes, or (unless disabled) their faststart relocation: written with
+    /// copy_file_range and structure-checked before it replaces the origin bytes.
+    private func storedLayout(
+        key: CacheKey, file: DataFile, length: Int64, originSHA256: String, decision: FaststartDecision,
+        relocation: (plan: RelocationPlan, sha256: String)?
+    ) -> StoredLayout {
+        let origin = cache.dataPath(key: key)
+        guard case .relocate = decision else {
+            return StoredLayout(path: origin, size: length, sha256: originSHA256, faststart: decision.indexValue)
         }
-        guard faststart else {
-            return StoredLayout(path: original.path, size: length, sha256: originSHA256, faststart: "skipped(disabled)")
+        guard let relocation else {
+            return StoredLayout(path: origin, size: length, sha256: originSHA256, faststart: "skipped(disabled)")
         }
         let path = cache.jobDirectory(key: key) + "/faststart"
         do {
             let relocated = try DataFile(path: path, mode: .readWrite)
-            try MoovRelocator.write(plan, from: file, to: relocated)
+            try MoovRelocator.write(relocation.plan, from: file, to: relocated)
             let size = try relocated.size()
             try MP4StructureCheck.check(relocated, length: size)
-            let sha256 = try FileDigester.digest(relocated, length: size, algorithms: [.sha256])[.sha256]!
-            return StoredLayout(path: path, size: size, sha256: sha256, faststart: "relocated")
+            return StoredLayout(path: path, size: size, sha256: relocation.sha256, faststart: "relocated")
         } catch {
             // Never half-fixed: keep the origin bytes and say why.
             FileSystem.remove(path)
-            return StoredLayout(path: original.path, size: length, sha256: originSHA256, faststart: "skipped(relocation failed: \(error))")
+            return StoredLayout(
+                path: origin, size: length, sha256: originSHA256, faststart: "skipped(relocation failed: \(error))")
         }
     }
 

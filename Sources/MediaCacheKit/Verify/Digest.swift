@@ -62,12 +62,17 @@ final class Digest {
 
 /// Hashes a whole file in one streaming pass with every requested algorithm.
 enum FileDigester {
+    /// `observe` sees every block with its offset, in order (to hash a second layout).
     static func digest(
-        _ file: DataFile, length: Int64, algorithms: Set<DigestAlgorithm>
+        _ file: DataFile, length: Int64, algorithms: Set<DigestAlgorithm>,
+        observe: ((Int64, UnsafeRawBufferPointer) -> Void)? = nil
     ) throws -> [DigestAlgorithm: String] {
         let digests = algorithms.map { ($0, Digest($0)) }
+        var offset: Int64 = 0
         try file.forEachBlock(length: length, blockSize: 4 << 20) { block in
             for (_, digest) in digests { digest.update(block) }
+            observe?(offset, block)
+            offset += Int64(block.count)
         }
         return Dictionary(uniqueKeysWithValues: digests.map { ($0.0, $0.1.finalizeHex()) })
     }

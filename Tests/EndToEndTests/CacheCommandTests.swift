@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import TestOrigin
+
+extension EndToEnd {
+    /// `ls`, `rm`, `gc` and `stats` on a real cache filled by `prefetch`.
+    @Suite struct CacheCommands {
+        let origin: TestOrigin
+        let harness = Harness()
+
+        init() throws { origin = try TestOrigin() }
+
+        func fill(_ names: [String], size: Int = 300_000) throws -> [String: [UInt8]] {
+            var files: [String: [UInt8]] = [:]
+            for (index, name) in names.enumerated() {
+                files[name] = TestBytes.make(size, seed: UInt64(100 + index))
+                origin.serve("/" + name, Resource(files[name]!, contentType: "video/mp4"))
+            }
+            let result = try harness.prefetch(list: names.map { origin.url("/" + $0) }.joined(separator: "\n"), ["-j", "1"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return files
+        }
+
+        @Test func rmRemovesTheObjectAndNamesUnknownOnes() throws {
+            let files = try fill(["a.mp4", "b.mp4"])
+            let path = try harness.run(["path", origin.url("/a.mp4")]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let result = try harness.run(["rm", origin.url("/a.mp4"), origin.url("/nope.mp4")])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("removed  \(origin.url("/a.mp4"))"))
+            #expect(result.stderr.contains("not cached: \(origin.url("/nope.mp4"))"))
+            #expect(!FileManager.default.fileExists(atPath: path))
+            #expect(try harness.cachedBytes(origin.url("/a.mp4")) == nil)
+            #expect(try harness.cachedBytes(origin.url("/b.mp4")) == files["b.mp4"])
+            let listing = try harness.run(["ls"])
+            #expect(!listing.stdout.contains("/a.mp4") && listing.stdout.contains("/b.mp4"))
+        }
+
+        @Test func gcEvictsLeastRecentlyUsedFirst() throws {
+            let files = try fill(["a.mp4", "b.mp4", "c.mp4"])
+            usleep(20_000)
+            _ = try harness.run(["path", origin.url("/a.mp4")])  // a use: a is now the most recent
+            let result = try harness.run(["gc", "--max-size", "700K"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("evicted  \(origin.url("/b.mp4"))"))
+            #expect(try harness.cachedBytes(origin.url("/b.mp4")) == nil)
+            #expect(try harness.cachedBytes(origin.url("/a.mp4")) == files["a.mp4"])
+            #expect(try harness.cachedBytes(origin.url("/c.mp4")) == files["c.mp4"])
+        }
+
+        @Test func gcCleansOrphansAndStatsCountsWhatIsLeft() throws {
+            _ = try fill(["a.mp4", "b.mp4"])
+            let stray = harness.scratch.cache + "/objects/ff/" + String(repeating: "f", count: 64) + ".mp4"
+            try FileManager.default.createDirectory(atPath: harness.scratch.cache + "/objects/ff", withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: stray, contents: Data([1, 2, 3]))
+            let gone = try harness.run(["path", origin.url("/b.mp4")]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            try FileManager.default.removeItem(atPath: gone)
+
+            let result = try harness.run(["gc"])
+            #expect(result.status == 0)
+            #expect(result.stderr.contains("0 evicted, 1 orphan files, 1 rows without a file"))
+            #expect(!FileManager.default.fileExists(atPath: stray))
+            let stats = try harness.run(["stats", "--json"])
+            let fields = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+            #expect(fields["objects"] as? Int == 1)
+            #expect(fields["bytes"] as? Int == 300_000)
+        }
+    }
+}
