@@ -131,7 +131,7 @@ struct BundleImportTests {
             if case .skipped(let entry, let reason) = event { return entry.url + ": " + reason }
             return nil
         }
-        #expect(skipped == ["https://a.example/a.mp4: another mediacache process is downloading it; run the import again when it has finished"])
+        #expect(skipped == ["https://a.example/a.mp4: another mediacache process is downloading or importing it; run the import again when it has finished"])
         #expect(try target.index.lookup("https://a.example/a.mp4") == nil)
     }
 

@@ -119,7 +119,8 @@ struct ArchiveEntryHeader {
 }
 
 /// Reads a tar (optionally zstd-compressed) entry by entry. Only tar formats and the
-/// zstd filter are enabled, so no external decompressor program is ever started.
+/// zstd filter are enabled: no other decoder (or external program for one) is ever
+/// reached by a hostile file.
 final class ArchiveReader {
     private let archive: OpaquePointer
     private let check: ArchiveCheck

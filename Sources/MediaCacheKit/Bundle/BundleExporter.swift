@@ -2,14 +2,15 @@ import Foundation
 
 /// How `export` compresses and what it may reveal.
 public struct ExportOptions: Sendable {
-    /// zstd level, 1 (fastest) to 19. Media barely compresses: the default favours speed.
-    public var compressionLevel = 3
+    /// zstd level, 1 (fastest) to 19. Media is already compressed: higher levels cost
+    /// time and save nothing on it (measured by Benchmarks/bundle), so 1 is the default.
+    public var compressionLevel = 1
     /// zstd worker threads (libarchive's `zstd:threads`); 1 compresses on this thread.
     public var threads = ProcessInfo.processInfo.activeProcessorCount
     /// Keep the full URLs of objects cached under a `cache-key=` (see `TokenRedaction`).
     public var keepQuery = false
 
-    public init(compressionLevel: Int = 3, threads: Int = ProcessInfo.processInfo.activeProcessorCount, keepQuery: Bool = false) {
+    public init(compressionLevel: Int = 1, threads: Int = ProcessInfo.processInfo.activeProcessorCount, keepQuery: Bool = false) {
         self.compressionLevel = compressionLevel
         self.threads = threads
         self.keepQuery = keepQuery

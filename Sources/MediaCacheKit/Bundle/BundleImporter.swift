@@ -162,7 +162,7 @@ public final class BundleImporter {
         if !options.dryRun {
             lock = try JobLock.tryAcquire(path: cache.lockPath(key: key))
             guard lock != nil else {
-                return .skipped("another mediacache process is downloading it; run the import again when it has finished")
+                return .skipped("another mediacache process is downloading or importing it; run the import again when it has finished")
             }
             // Another process may have committed it while this one was not holding the lock.
             if let outcome = try existingOutcome(for: entry, key: key) { return outcome }

@@ -42,8 +42,11 @@ final class BundleReader {
 
     private static func readManifest(_ archive: ArchiveReader, bundle: String) throws(BundleError) -> BundleManifest {
         guard let header = try archive.nextHeader() else { throw .missingManifest(bundle: bundle, firstEntry: nil) }
-        guard let raw = header.rawPath, EntryPathPolicy.classify(raw) == .manifest, header.kind == .regular else {
+        guard let raw = header.rawPath, EntryPathPolicy.classify(raw) == .manifest else {
             throw .missingManifest(bundle: bundle, firstEntry: header.displayPath)
+        }
+        guard header.kind == .regular else {
+            throw .malformedManifest(bundle: bundle, reason: "it is not a regular file")
         }
         let limit = BundleManifestCodec.maximumSize
         if let size = header.size, size > limit {

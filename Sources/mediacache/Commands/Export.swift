@@ -32,8 +32,10 @@ struct Export: ParsableCommand {
         completion: .file())
     var excludeManifest: [String] = []
 
-    @Option(help: ArgumentHelp("zstd compression level, 1 (fastest) to 19.", valueName: "n"))
-    var level = 3
+    @Option(help: ArgumentHelp(
+        "zstd compression level, 1 (fastest) to 19; media is already compressed, so higher levels rarely pay.",
+        valueName: "n"))
+    var level = 1
 
     @Option(help: ArgumentHelp("zstd compression threads (default: one per core).", valueName: "n"))
     var threads: Int?
