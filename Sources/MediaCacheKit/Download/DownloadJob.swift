@@ -180,8 +180,9 @@ final class DownloadJob: @unchecked Sendable {
 
     /// The first request: learns length, validators, type and Range support while
     /// fetching the first fragment. Its range is bounded (the first planned piece on a
-    /// resume, `minFragment` on a fresh start), so no connection is cut mid-response
-    /// and the origin never pushes bytes nobody asked for.
+    /// resume, two fragments on a fresh start, so files that are not worth splitting
+    /// take one request), so no connection is cut mid-response and the origin never
+    /// pushes bytes nobody asked for.
     func startProbe() {
         phase = .probing
         sniffed = false
@@ -191,7 +192,7 @@ final class DownloadJob: @unchecked Sendable {
         moovReported = false
         holdFillUntil = 0
         let sendRange = state.rangesSupported && !rangesDisabled
-        var piece = ByteRange(0, sendRange ? options.minFragment : Int64.max)
+        var piece = ByteRange(0, sendRange ? 2 * options.minFragment : Int64.max)
         var compareFrom: Int64?
         if sendRange, let length = state.length, !state.completed.isEmpty {
             let gaps = state.completed.gaps(within: ByteRange(0, length))
@@ -225,7 +226,10 @@ final class DownloadJob: @unchecked Sendable {
         }
         if rangesUsable, let length = state.length, length > 0 {
             moovLocator = MoovLocator(length: length)
-            holdFillUntil = now + 1.0
+            // Hold the other connections only if there will be other connections.
+            let probeCoversTheRest = fragments.values.contains { $0.isProbe && $0.end >= length }
+                && state.completed.gaps(within: ByteRange(0, length)).count <= 1
+            if !probeCoversTheRest { holdFillUntil = now + 1.0 }
             advanceMoovSearch()
         }
         fillConnections()

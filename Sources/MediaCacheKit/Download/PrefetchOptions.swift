@@ -4,8 +4,9 @@ public struct PrefetchOptions: Sendable {
     public var jobs = 4
     /// Connections per file (`-x`).
     public var connectionsPerFile = 8
-    /// No fragment is planned smaller than this (`--min-fragment`).
-    public var minFragment: Int64 = 1 << 20
+    /// No fragment is planned smaller than this (`--min-fragment`). Files up to twice
+    /// this size take one request: splitting them costs more round trips than it saves.
+    public var minFragment: Int64 = 4 << 20
     /// `-H` headers, for every entry's own host.
     public var headers: [String] = []
     /// Failures in a row, without progress in between, before a file is given up (`--retries`).

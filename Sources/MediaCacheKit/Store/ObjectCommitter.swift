@@ -9,6 +9,8 @@ struct ObjectCommitter: Sendable {
     /// Relocate moov before mdat (`--no-faststart` clears it).
     let faststart: Bool
 
+    static let saveBeforeHashing: Int64 = 64 << 20
+
     struct Committed: Sendable {
         var object: CachedObject
     }
@@ -19,9 +21,12 @@ struct ObjectCommitter: Sendable {
             throw JobFailure(.badResponse, "internal error: commit of an incomplete download of \(entry.url)")
         }
         do {
-            // Saved first, so a crash while hashing does not cost a re-download.
+            // Big files are saved first, so a crash while hashing them does not cost a
+            // re-download; for small ones the extra fsyncs cost more than they protect.
             try file.syncData()
-            try FileSystem.writeAtomically(try JobStateCodec.encode(state), to: cache.statePath(key: key))
+            if length >= Self.saveBeforeHashing {
+                try FileSystem.writeAtomically(try JobStateCodec.encode(state), to: cache.statePath(key: key))
+            }
             let size = try file.size()
             if size > length { try file.truncate(length: length) }
             guard size >= length else {

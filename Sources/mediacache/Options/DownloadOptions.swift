@@ -12,7 +12,7 @@ struct DownloadOptions: ParsableArguments {
     @Option(
         name: .customLong("min-fragment"),
         help: ArgumentHelp("Smallest byte range given to one connection (e.g. 512K, 4M).", valueName: "size"))
-    var minFragment = "1M"
+    var minFragment = "4M"
 
     @Option(
         name: [.customShort("H"), .customLong("header")],
