@@ -175,6 +175,21 @@ extension EndToEnd {
             #expect(absentImport.stderr.contains("cannot read bundle \(fixture.target.scratch.path)/absent.mcbundle: no such file"))
         }
 
+        @Test func interruptedExportLeavesNoFile() throws {
+            let fixture = try BundleFixture(sizes: [24 << 20])
+            let bundle = fixture.source.scratch.path + "/slow.mcbundle"
+            // Level 19 on one thread crawls through incompressible bytes: time to interrupt.
+            let run = try MediaCacheProcess.start(
+                ["export", bundle, "--level", "19", "--threads", "1", "--cache-dir", fixture.source.scratch.cache])
+            usleep(700_000)
+            run.signal(SIGINT)
+            let result = run.wait(timeout: 30)
+            #expect(result.status == 130, "\(result.stderr)")
+            #expect(result.stderr.contains("export failed: interrupted; temporary files were removed"), "\(result.stderr)")
+            let names = try FileManager.default.contentsOfDirectory(atPath: fixture.source.scratch.path)
+            #expect(!names.contains { $0.hasPrefix("slow.mcbundle") || $0.hasPrefix(".slow.mcbundle") }, "\(names)")
+        }
+
         /// `kill -9` in the middle of an import: the cache stays consistent (`verify`
         /// passes, `path` answers only complete objects) and the next import finishes.
         @Test func killedImportLeavesAConsistentCache() throws {

@@ -138,6 +138,29 @@ extension EndToEnd {
             #expect(directorySize(fixture.target.scratch.cache) < 4 << 20)
         }
 
+        /// A header claiming 8 GiB (with or without the bytes behind it) is not skipped over,
+        /// which would mean decompressing all of it: reading stops there, quickly.
+        @Test func hugeDeclaredSizeStopsReadingTheBundle() throws {
+            let fixture = try BundleFixture()
+            var members = try fixture.members()
+            let first = try #require(fixture.fileIndex(ofEntry: members[1].name))
+            members[1].declaredSize = (8 << 30) - 1
+            let bundle = try fixture.write(members)
+            let outsideBefore = fixture.target.scratch.filesOutsideCache
+
+            let result = try fixture.importBundle(bundle)
+            #expect(result.status == 1)
+            #expect(result.seconds < 20)
+            #expect(
+                result.stderr.contains("rejected \(members[1].name) (\(fixture.files[first].url)): larger than the manifest says (at least 8589934591 bytes"),
+                "\(result.stderr)")
+            #expect(result.stderr.contains("stopped reading \(bundle) at entry \(members[1].name): it claims 8589934591 bytes"))
+            for member in members[2...] {
+                #expect(result.stderr.contains("rejected \(member.name) (") && result.stderr.contains("): not read: reading stopped at an earlier hostile entry"))
+            }
+            try fixture.expectCacheHolds(only: [], outsideBefore: outsideBefore)
+        }
+
         @Test func tamperedBytesAndSizesAreRejected() throws {
             let fixture = try BundleFixture()
             var members = try fixture.members()

@@ -64,7 +64,11 @@ final class BundleTestCache {
 
 private func sample(_ count: Int, seed: UInt64) -> [UInt8] {
     var generator = SeededGenerator(seed: seed)
-    return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    var bytes = [UInt8](repeating: 0, count: (count + 7) / 8 * 8)
+    bytes.withUnsafeMutableBytes { raw in
+        for index in 0..<raw.count / 8 { raw.storeBytes(of: generator.next(), toByteOffset: index * 8, as: UInt64.self) }
+    }
+    return Array(bytes.prefix(count))
 }
 
 @Suite("Bundle export and import")
@@ -179,6 +183,26 @@ struct BundleImportTests {
         try file.write([0xFF ^ (try file.read(count: 1, at: 5000)[0])], at: 5000)
         #expect(throws: BundleError.self) { try source.export() }
         #expect(FileSystem.contentsOfDirectory(source.root).filter { $0.contains("mcbundle") }.isEmpty)
+    }
+
+    @Test func cancelledImportRemovesItsTemporaryFileAndKeepsWhatItCommitted() throws {
+        let source = try BundleTestCache()
+        for index in 0..<4 {
+            try source.add(identity: "https://a.example/\(index).mp4", bytes: sample(3 << 20, seed: UInt64(20 + index)))
+        }
+        let bundle = try source.export()
+        let target = try BundleTestCache()
+        var blocks = 0
+        let importer = try BundleImporter(
+            cache: target.directory,
+            events: { if case .progress = $0 { blocks += 1 } },
+            isCancelled: { blocks > 5 })
+        #expect(throws: BundleError.cancelled) { try importer.importBundle(at: bundle, name: "b") }
+        #expect(target.partialFiles.isEmpty)
+        let report = try ObjectVerifier(directory: target.directory).verify()
+        #expect(report.bad.isEmpty)
+        #expect(report.verified >= 1 && report.verified < 4, "\(report.verified) committed before the cancel")
+        #expect(target.objectFiles.count == report.verified)
     }
 
     @Test func abandonedTemporaryFilesAreRemovedLiveOnesKept() throws {

@@ -5,6 +5,9 @@ public enum BundleError: Error, CustomStringConvertible, Equatable {
     case archive(bundle: String, entry: String?, operation: String, message: String)
     /// The stream ends early or cannot be decoded (cut short, corrupted compression).
     case damaged(bundle: String, entry: String?, message: String)
+    /// Reading stopped at a rejected entry that claims far more bytes than the whole
+    /// manifest: skipping it would mean decompressing all of it.
+    case abandoned(bundle: String, entry: String, claimed: Int64)
     /// The first entry is not `manifest.json` (or the bundle is empty).
     case missingManifest(bundle: String, firstEntry: String?)
     case malformedManifest(bundle: String, reason: String)
@@ -18,10 +21,12 @@ public enum BundleError: Error, CustomStringConvertible, Equatable {
     /// Stopped by SIGINT/SIGTERM; temporary files were removed.
     case cancelled
 
-    /// The stream broke part-way: what was read before is still good.
+    /// The stream broke or was abandoned part-way: what was read before is still good.
     public var isDamage: Bool {
-        if case .damaged = self { return true }
-        return false
+        switch self {
+        case .damaged, .abandoned: true
+        default: false
+        }
     }
 
     public var description: String {
@@ -31,6 +36,10 @@ public enum BundleError: Error, CustomStringConvertible, Equatable {
         case .damaged(let bundle, let entry, let message):
             "\(bundle) is truncated or damaged\(entry.map { " at entry \(Printable.name($0))" } ?? "") (\(message)); "
                 + "copy the bundle again; objects before that point were verified and kept"
+        case .abandoned(let bundle, let entry, let claimed):
+            "stopped reading \(bundle) at entry \(Printable.name(entry)): it claims \(claimed) bytes, far more than "
+                + "all objects in its manifest together; the rest of the bundle was not read "
+                + "(objects before it were verified and kept)"
         case .missingManifest(let bundle, let first):
             "\(bundle) is not a mediacache bundle: its first entry must be manifest.json, "
                 + (first.map { "found \(Printable.name($0))" } ?? "the archive is empty") + "; nothing was imported"
@@ -73,6 +82,8 @@ public enum RejectionReason: Sendable, Equatable, CustomStringConvertible {
     case missingFromBundle
     /// The bundle ended (or broke) before or inside this entry.
     case truncated
+    /// Reading stopped at an earlier hostile entry.
+    case notRead
 
     public var description: String {
         switch self {
@@ -91,6 +102,7 @@ public enum RejectionReason: Sendable, Equatable, CustomStringConvertible {
         case .digestMismatch(let actual, let manifest): "SHA-256 mismatch (bundle bytes \(actual), manifest \(manifest))"
         case .missingFromBundle: "listed in the manifest but missing from the bundle"
         case .truncated: "cut short: the bundle ends inside or before this object"
+        case .notRead: "not read: reading stopped at an earlier hostile entry"
         }
     }
 }

@@ -135,7 +135,12 @@ public final class BundleImporter {
             }
             if summary.damage != nil { break }
         }
-        let missing: RejectionReason = summary.damage == nil ? .missingFromBundle : .truncated
+        let missing: RejectionReason =
+            switch summary.damage {
+            case nil: .missingFromBundle
+            case .abandoned?: .notRead
+            default: .truncated
+            }
         for entry in reader.unseenEntries {
             reject(EntryRejection(bundle: name, entry: entry.path, url: entry.url, reason: missing))
         }

@@ -10,6 +10,10 @@ final class BundleReader {
     private let entriesByPath: [String: BundleManifest.Entry]
     /// Manifest paths met so far (accepted or rejected): each may appear once.
     private var seenPaths: Set<String> = []
+    /// A rejected entry claiming more than this is not skipped over (skipping means
+    /// decompressing it, which a bomb turns into hours): reading stops there.
+    let skipLimit: Int64
+    private var abandonedAt: (entry: String, size: Int64)?
 
     enum Item {
         /// A regular file with a safe name that the manifest lists, met for the first time,
@@ -33,6 +37,7 @@ final class BundleReader {
         var byPath: [String: BundleManifest.Entry] = [:]
         for entry in manifest.entries { byPath[entry.path] = entry }
         entriesByPath = byPath
+        skipLimit = manifest.entries.reduce(Int64(64 << 20)) { $0 &+ max(0, $1.size) }
     }
 
     /// Only the manifest, for `bundle-info` and `export --exclude-manifest`.
@@ -67,9 +72,21 @@ final class BundleReader {
     }
 
     /// The next entry after the manifest, or nil at the end of the archive.
-    /// Throws `.damaged` when the stream breaks.
+    /// Throws `.damaged` when the stream breaks, `.abandoned` after an entry too large
+    /// to skip.
     func next() throws(BundleError) -> Item? {
+        if let abandonedAt {
+            throw .abandoned(bundle: name, entry: abandonedAt.entry, claimed: abandonedAt.size)
+        }
         guard let header = try archive.nextHeader() else { return nil }
+        let item = classify(header)
+        if case .rejected = item, let size = header.size, size > skipLimit {
+            abandonedAt = (header.displayPath, size)
+        }
+        return item
+    }
+
+    private func classify(_ header: ArchiveEntryHeader) -> Item {
         let display = header.displayPath
         guard let raw = header.rawPath, !raw.isEmpty else { return reject(display, nil, .unexpectedName) }
         let name = EntryPathPolicy.classify(raw)

@@ -17,6 +17,8 @@ struct TarMember: Equatable {
     var data: [UInt8] = []
     var linkName = ""
     var mode = 0o644
+    /// A size for the header other than the data's (a lying header).
+    var declaredSize: Int?
 }
 
 /// A minimal ustar reader and writer, so tests can take a genuine bundle apart and put a
@@ -63,7 +65,7 @@ enum TarArchive {
             put(octalField(member.mode, width: 8), into: &header, at: 100, width: 8)
             put(octalField(0, width: 8), into: &header, at: 108, width: 8)
             put(octalField(0, width: 8), into: &header, at: 116, width: 8)
-            put(octalField(member.data.count, width: 12), into: &header, at: 124, width: 12)
+            put(octalField(member.declaredSize ?? member.data.count, width: 12), into: &header, at: 124, width: 12)
             put(octalField(1_700_000_000, width: 12), into: &header, at: 136, width: 12)
             header[156] = member.kind.rawValue
             put(Array(member.linkName.utf8), into: &header, at: 157, width: 100)
