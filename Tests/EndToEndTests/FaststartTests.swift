@@ -146,3 +146,45 @@ struct FFmpegFailed: Error, CustomStringConvertible {
     var message: String
     var description: String { "ffmpeg failed: \(message)" }
 }
+
+extension EndToEnd.Faststart {
+    /// Files of 32 MiB and more are hashed while they arrive (front to back); the index
+    /// must still record the exact SHA-256 of what is stored, relocated or not.
+    @Test func bigFilesHashedWhileDownloadingVerify() throws {
+        let mdat = TestBytes.make(40 << 20, seed: 77)
+        let ftyp = SyntheticMP4.box("ftyp", Array("isom".utf8) + [0, 0, 2, 0] + Array("isomiso2".utf8))
+        let mdatStart = Int64(ftyp.count + 8)
+        let offsets = stride(from: Int64(0), to: Int64(mdat.count), by: 1 << 20).map { mdatStart + $0 }
+        let movie = ftyp + SyntheticMP4.box("mdat", mdat) + SyntheticMP4.moov(chunkOffsets: offsets)
+        origin.serve("/big.mp4", Resource(movie, contentType: "video/mp4"))
+        origin.serve("/big.bin", Resource(mdat))
+        let result = try harness.prefetch(
+            list: origin.url("/big.mp4") + "\n" + origin.url("/big.bin"), ["-x", "4", "--min-fragment", "1M", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("\"faststart\":\"relocated\""))
+        let verify = try harness.run(["verify"])
+        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(verify.stdout.contains("2 objects verified"))
+        #expect(try harness.cachedBytes(origin.url("/big.bin")) == mdat)
+        let stored = try #require(try harness.cachedBytes(origin.url("/big.mp4")))
+        #expect(stored.count == movie.count)
+        #expect(Array(stored.suffix(mdat.count)) == mdat, "mdat follows the moov unchanged")
+    }
+}
+
+/// Minimal ISO BMFF writer for synthetic movies.
+enum SyntheticMP4 {
+    static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+        be32(UInt32(payload.count + 8)) + Array(type.utf8) + payload
+    }
+
+    static func moov(chunkOffsets: [Int64]) -> [UInt8] {
+        let stco = box("stco", [0, 0, 0, 0] + be32(UInt32(chunkOffsets.count)) + chunkOffsets.flatMap { be32(UInt32($0)) })
+        let stbl = box("stbl", box("stsd", [0, 0, 0, 0, 0, 0, 0, 0]) + stco)
+        return box("moov", box("mvhd", [UInt8](repeating: 0, count: 100)) + box("trak", box("mdia", box("minf", stbl))))
+    }
+
+    static func be32(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+}

@@ -229,3 +229,24 @@ struct FragmentPlannerTests {
         #expect(FragmentPlanner(minFragment: 1 * MiB).alignment == 64 * KiB)
     }
 }
+
+@Suite struct FragmentPlannerInOrderTests {
+    let planner = FragmentPlanner(minFragment: 1 << 20)
+
+    @Test func piecesComeFrontToBackAtMostPieceSize() {
+        let pieces = planner.planInOrder(unassigned: [ByteRange(0, 100 << 20)], slots: 4, pieceSize: 8 << 20)
+        #expect(pieces == [ByteRange(0, 8 << 20), ByteRange(8 << 20, 16 << 20), ByteRange(16 << 20, 24 << 20), ByteRange(24 << 20, 32 << 20)])
+    }
+
+    @Test func aSliverIsNeverLeftBehind() {
+        let size: Int64 = (16 << 20) + (512 << 10)
+        let pieces = planner.planInOrder(unassigned: [ByteRange(0, size), ByteRange(size + 10, 200 << 20)], slots: 2, pieceSize: 8 << 20)
+        #expect(pieces == [ByteRange(0, 8 << 20), ByteRange(8 << 20, size)])
+    }
+
+    @Test func aSmallRemainderIsSplitEvenlyAcrossTheFreeConnections() {
+        let pieces = planner.planInOrder(unassigned: [ByteRange(0, 8 << 20)], slots: 4, pieceSize: 8 << 20)
+        #expect(pieces.count == 4)
+        #expect(pieces.allSatisfy { $0.count == 2 << 20 })
+    }
+}

@@ -63,8 +63,11 @@ extension DownloadJob {
         let committer = ObjectCommitter(cache: cache, index: engine.index, faststart: options.faststart)
         let snapshot = state
         let key = key
+        let hasher = hasher
         diskQueue.async { [weak self] in
-            let result = Result { () throws(JobFailure) in try committer.commit(key: key, file: file, state: snapshot) }
+            let result = Result { () throws(JobFailure) in
+                try committer.commit(key: key, file: file, state: snapshot, hasher: hasher)
+            }
             self?.loop.post { [weak self] in self?.didCommit(result) }
         }
     }

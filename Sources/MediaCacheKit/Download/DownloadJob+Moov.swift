@@ -32,6 +32,7 @@ extension DownloadJob {
         if let moov = locator.moov, !moovReported, state.completed.contains(ByteRange(moov.offset, moov.end)) {
             moovReported = true
             emit(.moovFound(url: url, offset: moov.offset, size: moov.size, bytesReceived: bytesFetched))
+            if options.faststart { hasher?.planLayout(length: locator.length) }
         }
         if locator.isFinished && (locator.moov == nil || moovReported) {
             moovLocator = nil

@@ -157,8 +157,10 @@ extension DownloadJob: HTTPTransferDelegate {
         bytesFetched += Int64(count)
         bytesSinceCheckpoint += Int64(count)
         failuresInARow = 0
-        noteProgress()
         if moovLocator != nil { advanceMoovSearch() }
+        // Until the layout is known, the relocated digest could not follow the prefix.
+        if moovLocator == nil { hasher?.advance(to: state.completed.contiguousPrefix) }
+        noteProgress()
         // Fewer than offered stops the transfer: its range now ends here.
         return consumed + count
     }

@@ -53,6 +53,8 @@ final class DownloadJob: @unchecked Sendable {
     /// Other connections wait (until this time) for the probe's first bytes, so a late
     /// moov is requested before the middle of mdat.
     var holdFillUntil = 0.0
+    /// Hashes the contiguous prefix while the rest arrives (files of 32 MiB and more).
+    var hasher: PrefixHasher?
     var lastCheckpoint = 0.0
     var bytesSinceCheckpoint: Int64 = 0
     var lastProgress = 0.0
@@ -191,6 +193,8 @@ final class DownloadJob: @unchecked Sendable {
         tailPrioritized = false
         moovReported = false
         holdFillUntil = 0
+        hasher?.cancel()
+        hasher = nil
         let sendRange = state.rangesSupported && !rangesDisabled
         var piece = ByteRange(0, sendRange ? 2 * options.minFragment : Int64.max)
         var compareFrom: Int64?
@@ -223,6 +227,11 @@ final class DownloadJob: @unchecked Sendable {
                 .started(
                     url: url, name: name, length: state.length, resumedBytes: state.bytesDone,
                     connections: plannedConnections))
+        }
+        if let length = state.length, length >= 32 << 20, let file = dataFile {
+            var algorithms: Set<DigestAlgorithm> = [.sha256]
+            if let checksum = request.entry.checksum { algorithms.insert(checksum.algorithm) }
+            hasher = PrefixHasher(file: file, algorithms: algorithms)
         }
         if rangesUsable, let length = state.length, length > 0 {
             moovLocator = MoovLocator(length: length)
@@ -277,7 +286,9 @@ final class DownloadJob: @unchecked Sendable {
         }
         var slots = options.connectionsPerFile - fragments.count
         guard slots > 0 else { return }
-        for piece in planner.plan(unassigned: busy.gaps(within: ByteRange(0, length)), slots: slots) {
+        let pieceSize = length / Int64(options.connectionsPerFile * 8)
+        let unassigned = busy.gaps(within: ByteRange(0, length))
+        for piece in planner.planInOrder(unassigned: unassigned, slots: slots, pieceSize: pieceSize) {
             startFragment(piece)
             slots -= 1
         }

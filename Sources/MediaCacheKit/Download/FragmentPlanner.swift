@@ -33,6 +33,30 @@ public struct FragmentPlanner: Sendable {
         return pieces.sorted { $0.start < $1.start }
     }
 
+    /// Hands out pieces of at most `pieceSize` from the lowest unassigned offset, so the
+    /// file fills front to back (it can be played, and hashed, while it arrives). Once
+    /// less is left than the free connections could take, the rest is split evenly.
+    public func planInOrder(unassigned: [ByteRange], slots: Int, pieceSize: Int64) -> [ByteRange] {
+        guard slots > 0 else { return [] }
+        let ranges = unassigned.filter { !$0.isEmpty }.sorted { $0.start < $1.start }
+        let total = ranges.reduce(Int64(0)) { $0 + $1.count }
+        let piece = max(pieceSize, minFragment)
+        if total <= Int64(slots) * piece { return plan(unassigned: ranges, slots: slots) }
+        var result: [ByteRange] = []
+        for range in ranges {
+            var start = range.start
+            while start < range.end && result.count < slots {
+                var end = min(range.end, start + piece)
+                // Never leave a sliver smaller than a fragment behind.
+                if range.end - end < minFragment { end = range.end }
+                result.append(ByteRange(start, end))
+                start = end
+            }
+            if result.count == slots { break }
+        }
+        return result
+    }
+
     /// Where to cut an in-flight range `[next, end)` so a free connection takes the back
     /// half, or nil if what remains is too small to share.
     public func stealPoint(next: Int64, end: Int64) -> Int64? {

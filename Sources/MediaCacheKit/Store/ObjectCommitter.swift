@@ -15,7 +15,10 @@ struct ObjectCommitter: Sendable {
         var object: CachedObject
     }
 
-    func commit(key: CacheKey, file: DataFile, state: JobState) throws(JobFailure) -> Committed {
+    /// `hasher`: digests of the prefix hashed while the download ran, continued here.
+    func commit(key: CacheKey, file: DataFile, state: JobState, hasher: PrefixHasher? = nil) throws(JobFailure)
+        -> Committed
+    {
         let entry = state.entry
         guard let length = state.length, state.isComplete else {
             throw JobFailure(.badResponse, "internal error: commit of an incomplete download of \(entry.url)")
@@ -41,18 +44,12 @@ struct ObjectCommitter: Sendable {
         // The layout is decided from headers and moov alone, so one read pass hashes
         // both the origin bytes and the relocated layout.
         let decision = try faststartDecision(file: file, length: length)
-        var relocation: (plan: RelocationPlan, digest: RelocatedDigest)?
-        if faststart, case .relocate(let plan) = decision { relocation = (plan, RelocatedDigest(plan: plan)) }
+        var plan: RelocationPlan?
+        if faststart, case .relocate(let relocation) = decision { plan = relocation }
         var algorithms: Set<DigestAlgorithm> = [.sha256]
         if let checksum = entry.checksum { algorithms.insert(checksum.algorithm) }
-        let digests: [DigestAlgorithm: String]
-        do {
-            digests = try FileDigester.digest(file, length: length, algorithms: algorithms) { offset, block in
-                relocation?.digest.update(at: offset, block)
-            }
-        } catch {
-            throw JobFailure(.io, "\(error)")
-        }
+        let (digests, relocatedSHA256) = try hashes(
+            file: file, length: length, algorithms: algorithms, plan: plan, hasher: hasher)
         if let expected = entry.checksum, digests[expected.algorithm] != expected.hex {
             FileSystem.removeTree(cache.jobDirectory(key: key))
             throw JobFailure(
@@ -63,7 +60,7 @@ struct ObjectCommitter: Sendable {
 
         let stored = storedLayout(
             key: key, file: file, length: length, originSHA256: digests[.sha256]!, decision: decision,
-            relocation: relocation.map { ($0.plan, $0.digest.finalizeHex()) })
+            relocation: plan.map { ($0, relocatedSHA256) })
         let relative = cache.relativeObjectPath(key: key, extension: Self.fileExtension(for: state))
         let destination = cache.absolute(relative)
         let now = Date()
@@ -93,6 +90,26 @@ struct ObjectCommitter: Sendable {
         var faststart: String
     }
 
+    /// The origin digests and the relocated layout's SHA-256, in one read pass; what the
+    /// prefix hasher already covered is not read again.
+    private func hashes(
+        file: DataFile, length: Int64, algorithms: Set<DigestAlgorithm>, plan: RelocationPlan?, hasher: PrefixHasher?
+    ) throws(JobFailure) -> ([DigestAlgorithm: String], String?) {
+        if let result = hasher?.finish(length: length), algorithms.isSubset(of: Set(result.digests.keys)) {
+            guard let plan else { return (result.digests, nil) }
+            if let relocated = result.relocated, relocated.plan == plan { return (result.digests, relocated.sha256) }
+        }
+        let relocated = plan.map { RelocatedDigest(plan: $0) }
+        do {
+            let digests = try FileDigester.digest(file, length: length, algorithms: algorithms) { offset, block in
+                relocated?.update(at: offset, block)
+            }
+            return (digests, relocated?.finalizeHex())
+        } catch {
+            throw JobFailure(.io, "\(error)")
+        }
+    }
+
     /// How an MP4 is stored; a file that starts like an MP4 but whose boxes do not tile
     /// it is damaged (usually truncated at the origin) and is not cached.
     private func faststartDecision(file: DataFile, length: Int64) throws(JobFailure) -> FaststartDecision {
@@ -109,7 +126,7 @@ struct ObjectCommitter: Sendable {
     /// copy_file_range and structure-checked before it replaces the origin bytes.
     private func storedLayout(
         key: CacheKey, file: DataFile, length: Int64, originSHA256: String, decision: FaststartDecision,
-        relocation: (plan: RelocationPlan, sha256: String)?
+        relocation: (plan: RelocationPlan, sha256: String?)?
     ) -> StoredLayout {
         let origin = cache.dataPath(key: key)
         guard case .relocate = decision else {
@@ -124,7 +141,9 @@ struct ObjectCommitter: Sendable {
             try MoovRelocator.write(relocation.plan, from: file, to: relocated)
             let size = try relocated.size()
             try MP4StructureCheck.check(relocated, length: size)
-            return StoredLayout(path: path, size: size, sha256: relocation.sha256, faststart: "relocated")
+            let sha256 = try relocation.sha256
+                ?? FileDigester.digest(relocated, length: size, algorithms: [.sha256])[.sha256]!
+            return StoredLayout(path: path, size: size, sha256: sha256, faststart: "relocated")
         } catch {
             // Never half-fixed: keep the origin bytes and say why.
             FileSystem.remove(path)
