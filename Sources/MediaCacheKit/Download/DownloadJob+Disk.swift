@@ -4,8 +4,20 @@ import Foundation
 /// handing the finished file to the committer.
 extension DownloadJob {
     /// Empties and reserves the data file for a new download of `length` bytes.
+    ///
+    /// A saved state may still claim bytes of the old data (a checkpoint written before
+    /// the discard, or one still queued): it is removed, after every queued checkpoint
+    /// ran, before a byte is overwritten, so a crash here never pairs old claims with
+    /// new or zeroed bytes.
     func prepareDataFile(length: Int64?, fresh: Bool) -> Bool {
         guard fresh, let file = dataFile else { return true }
+        let statePath = cache.statePath(key: key)
+        let directory = cache.jobDirectory(key: key)
+        diskQueue.sync {
+            guard FileSystem.exists(statePath) else { return }
+            FileSystem.remove(statePath)
+            try? FileSystem.syncDirectory(directory)
+        }
         do {
             try file.truncate(length: 0)
             if let length, length > 0 { try file.preallocate(length: length) }
