@@ -93,26 +93,13 @@ enum Boxes {
     }
 
     @Test func randomBytesNeverCrashOrLoop() {
-        var generator = SplitMix(seed: 77)
+        var generator = SeededGenerator(seed: 77)
         for _ in 0..<300 {
             let count = Int(generator.next() % 200)
             let bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
             _ = try? TopLevelBoxes.scan(MemoryBytes(bytes), length: Int64(bytes.count))
             _ = try? FaststartPlanner.plan(MemoryBytes(Boxes.ftyp + bytes), length: Int64(Boxes.ftyp.count + bytes.count))
         }
-    }
-}
-
-/// A tiny seeded generator so fuzz-style tests replay.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

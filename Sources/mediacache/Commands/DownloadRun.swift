@@ -19,46 +19,13 @@ struct DownloadRun {
             Terminal.err("mediacache: cannot use the cache at \(cache.root): \(error)")
             throw ExitStatus.cacheError
         }
-        let trap = SignalTrap { signal in
-            engine.cancel()
-            return signal
-        }
+        let trap = SignalTrap(message: "stopping, saving progress") { engine.cancel() }
         let summary = engine.run(requests)
         printer.finish()
         SummaryPrinter.print(summary, inputErrors: inputErrors, json: options.json)
         if summary.interrupted {
-            throw trap.caughtSignal == SIGTERM ? ExitStatus.interruptedByTERM : ExitStatus.interruptedByINT
+            throw trap.exitStatus
         }
         if !summary.failed.isEmpty || inputErrors > 0 { throw ExitStatus.someFailed }
-    }
-}
-
-/// Turns SIGINT and SIGTERM into a call, once; a second Ctrl-C exits at once.
-final class SignalTrap: @unchecked Sendable {
-    private var sources: [DispatchSourceSignal] = []
-    private let lock = NSLock()
-    private var caught: Int32?
-
-    var caughtSignal: Int32? { lock.withLock { caught } }
-
-    init(_ handler: @escaping @Sendable (Int32) -> Int32) {
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in
-                let first = lock.withLock {
-                    defer { caught = caught ?? number }
-                    return caught == nil
-                }
-                if first {
-                    Terminal.err("\nmediacache: stopping, saving progress (press Ctrl-C again to quit at once)")
-                    _ = handler(number)
-                } else {
-                    exit(number == SIGTERM ? 143 : 130)
-                }
-            }
-            source.resume()
-            sources.append(source)
-        }
     }
 }

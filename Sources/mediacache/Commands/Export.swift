@@ -85,7 +85,7 @@ struct Export: ParsableCommand {
             Terminal.err("mediacache: cannot use the cache at \(directory.root): \(error)")
             throw ExitStatus.cacheError
         }
-        let interrupt = InterruptFlag()
+        let interrupt = SignalTrap(message: "stopping and removing temporary files")
         let line = ByteProgressLine(label: "exporting", enabled: Terminal.stderrIsTerminal && !quiet)
         do {
             let manifest = try exporter.manifest(for: selection, options: options)

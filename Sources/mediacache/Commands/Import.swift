@@ -44,7 +44,7 @@ struct Import: ParsableCommand {
             Terminal.err("mediacache: cannot read bundle \(bundle): \(reason)")
             throw ExitStatus.usage
         }
-        let interrupt = InterruptFlag()
+        let interrupt = SignalTrap(message: "stopping and removing temporary files")
         let line = ByteProgressLine(
             label: dryRun ? "checking" : "importing", enabled: Terminal.stderrIsTerminal && !quiet && !json)
         let importer: BundleImporter

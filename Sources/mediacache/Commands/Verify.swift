@@ -27,7 +27,7 @@ struct Verify: ParsableCommand {
             Terminal.err("mediacache: cannot use the cache at \(cache.directory.root): \(error)")
             throw ExitStatus.cacheError
         }
-        let interrupt = InterruptFlag()
+        let interrupt = SignalTrap(message: "stopping and removing temporary files")
         let line = ByteProgressLine(label: "verifying", enabled: Terminal.stderrIsTerminal && !quiet)
         let report: ObjectVerifier.Report
         do {

@@ -1,14 +1,14 @@
-import Foundation
 import ArgumentParser
+import Foundation
 
-/// SIGINT/SIGTERM for commands that stop between blocks and clean up (export, import,
-/// verify): the first signal sets the flag, a second one exits at once.
-final class InterruptFlag: @unchecked Sendable {
+/// SIGINT and SIGTERM for long commands: the first signal prints `message` and calls
+/// `onFirst` (or just sets the flag the command polls); a second one exits at once.
+final class SignalTrap: @unchecked Sendable {
     private let lock = NSLock()
     private var caught: Int32?
     private var sources: [DispatchSourceSignal] = []
 
-    init() {
+    init(message: String, onFirst: (@Sendable () -> Void)? = nil) {
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -18,7 +18,8 @@ final class InterruptFlag: @unchecked Sendable {
                     return caught == nil
                 }
                 if first {
-                    Terminal.err("\nmediacache: stopping and removing temporary files (press Ctrl-C again to quit at once)")
+                    Terminal.err("\nmediacache: \(message) (press Ctrl-C again to quit at once)")
+                    onFirst?()
                 } else {
                     exit(number == SIGTERM ? 143 : 130)
                 }
@@ -31,5 +32,7 @@ final class InterruptFlag: @unchecked Sendable {
     var isSet: Bool { lock.withLock { caught != nil } }
 
     /// 130 after SIGINT, 143 after SIGTERM.
-    var exitStatus: ExitCode { lock.withLock { caught == SIGTERM ? ExitStatus.interruptedByTERM : ExitStatus.interruptedByINT } }
+    var exitStatus: ExitCode {
+        lock.withLock { caught == SIGTERM ? ExitStatus.interruptedByTERM : ExitStatus.interruptedByINT }
+    }
 }
