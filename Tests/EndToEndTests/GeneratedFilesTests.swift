@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+extension EndToEnd {
+    /// man/mediacache.1 and completions/ are generated from the command definitions and
+    /// committed. These tests fail when a committed file is stale. To re-record:
+    ///   swift build --product generate-manual && MEDIACACHE_RECORD=1 swift test --filter GeneratedFiles
+    @Suite struct GeneratedFiles {
+        static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().path
+        static let recording = ProcessInfo.processInfo.environment["MEDIACACHE_RECORD"] == "1"
+
+        @Test(arguments: [("bash", "mediacache.bash"), ("zsh", "_mediacache"), ("fish", "mediacache.fish")])
+        func completionScriptIsUpToDate(shell: String, file: String) throws {
+            let result = try MediaCacheProcess.run(["--generate-completion-script", shell])
+            #expect(result.status == 0)
+            try Self.compare(generated: result.stdout, committed: "completions/" + file)
+        }
+
+        @Test func bashCompletionLoadsInBash() throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", "source '\(Self.root)/completions/mediacache.bash' && complete -p mediacache"]
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let registered = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(registered.contains("mediacache"))
+        }
+
+        @Test func manPageIsUpToDate() throws {
+            let binary = URL(fileURLWithPath: MediaCacheProcess.binary).deletingLastPathComponent()
+                .appendingPathComponent("generate-manual").path
+            guard FileManager.default.isExecutableFile(atPath: binary) else {
+                Issue.record("\(binary) is missing: run `swift build --product generate-manual` (Scripts/test does)")
+                return
+            }
+            let output = NSTemporaryDirectory() + "man-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: output) }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            // A fixed date keeps the page reproducible.
+            process.arguments = [MediaCacheProcess.binary, "--date", "2026-11-21", "--output-directory", output]
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let page = try String(contentsOfFile: output + "/mediacache.1", encoding: .utf8)
+            #expect(page.contains("EXIT STATUS") && page.contains("MEDIACACHE_DIR"))
+            try Self.compare(generated: page, committed: "man/mediacache.1")
+        }
+
+        static func compare(generated: String, committed relative: String) throws {
+            let path = root + "/" + relative
+            if recording {
+                try generated.write(toFile: path, atomically: true, encoding: .utf8)
+                return
+            }
+            let current = try? String(contentsOfFile: path, encoding: .utf8)
+            #expect(
+                current == generated,
+                "\(relative) is out of date; re-record with MEDIACACHE_RECORD=1 swift test --filter GeneratedFiles")
+        }
+    }
+}

@@ -1,0 +1,194 @@
+function __mediacache_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __mediacache_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __mediacache_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __mediacache_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __mediacache_parse_tokens -S
+    set -l unparsed_tokens (__mediacache_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'mediacache'
+        __mediacache_parse_subcommand 0 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'prefetch'
+            __mediacache_parse_subcommand -r 1 'cache-dir=' 'j/jobs=' 'x/connections=' 'min-fragment=' 'H/header=+' 'retries=' 'timeout=' 'no-faststart' 'json' 'q/quiet' 'version' 'h/help'
+        case 'resume'
+            __mediacache_parse_subcommand 0 'cache-dir=' 'j/jobs=' 'x/connections=' 'min-fragment=' 'H/header=+' 'retries=' 'timeout=' 'no-faststart' 'json' 'q/quiet' 'version' 'h/help'
+        case 'status'
+            __mediacache_parse_subcommand 0 'cache-dir=' 'json' 'version' 'h/help'
+        case 'path'
+            __mediacache_parse_subcommand 1 'cache-dir=' 'version' 'h/help'
+        case 'ls'
+            __mediacache_parse_subcommand 0 'cache-dir=' 'sort=' 'json' 'version' 'h/help'
+        case 'rm'
+            __mediacache_parse_subcommand -r 1 'cache-dir=' 'version' 'h/help'
+        case 'gc'
+            __mediacache_parse_subcommand 0 'max-size=' 'cache-dir=' 'version' 'h/help'
+        case 'stats'
+            __mediacache_parse_subcommand 0 'cache-dir=' 'json' 'version' 'h/help'
+        case 'verify'
+            __mediacache_parse_subcommand -r 1 'quiet' 'cache-dir=' 'version' 'h/help'
+        case 'export'
+            __mediacache_parse_subcommand -r 2 'since=' 'exclude-manifest=+' 'level=' 'threads=' 'keep-query' 'quiet' 'cache-dir=' 'version' 'h/help'
+        case 'import'
+            __mediacache_parse_subcommand -r 1 'dry-run' 'replace' 'json' 'quiet' 'cache-dir=' 'version' 'h/help'
+        case 'bundle-info'
+            __mediacache_parse_subcommand 1 'json' 'cache-dir=' 'version' 'h/help'
+        case 'help'
+            __mediacache_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __mediacache_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __mediacache_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __mediacache_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __mediacache_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__mediacache_tokens -p)
+    if test -z "$(__mediacache_tokens -t)"
+        set -l index (count (__mediacache_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'mediacache' -f
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache" version' -l 'version' -d 'Show the version.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'prefetch' -d 'Download every entry of one or more lists into the cache.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'resume' -d 'Continue every interrupted download recorded in the cache.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'status' -d 'List interrupted or partial downloads: URL, bytes done / total.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'path' -d 'Print the absolute path of a complete, verified cached object.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'ls' -d 'List cached objects: URL or name, size, type, faststart state, added, last used.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'rm' -d 'Remove objects (and any partial download of them) from the cache.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'gc' -d 'Clean orphans and evict least-recently-used objects down to a size.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'stats' -d 'Show how many objects and bytes the cache holds.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'verify' -d 'Re-hash cached objects against the index.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'export' -d 'Write cached objects into a bundle for other machines.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'import' -d 'Verify and add the objects of one or more bundles to the cache.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'bundle-info' -d 'List what a bundle holds without importing it.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache prefetch" -ge 1' -F
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" cache-dir' -l 'cache-dir' -d 'The cache directory (default: $MEDIACACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/mediacache).' -rfa '(__mediacache_complete_directories)'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" j jobs' -s 'j' -l 'jobs' -d 'Files downloaded at once.' -rfka ''
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" connections x' -s 'x' -l 'connections' -d 'Connections per file.' -rfka ''
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" min-fragment' -l 'min-fragment' -d 'Smallest byte range given to one connection (e.g. 512K, 4M).' -rfka ''
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch"' -s 'H' -l 'header' -d 'Extra request header \'Name: value\' for every entry (repeatable); never sent to another host.' -rfka ''
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" retries' -l 'retries' -d 'Failures in a row (without progress) before a file is given up.' -rfka ''
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" timeout' -l 'timeout' -d 'Seconds without data before a connection counts as stalled.' -rfka ''
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" no-faststart' -l 'no-faststart' -d 'Keep MP4/MOV bytes exactly as the origin sent them (no moov relocation).'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" json' -l 'json' -d 'Print events as NDJSON on stdout.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" q quiet' -s 'q' -l 'quiet' -d 'Print only errors and the final summary.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" version' -l 'version' -d 'Show the version.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache resume" cache-dir' -l 'cache-dir' -d 'The cache directory (default: $MEDIACACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/mediacache).' -rfa '(__mediacache_complete_directories)'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache resume" j jobs' -s 'j' -l 'jobs' -d 'Files downloaded at once.' -rfka ''
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache resume" connections x' -s 'x' -l 'connections' -d 'Connections per file.' -rfka ''
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache resume" min-fragment' -l 'min-fragment' -d 'Smallest byte range given to one connection (e.g. 512K, 4M).' -rfka ''
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache resume"' -s 'H' -l 'header' -d 'Extra request header \'Name: value\' for every entry (repeatable); never sent to another host.' -rfka ''
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache resume" retries' -l 'retries' -d 'Failures in a row (without progress) before a file is given up.' -rfka ''
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache resume" timeout' -l 'timeout' -d 'Seconds without data before a connection counts as stalled.' -rfka ''
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache resume" no-faststart' -l 'no-faststart' -d 'Keep MP4/MOV bytes exactly as the origin sent them (no moov relocation).'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache resume" json' -l 'json' -d 'Print events as NDJSON on stdout.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache resume" q quiet' -s 'q' -l 'quiet' -d 'Print only errors and the final summary.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache resume" version' -l 'version' -d 'Show the version.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache resume" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache status" cache-dir' -l 'cache-dir' -d 'The cache directory (default: $MEDIACACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/mediacache).' -rfa '(__mediacache_complete_directories)'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache status" json' -l 'json' -d 'Print one JSON object per job on stdout.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache status" version' -l 'version' -d 'Show the version.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache status" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache path" cache-dir' -l 'cache-dir' -d 'The cache directory (default: $MEDIACACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/mediacache).' -rfa '(__mediacache_complete_directories)'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache path" version' -l 'version' -d 'Show the version.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache path" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache ls" cache-dir' -l 'cache-dir' -d 'The cache directory (default: $MEDIACACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/mediacache).' -rfa '(__mediacache_complete_directories)'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache ls" sort' -l 'sort' -d 'Sort by added, used (last use), size or name.' -rfka 'added used size name'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache ls" json' -l 'json' -d 'Print one JSON object per cached object on stdout.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache ls" version' -l 'version' -d 'Show the version.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache ls" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache rm" cache-dir' -l 'cache-dir' -d 'The cache directory (default: $MEDIACACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/mediacache).' -rfa '(__mediacache_complete_directories)'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache rm" version' -l 'version' -d 'Show the version.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache rm" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache gc" max-size' -l 'max-size' -d 'Largest total size of the objects to keep (e.g. 20G).' -rfka ''
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache gc" cache-dir' -l 'cache-dir' -d 'The cache directory (default: $MEDIACACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/mediacache).' -rfa '(__mediacache_complete_directories)'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache gc" version' -l 'version' -d 'Show the version.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache gc" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache stats" cache-dir' -l 'cache-dir' -d 'The cache directory (default: $MEDIACACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/mediacache).' -rfa '(__mediacache_complete_directories)'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache stats" json' -l 'json' -d 'Print one JSON object on stdout.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache stats" version' -l 'version' -d 'Show the version.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache stats" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache verify" quiet' -l 'quiet' -d 'Print only problems.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache verify" cache-dir' -l 'cache-dir' -d 'The cache directory (default: $MEDIACACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/mediacache).' -rfa '(__mediacache_complete_directories)'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache verify" version' -l 'version' -d 'Show the version.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache verify" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache export" -eq 1' -F
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache export" since' -l 'since' -d 'Only objects added at or after this date (2026-03-01, 2026-03-01T14:30, …T14:30:00Z; local time unless a zone is given).' -rfka ''
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache export"' -l 'exclude-manifest' -d 'Leave out objects this bundle already holds with the same bytes (repeatable).' -rF
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache export" level' -l 'level' -d 'zstd compression level, 1 (fastest) to 19; media is already compressed, so higher levels rarely pay.' -rfka ''
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache export" threads' -l 'threads' -d 'zstd compression threads (default: one per core).' -rfka ''
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache export" keep-query' -l 'keep-query' -d 'Keep the query of URLs of objects cached under a cache-key (it may hold expiring tokens).'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache export" quiet' -l 'quiet' -d 'Print no progress, only errors.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache export" cache-dir' -l 'cache-dir' -d 'The cache directory (default: $MEDIACACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/mediacache).' -rfa '(__mediacache_complete_directories)'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache export" version' -l 'version' -d 'Show the version.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache export" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache import" -ge 1' -F
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache import" dry-run' -l 'dry-run' -d 'Read and verify every object, change nothing.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache import" replace' -l 'replace' -d 'Take the bundle\'s version of an object the cache holds with different bytes.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache import" json' -l 'json' -d 'Print one JSON object per event on stdout.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache import" quiet' -l 'quiet' -d 'Print only problems.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache import" cache-dir' -l 'cache-dir' -d 'The cache directory (default: $MEDIACACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/mediacache).' -rfa '(__mediacache_complete_directories)'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache import" version' -l 'version' -d 'Show the version.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache import" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache bundle-info" -eq 1' -F
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache bundle-info" json' -l 'json' -d 'Print the manifest as JSON on stdout.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache bundle-info" cache-dir' -l 'cache-dir' -d 'The cache directory (default: $MEDIACACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/mediacache).' -rfa '(__mediacache_complete_directories)'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache bundle-info" version' -l 'version' -d 'Show the version.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache bundle-info" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache help" version' -l 'version' -d 'Show the version.'
