@@ -40,7 +40,10 @@ extension DownloadJob {
         if now - lastProgress >= 0.5 {
             let done = state.bytesDone
             let rate = Double(done - bytesAtLastProgress) / max(0.001, now - lastProgress)
-            emit(.progress(url: url, name: name, bytesDone: done, length: state.length, bytesPerSecond: max(0, rate)))
+            emit(
+                .progress(
+                    url: url, name: name, bytesDone: done, length: state.length, bytesPerSecond: max(0, rate),
+                    connections: fragments.count))
             lastProgress = now
             bytesAtLastProgress = done
         }

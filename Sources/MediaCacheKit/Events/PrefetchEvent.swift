@@ -4,7 +4,8 @@ public enum PrefetchEvent: Sendable {
     /// A file started downloading (`resumedBytes` > 0 when partial data was kept).
     case started(url: String, name: String, length: Int64?, resumedBytes: Int64, connections: Int)
     /// Bytes on disk so far; emitted at most a few times per second per file.
-    case progress(url: String, name: String, bytesDone: Int64, length: Int64?, bytesPerSecond: Double)
+    case progress(
+        url: String, name: String, bytesDone: Int64, length: Int64?, bytesPerSecond: Double, connections: Int)
     /// A transient failure; the file continues after `delay` seconds.
     case retry(url: String, attempt: Int, delay: Double, reason: String)
     /// Something the user should know that does not stop the file.

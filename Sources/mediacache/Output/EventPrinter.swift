@@ -5,11 +5,11 @@ import MediaCacheKit
 final class EventPrinter: Sendable {
     enum Style { case human, quiet, json }
     let style: Style
-    private let statusLine: StatusLine?
+    private let board: ProgressBoard?
 
     init(style: Style) {
         self.style = style
-        statusLine = style == .human && Terminal.stderrIsTerminal ? StatusLine() : nil
+        board = style == .human && Terminal.stderrIsTerminal ? ProgressBoard() : nil
     }
 
     func handle(_ event: PrefetchEvent) {
@@ -29,8 +29,8 @@ final class EventPrinter: Sendable {
             } else {
                 say("start    \(name) (\(size), \(connections) connection\(connections == 1 ? "" : "s"))")
             }
-        case .progress(let url, let name, let done, let length, let rate):
-            statusLine?.update(url: url, name: name, done: done, length: length, rate: rate)
+        case .progress(let url, let name, let done, let length, let rate, let connections):
+            board?.update(url: url, name: name, done: done, length: length, rate: rate, connections: connections)
         case .retry(_, let attempt, let delay, let reason):
             say("retry    \(reason) (attempt \(attempt), in \(ByteCount.formatSeconds(delay)))")
         case .notice(let url, let message):
@@ -40,24 +40,24 @@ final class EventPrinter: Sendable {
         case .verified, .moovFound:
             break
         case .committed(let url, let name, _, let size, let faststart):
-            statusLine?.remove(url: url)
+            board?.remove(url: url)
             let layout = faststart == "-" || faststart == "original" ? "" : ", faststart: \(faststart)"
             say("done     \(name) (\(ByteCount.format(size))\(layout))")
         case .skipped(_, let name, _):
             say("cached   \(name)")
         case .failed(let url, _, let failure):
-            statusLine?.remove(url: url)
+            board?.remove(url: url)
             say("FAILED   \(url): \(failure.message)")
         }
     }
 
     private func say(_ line: String) {
-        if let statusLine {
-            statusLine.printAbove(line)
+        if let board {
+            board.printAbove(line)
         } else {
             Terminal.err(line)
         }
     }
 
-    func finish() { statusLine?.clear() }
+    func finish() { board?.clear() }
 }

@@ -9,8 +9,11 @@ enum JSONEvent {
         case .started(let url, let name, let length, let resumed, let connections):
             fields = ["event": "started", "url": url, "name": name, "resumed_bytes": resumed, "connections": connections]
             if let length { fields["length"] = length }
-        case .progress(let url, let name, let done, let length, let rate):
-            fields = ["event": "progress", "url": url, "name": name, "bytes_done": done, "bytes_per_second": Int(rate)]
+        case .progress(let url, let name, let done, let length, let rate, let connections):
+            fields = [
+                "event": "progress", "url": url, "name": name, "bytes_done": done, "bytes_per_second": Int(rate),
+                "connections": connections,
+            ]
             if let length { fields["length"] = length }
         case .retry(let url, let attempt, let delay, let reason):
             fields = ["event": "retry", "url": url, "attempt": attempt, "delay": delay, "reason": reason]

@@ -9,10 +9,30 @@ enum Terminal {
     }
 
     private static let lock = NSLock()
+    nonisolated(unsafe) private static var overlay: ProgressBoard?
 
     static func out(_ line: String) { write(line + "\n", to: .out) }
 
-    static func err(_ line: String) { write(line + "\n", to: .err) }
+    /// A message on stderr; above the progress board when one is shown.
+    static func err(_ line: String) {
+        if let board = lock.withLock({ overlay }) {
+            board.printAbove(line)
+        } else {
+            write(line + "\n", to: .err)
+        }
+    }
+
+    static func setOverlay(_ board: ProgressBoard?) { lock.withLock { overlay = board } }
+
+    /// Control sequences and text for the board itself, on stderr.
+    static func writeRaw(_ text: String) { write(text, to: .err) }
+
+    /// The terminal's width (stderr), else $COLUMNS, else 80.
+    static var columns: Int {
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 { return Int(size.ws_col) }
+        return Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 80
+    }
 
     static func write(_ text: String, to stream: Stream) {
         lock.withLock {

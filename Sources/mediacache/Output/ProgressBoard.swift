@@ -1,0 +1,125 @@
+import Foundation
+import MediaCacheKit
+
+/// The live view on a terminal: one line per active file (name, bar, percent, bytes,
+/// rate, ETA, connections) and a total line, redrawn in place on stderr at most five
+/// times a second. Lines never wrap (they are cut to the terminal width), so the cursor
+/// arithmetic stays right; messages print above the board; `clear()` leaves nothing.
+final class ProgressBoard: @unchecked Sendable {
+    struct File {
+        var name: String
+        var done: Int64
+        var length: Int64?
+        var rate: Double
+        var connections: Int
+    }
+
+    private static let maxFileLines = 8
+    private let lock = NSLock()
+    private var files: [(url: String, file: File)] = []
+    private var finished = 0
+    private var drawnLines = 0
+    private var lastDraw = 0.0
+
+    init() {
+        Terminal.setOverlay(self)
+    }
+
+    func update(url: String, name: String, done: Int64, length: Int64?, rate: Double, connections: Int) {
+        lock.withLock {
+            let file = File(name: name, done: done, length: length, rate: rate, connections: connections)
+            if let index = files.firstIndex(where: { $0.url == url }) {
+                files[index].file = file
+            } else {
+                files.append((url, file))
+            }
+            let now = Date().timeIntervalSince1970
+            guard now - lastDraw >= 0.2 else { return }
+            lastDraw = now
+            redraw()
+        }
+    }
+
+    func remove(url: String) {
+        lock.withLock {
+            files.removeAll { $0.url == url }
+            finished += 1
+        }
+    }
+
+    /// Prints `line` above the board, then redraws the board below it.
+    func printAbove(_ line: String) {
+        lock.withLock {
+            Terminal.writeRaw(erase() + line + "\n")
+            redraw()
+        }
+    }
+
+    /// Removes the board from the screen (end of run, Ctrl-C).
+    func clear() {
+        lock.withLock {
+            Terminal.writeRaw(erase())
+            files = []
+        }
+        Terminal.setOverlay(nil)
+    }
+
+    /// Moves to the board's first line and clears to the end of the screen.
+    private func erase() -> String {
+        defer { drawnLines = 0 }
+        return drawnLines > 0 ? "\r\u{1B}[\(drawnLines)A\u{1B}[J" : "\r\u{1B}[J"
+    }
+
+    private func redraw() {
+        guard !files.isEmpty else {
+            Terminal.writeRaw(erase())
+            return
+        }
+        let width = max(20, Terminal.columns - 1)
+        var lines = files.prefix(Self.maxFileLines).map { Self.line(for: $0.file, width: width) }
+        if files.count > Self.maxFileLines { lines.append("  … and \(files.count - Self.maxFileLines) more") }
+        let done = files.reduce(Int64(0)) { $0 + $1.file.done }
+        let rate = files.reduce(0.0) { $0 + $1.file.rate }
+        lines.append(
+            "total: \(files.count) active, \(finished) finished, \(ByteCount.format(done)), \(ByteCount.format(Int64(rate)))/s")
+        let text = lines.map { String($0.prefix(width)) + "\n" }.joined()
+        Terminal.writeRaw(erase() + text)
+        drawnLines = lines.count
+    }
+
+    /// `name  [#####-----]  45%  1.2 MiB/2.6 MiB  ETA 3 s  800 KiB/s  x4`. On a narrow
+    /// terminal the name gives way first, then the bar shrinks, then the details go.
+    static func line(for file: File, width: Int) -> String {
+        let fraction = file.length.map { $0 > 0 ? min(1, Double(file.done) / Double($0)) : 1 }
+        let percent = fraction.map { String(format: " %3d%%", Int($0 * 100)) } ?? ""
+        let bytes = "  " + ByteCount.format(file.done) + (file.length.map { "/" + ByteCount.format($0) } ?? "")
+        var eta = ""
+        if let length = file.length, file.rate > 0, length > file.done {
+            eta = "  ETA " + ByteCount.formatSeconds(Double(length - file.done) / file.rate)
+        }
+        let rate = "  " + ByteCount.format(Int64(file.rate)) + "/s"
+        let connections = "  x\(file.connections)"
+        for details in [bytes + eta + rate + connections, eta + rate + connections, eta + rate, rate] {
+            if let line = line(name: file.name, fraction: fraction, percent: percent, details: details, width: width) {
+                return line
+            }
+        }
+        return String((String(file.name.prefix(12)) + percent + rate).prefix(width))
+    }
+
+    private static func line(name: String, fraction: Double?, percent: String, details: String, width: Int) -> String? {
+        for barWidth in [20, 10] {
+            let bar = fraction.map { fraction in
+                guard barWidth > 0 else { return "" }
+                let filled = Int(fraction * Double(barWidth))
+                return " [" + String(repeating: "#", count: filled) + String(repeating: "-", count: barWidth - filled) + "]"
+            } ?? ""
+            let room = width - bar.count - percent.count - details.count
+            if room >= 12 {
+                let shown = name.count > room ? String(name.prefix(room - 1)) + "…" : name
+                return shown.padding(toLength: room, withPad: " ", startingAt: 0) + bar + percent + details
+            }
+        }
+        return nil
+    }
+}
