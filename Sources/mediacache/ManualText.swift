@@ -7,8 +7,7 @@ enum ManualText {
         interruption (run the same command again, or `mediacache resume`), verifies each \
         file, stores MP4/MOV files with their moov first, and files everything into a \
         permanent cache that can be exported as one bundle for other machines.
-
-        LIST FORMAT
+         LIST FORMAT
           A subset of aria2's input file. A line starting with a URL begins an entry; \
         more URLs on the line (tab or space separated) are mirrors. Indented key=value \
         lines are options of the entry above: out=NAME (display and export name, never a \
@@ -17,16 +16,14 @@ enum ManualText {
         cache-key=KEY (the identity of the object, for URLs that carry expiring tokens). \
         # starts a comment. CRLF line ends and a UTF-8 BOM are accepted. A bad line is \
         reported as file:line and the other entries still run.
-
-        CACHE LAYOUT
+         CACHE LAYOUT
           objects/ab/abcd...ext   complete, verified, immutable objects
           partial/<key>/          data and state of downloads in progress (resumable)
           index.sqlite            the index of objects
           locks/<key>             per-object locks shared by concurrent processes
-        The key is the SHA-256 of the cache key (the URL unless cache-key= says otherwise). \
+         The key is the SHA-256 of the cache key (the URL unless cache-key= says otherwise). \
         Directories are created 0700 and files 0600: saved state may hold headers.
-
-        EXIT STATUS
+         EXIT STATUS
           0    everything succeeded
           1    some entries failed (each is named with its reason), the list had bad \
         lines, a bundle entry was rejected, or verify found a bad object
@@ -34,13 +31,11 @@ enum ManualText {
           3    the cache could not be used (I/O, index)
           130  interrupted by SIGINT (progress is saved; run the command again)
           143  interrupted by SIGTERM
-
-        ENVIRONMENT
+         ENVIRONMENT
           MEDIACACHE_DIR     the cache directory when --cache-dir is not given
           XDG_CACHE_HOME     else the cache is $XDG_CACHE_HOME/mediacache (~/.cache/mediacache)
           NO_COLOR           honoured; output has no colour either way
-
-        EXAMPLES
+         EXAMPLES
           mediacache prefetch list.txt
           mediacache prefetch list.txt -j 8 -x 4 -H 'Authorization: Bearer TOKEN'
           mpv "$(mediacache path https://cdn.example/a.mp4)"
