@@ -173,13 +173,13 @@ _mediacache() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    prefetch|resume|status|path|ls|rm|gc|stats|verify|export|import|bundle-info|help)
+    prefetch|resume|status|path|info|ls|rm|gc|stats|verify|export|import|bundle-info|help)
         # Offer subcommand argument completions
         "_mediacache_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'prefetch resume status path ls rm gc stats verify export import bundle-info help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'prefetch resume status path info ls rm gc stats verify export import bundle-info help' -- "${cur}"))
         ;;
     esac
 }
@@ -279,6 +279,22 @@ _mediacache_status() {
 _mediacache_path() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--cache-dir)
+    __mediacache_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--cache-dir')
+        __mediacache_add_completions -d
+        return
+        ;;
+    esac
+}
+
+_mediacache_info() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=(--cache-dir)
     __mediacache_offer_flags_options 1

@@ -10,7 +10,7 @@ struct MediaCacheCommand: ParsableCommand {
         discussion: ManualText.discussion,
         version: VersionText.full,
         subcommands: [
-            Prefetch.self, Resume.self, Status.self, PathCommand.self, List.self, Remove.self, CollectGarbage.self,
+            Prefetch.self, Resume.self, Status.self, PathCommand.self, Info.self, List.self, Remove.self, CollectGarbage.self,
             Stats.self, Verify.self, Export.self, Import.self, BundleInfo.self,
         ]
     )

@@ -64,5 +64,33 @@ extension EndToEnd {
             #expect(fields["objects"] as? Int == 1)
             #expect(fields["bytes"] as? Int == 300_000)
         }
+
+        @Test func infoShowsAnObjectAndAnUnfinishedDownloadWithoutSecrets() throws {
+            _ = try fill(["a.mp4"])
+            let cached = try harness.run(["info", origin.url("/a.mp4"), "--json"])
+            #expect(cached.status == 0, "\(cached.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(cached.stdout.utf8)) as? [String: Any])
+            #expect(object["state"] as? String == "cached")
+            #expect(object["size"] as? Int == 300_000)
+            #expect((object["sha256"] as? String)?.count == 64)
+
+            var faults = Faults()
+            faults.bytesPerSecond = 500_000
+            origin.serve("/slow.mp4", Resource(TestBytes.make(4 << 20, seed: 9), faults: faults))
+            let run = try harness.startPrefetch(
+                list: origin.url("/slow.mp4") + "\n  header=Authorization: Bearer very-secret\n", ["-x", "1"])
+            Harness.waitUntil(timeout: 10) { ((try? harness.savedBytes()) ?? 0) > 0 }
+            run.signal(SIGKILL)
+            _ = run.wait()
+            let partial = try harness.run(["info", origin.url("/slow.mp4")])
+            #expect(partial.status == 0, "\(partial.stderr)")
+            #expect(partial.stdout.contains("unfinished"))
+            #expect(partial.stdout.contains("Authorization: (hidden)"))
+            #expect(!partial.stdout.contains("very-secret"))
+
+            let unknown = try harness.run(["info", origin.url("/nope.mp4")])
+            #expect(unknown.status == 1)
+            #expect(unknown.stderr.contains("not cached and no unfinished download: \(origin.url("/nope.mp4"))"))
+        }
     }
 }

@@ -8,6 +8,17 @@ public final class ObjectStore: Sendable {
         index = try CacheIndex(directory: directory)
     }
 
+    /// The committed object known by `name`, even if its file is gone (for `info`).
+    public func object(named name: String) throws -> CachedObject? { try index.lookup(name) }
+
+    /// The saved state of an unfinished download of `name` (its URL or cache key).
+    public func partialJob(named name: String) -> JobState? {
+        let key = CacheKey(identity: name)
+        let path = directory.statePath(key: key)
+        guard let bytes = try? FileSystem.readAll(path) else { return nil }
+        return try? JobStateCodec.decode(bytes, path: path)
+    }
+
     /// Every object in the index.
     public func objects() throws -> [CachedObject] { try index.all() }
 

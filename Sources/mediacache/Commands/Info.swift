@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import MediaCacheKit
+
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show everything known about one cached object or unfinished download.",
+        discussion: "Header values are never shown: they may hold tokens. Unknown: exit 1.")
+
+    @Argument(help: ArgumentHelp("The URL, a mirror, or the cache key.", valueName: "url"))
+    var url: String
+
+    @OptionGroup var cache: CacheOptions
+
+    @Flag(help: "Print one JSON object on stdout.")
+    var json = false
+
+    func run() throws {
+        let directory = cache.directory
+        let store: ObjectStore
+        do {
+            store = try ObjectStore(directory: directory)
+        } catch {
+            Terminal.err("mediacache: cannot use the cache at \(directory.root): \(error)")
+            throw ExitStatus.cacheError
+        }
+        var fields: [(String, Any)] = []
+        if let object = try store.object(named: url) {
+            let path = directory.absolute(object.path)
+            let present = FileManager.default.fileExists(atPath: path)
+            fields = [
+                ("state", present ? "cached" : "missing file"), ("url", object.url), ("mirrors", object.mirrors),
+                ("cache_key", object.cacheKey), ("key", object.key), ("path", path), ("size", object.size),
+                ("sha256", object.sha256), ("content_type", object.contentType ?? "-"),
+                ("faststart", object.faststart), ("etag", object.etag ?? "-"),
+                ("last_modified", object.lastModified ?? "-"), ("name", object.name ?? "-"),
+                ("added", List.date(object.addedAt)), ("last_used", List.date(object.lastUsedAt)),
+            ]
+        } else if let state = store.partialJob(named: url) {
+            fields = [
+                ("state", "unfinished"), ("url", state.entry.url), ("mirrors", Array(state.entry.urls.dropFirst())),
+                ("cache_key", state.entry.identity), ("bytes_done", state.bytesDone),
+                ("length", state.length.map { String($0) } ?? "unknown"),
+                ("etag", state.validators.etag ?? "-"), ("last_modified", state.validators.lastModified ?? "-"),
+                ("checksum", state.entry.checksum?.description ?? "-"),
+                ("headers", (state.commandHeaders + state.entry.headers).map { $0.prefix { $0 != ":" } + ": (hidden)" }),
+                ("ranges_supported", state.rangesSupported), ("started", List.date(state.createdAt)),
+            ]
+        } else {
+            Terminal.err("mediacache: not cached and no unfinished download: \(url)")
+            throw ExitStatus.someFailed
+        }
+        if json {
+            Terminal.out(JSONEvent.encode(Dictionary(fields, uniquingKeysWith: { first, _ in first })))
+            return
+        }
+        for (name, value) in fields {
+            let text = (value as? [String]).map { $0.isEmpty ? "-" : $0.joined(separator: ", ") } ?? "\(value)"
+            Terminal.out(name.padding(toLength: 17, withPad: " ", startingAt: 0) + text)
+        }
+    }
+}
