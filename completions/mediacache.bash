@@ -381,7 +381,7 @@ _mediacache_stats() {
 
 _mediacache_verify() {
     repeating_flags=()
-    non_repeating_flags=(--quiet --version -h --help)
+    non_repeating_flags=(--quiet --repair --version -h --help)
     repeating_options=()
     non_repeating_options=(--cache-dir)
     __mediacache_offer_flags_options -1

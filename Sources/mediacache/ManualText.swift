@@ -31,6 +31,15 @@ enum ManualText {
           3    the cache could not be used (I/O, index)
           130  interrupted by SIGINT (progress is saved; run the command again)
           143  interrupted by SIGTERM
+         EVENTS (--json)
+          One JSON object per line on stdout, each with "event" and "url": started \
+        (length, resumed_bytes, connections), progress (bytes_done, bytes_per_second, \
+        connections; at most twice a second per file), moov-found (offset, size, \
+        bytes_received), retry (attempt, delay, reason), notice (message), waiting \
+        (reason), verified (sha256), committed (path, size, faststart), skipped \
+        (path; already cached), failed (code, reason), and a final summary. Failure \
+        codes: http-status, not-media, checksum-mismatch, retries-exhausted, \
+        origin-unstable, bad-response, redirect, io.
          ENVIRONMENT
           MEDIACACHE_DIR     the cache directory when --cache-dir is not given
           XDG_CACHE_HOME     else the cache is $XDG_CACHE_HOME/mediacache (~/.cache/mediacache)

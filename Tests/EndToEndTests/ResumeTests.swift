@@ -163,6 +163,7 @@ extension EndToEnd {
             #expect(a.status == 0, "\(a.stderr)")
             #expect(b.status == 0, "\(b.stderr)")
             #expect(b.stderr.contains("1 already cached"))
+            #expect(b.stderr.contains("another mediacache process (pid \(first.pid)) is downloading it; waiting"))
             #expect(try harness.cachedBytes(origin.url("/movie.mp4")) == bytes)
             #expect(Harness.bytesServed(origin, "/movie.mp4") < bytes.count + bytes.count / 10, "fetched once")
         }

@@ -37,6 +37,28 @@ extension EndToEnd {
             #expect(!FileManager.default.fileExists(atPath: fixture.source.scratch.path + "/x.mcbundle"))
         }
 
+        @Test func repairRemovesBadObjectsAndOrphansAreReported() throws {
+            let fixture = try BundleFixture()
+            let path = try fixture.source.run(["path", fixture.files[1].url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let handle = try #require(FileHandle(forUpdatingAtPath: path))
+            try handle.seek(toOffset: 100)
+            try handle.write(contentsOf: [fixture.files[1].bytes[100] ^ 0x01])
+            try handle.close()
+            let stray = fixture.source.scratch.cache + "/objects/ff/" + String(repeating: "f", count: 64)
+            try FileManager.default.createDirectory(
+                atPath: fixture.source.scratch.cache + "/objects/ff", withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: stray, contents: Data([1]))
+
+            let repaired = try fixture.source.run(["verify", "--repair"])
+            #expect(repaired.status == 0, "\(repaired.stderr)")
+            #expect(repaired.stderr.contains("removed bad object \(fixture.files[1].url)"))
+            #expect(repaired.stderr.contains("orphan \(stray)"))
+            #expect(repaired.stdout.contains("2 objects verified, 1 bad removed"))
+            #expect(try fixture.source.run(["path", fixture.files[1].url]).status == 1)
+            #expect(!FileManager.default.fileExists(atPath: path))
+            #expect(try fixture.source.run(["verify", fixture.files[0].url, fixture.files[2].url]).status == 0)
+        }
+
         @Test func missingAndTruncatedFilesAndUnknownNames() throws {
             let fixture = try BundleFixture()
             let first = try fixture.source.run(["path", fixture.files[0].url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)

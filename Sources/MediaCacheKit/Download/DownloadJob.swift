@@ -104,7 +104,8 @@ final class DownloadJob: @unchecked Sendable {
                 phase = .waitingForLock
                 if !waitingNoticeSent {
                     waitingNoticeSent = true
-                    emit(.waiting(url: url, reason: "another mediacache process is downloading it; waiting"))
+                    let holder = JobLock.holder(path: cache.lockPath(key: key)).map { " (pid \($0))" } ?? ""
+                    emit(.waiting(url: url, reason: "another mediacache process\(holder) is downloading it; waiting"))
                 }
                 wakeTimer = loop.after(0.25) { [weak self] in self?.acquireLockAndBegin() }
                 return

@@ -126,6 +126,18 @@ public struct CacheMaintenance: Sendable {
         return stats
     }
 
+    /// What `gc` would clean, without touching anything: files in `objects/` without an
+    /// index row (relative paths) and partial jobs whose state cannot be read.
+    public func orphans() throws -> (files: [String], unreadableJobs: [String]) {
+        let known = Set(try index.all().map(\.path))
+        let files = objectFiles().filter { !known.contains($0) }
+        let readable = Set(PartialJobs.list(in: directory).jobs.map(\.key.hex))
+        let jobs = FileSystem.contentsOfDirectory(directory.partialDirectory).filter {
+            CacheKey(hex: $0) != nil && !readable.contains($0)
+        }
+        return (files, jobs.map { "partial/" + $0 })
+    }
+
     /// Paths of every file under `objects/`, relative to the cache root.
     private func objectFiles() -> [String] {
         FileSystem.contentsOfDirectory(directory.objectsDirectory).flatMap { shard in

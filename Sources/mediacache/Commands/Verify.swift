@@ -17,6 +17,9 @@ struct Verify: ParsableCommand {
     @Flag(help: "Print only problems.")
     var quiet = false
 
+    @Flag(help: "Remove every bad object (index row and file) so the next prefetch fetches it again.")
+    var repair = false
+
     @OptionGroup var cache: CacheOptions
 
     func run() throws {
@@ -43,9 +46,32 @@ struct Verify: ParsableCommand {
             throw ExitStatus.cacheError
         }
         line.clear()
+        var repaired = 0
         for finding in report.bad {
-            let advice = finding.problem == .notCached ? "" : "; fetch it again (prefetch) or import it from a bundle"
+            if repair && finding.problem != .notCached {
+                do {
+                    try CacheMaintenance.open(cache.directory).remove(finding.name)
+                    repaired += 1
+                    Terminal.err("mediacache: removed bad object \(finding); prefetch it again to restore it")
+                    continue
+                } catch {
+                    Terminal.err("mediacache: bad object \(finding); could not remove it: \(error)")
+                    continue
+                }
+            }
+            let advice = finding.problem == .notCached ? "" : "; fetch it again (prefetch), import it, or run verify --repair"
             Terminal.err("mediacache: bad object \(finding)\(advice)")
+        }
+        if urls.isEmpty, let orphans = try? CacheMaintenance.open(cache.directory).orphans(),
+            !orphans.files.isEmpty || !orphans.unreadableJobs.isEmpty
+        {
+            for path in orphans.files + orphans.unreadableJobs {
+                Terminal.err("mediacache: orphan \(cache.directory.absolute(path)) (not in the index; `mediacache gc` removes it)")
+            }
+        }
+        if repair && repaired == report.bad.count && !report.bad.isEmpty {
+            Terminal.out("\(report.verified) object\(report.verified == 1 ? "" : "s") verified, \(repaired) bad removed")
+            return
         }
         if report.bad.isEmpty {
             if !quiet {
