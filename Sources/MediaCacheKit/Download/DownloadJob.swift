@@ -111,6 +111,7 @@ final class DownloadJob: @unchecked Sendable {
                 return
             }
             self.lock = lock
+            lock.recordHolder()
             // Another process may have committed it while this one waited.
             if let object = committedObject() {
                 finish(.alreadyCached(object))

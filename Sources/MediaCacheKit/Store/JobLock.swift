@@ -12,17 +12,19 @@ public final class JobLock: @unchecked Sendable {
     /// Takes the lock without waiting; nil if another process holds it.
     public static func tryAcquire(path: String) throws -> JobLock? {
         let fd = try retryingEINTR("open lock", path: path) { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
-        if flock(fd, LOCK_EX | LOCK_NB) == 0 {
-            // Recorded so a waiting process can say who holds the lock.
-            let pid = Array("\(getpid())\n".utf8)
-            ftruncate(fd, 0)
-            _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-            return JobLock(fd: fd, path: path)
-        }
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return JobLock(fd: fd, path: path) }
         let code = errno
         close(fd)
         if code == EWOULDBLOCK { return nil }
         throw SystemError("lock", path: path, code: code)
+    }
+
+    /// Writes this process's pid into a dedicated lock file, so a waiting process can
+    /// say who holds it. Never call it on a lock taken on a data file.
+    public func recordHolder() {
+        let pid = Array("\(getpid())\n".utf8)
+        ftruncate(fd, 0)
+        _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
     }
 
     /// The pid recorded by the process that holds (or last held) the lock at `path`.
