@@ -101,28 +101,32 @@ extension EndToEnd {
             #expect(try harness.cachedBytes(origin.url("/movie.mp4")) == new)
         }
 
-        @Test func withoutValidatorsResumeRechecksAnOverlap() throws {
-            let bytes = TestBytes.make(4 << 20, seed: 6)
+        /// Interrupts a one-connection download from an origin that sends no validators;
+        /// returns the bytes the saved state holds (a prefix, with one connection).
+        func interruptWithoutValidators(_ bytes: [UInt8]) throws -> Int64 {
             var faults = Faults()
             faults.bytesPerSecond = 1_000_000
             origin.serve("/movie.mp4", .noValidators(bytes, contentType: "video/mp4", faults: faults))
             try killWhenSaved(fraction: 0.2, of: bytes.count, ["-x", "1"])
             origin.clearLog()
+            return try harness.savedBytes()
+        }
+
+        @Test func withoutValidatorsResumeRechecksAnOverlap() throws {
+            let bytes = TestBytes.make(4 << 20, seed: 6)
+            let held = try interruptWithoutValidators(bytes)
             origin.serve("/movie.mp4", .noValidators(bytes, contentType: "video/mp4"))
             let same = try harness.prefetch(list: origin.url("/movie.mp4"))
             #expect(same.status == 0, "\(same.stderr)")
             #expect(try harness.cachedBytes(origin.url("/movie.mp4")) == bytes)
             let first = try #require(origin.requests(for: "/movie.mp4").first?.range)
-            #expect(first.lowerBound > 0, "resumed, not restarted")
+            #expect(Int64(first.lowerBound) == held - 64 * 1024, "resumed with a 64 KiB overlap before byte \(held)")
             #expect(!same.stderr.contains("starting over"))
         }
 
         @Test func withoutValidatorsAChangedFileIsDetectedByTheOverlap() throws {
             let bytes = TestBytes.make(4 << 20, seed: 6)
-            var faults = Faults()
-            faults.bytesPerSecond = 1_000_000
-            origin.serve("/movie.mp4", .noValidators(bytes, contentType: "video/mp4", faults: faults))
-            try killWhenSaved(fraction: 0.2, of: bytes.count, ["-x", "1"])
+            _ = try interruptWithoutValidators(bytes)
             let changed = TestBytes.make(4 << 20, seed: 7)
             origin.serve("/movie.mp4", .noValidators(changed, contentType: "video/mp4"))
             let result = try harness.prefetch(list: origin.url("/movie.mp4"))

@@ -74,8 +74,6 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
-    var activeTransferCount: Int { active.count }
-
     /// Ends `run` after the current iteration.
     func stop() { stopping = true }
 

@@ -28,11 +28,16 @@ public struct URLParts: Sendable, Equatable {
     }
 
     /// The lowercase file extension of the path, if it has a short one.
-    public var pathExtension: String? {
-        let name = lastPathComponent
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        let ext = name[name.index(after: dot)...].lowercased()
-        guard (1...8).contains(ext.count), ext.allSatisfy({ $0.isLetter || $0.isNumber }) else { return nil }
+    public var pathExtension: String? { Self.shortExtension(of: lastPathComponent) }
+
+    /// The extension of a file name, lowercased, if it is 1–8 ASCII letters or digits.
+    public static func shortExtension(of name: String) -> String? {
+        let base = name.split(separator: "/").last.map(String.init) ?? name
+        guard let dot = base.lastIndex(of: "."), dot != base.startIndex else { return nil }
+        let ext = base[base.index(after: dot)...].lowercased()
+        guard (1...8).contains(ext.count), ext.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            return nil
+        }
         return ext
     }
 

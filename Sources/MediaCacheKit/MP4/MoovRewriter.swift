@@ -19,7 +19,7 @@ struct MoovRewriter {
 
     func summary() throws -> Summary {
         var summary = Summary()
-        try walk(ByteRangeInMoov(start: 0, end: Int64(moov.count)), depth: 0) { box in
+        try visitTree(try root(), depth: 0) { box in
             switch box.type {
             case "stco", "co64": summary.tables.append(try table(box))
             case "cmov": summary.hasCompressedMoov = true
@@ -32,11 +32,10 @@ struct MoovRewriter {
 
     /// The moov with every chunk offset moved by `shift`.
     func rewritten(shift: Int64, widen: Bool) throws -> [UInt8] {
-        let root = try BoxHeader.parse(moov, at: 0, limit: Int64(moov.count))
-        return try rewrite(root, shift: shift, widen: widen, depth: 0)
+        try rewrite(try root(), shift: shift, widen: widen, depth: 0)
     }
 
-    private struct ByteRangeInMoov { var start: Int64; var end: Int64 }
+    private func root() throws -> BoxHeader { try BoxHeader.parse(moov, at: 0, limit: Int64(moov.count)) }
 
     private func children(of box: BoxHeader) throws -> [BoxHeader] {
         var result: [BoxHeader] = []
@@ -51,14 +50,9 @@ struct MoovRewriter {
         return result
     }
 
-    private func walk(_ range: ByteRangeInMoov, depth: Int, _ visit: (BoxHeader) throws -> Void) throws {
-        let root = try BoxHeader.parse(moov, at: range.start, limit: range.end)
-        try visitTree(root, depth: depth, visit)
-    }
-
     private func visitTree(_ box: BoxHeader, depth: Int, _ visit: (BoxHeader) throws -> Void) throws {
         try visit(box)
-        guard Self.containers.contains(box.type) || box.type == "moov", depth < 8 else { return }
+        guard Self.containers.contains(box.type), depth < 8 else { return }
         for child in try children(of: box) { try visitTree(child, depth: depth + 1, visit) }
     }
 

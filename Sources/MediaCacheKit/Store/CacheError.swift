@@ -3,7 +3,6 @@ public enum CacheError: Error, CustomStringConvertible, Equatable {
     case corruptState(path: String, reason: String)
     case index(path: String, reason: String)
     case io(SystemError)
-    case notCached(String)
 
     public var description: String {
         switch self {
@@ -13,8 +12,6 @@ public enum CacheError: Error, CustomStringConvertible, Equatable {
             "cache index \(path): \(reason)"
         case .io(let error):
             error.description
-        case .notCached(let what):
-            "not cached: \(what)"
         }
     }
 }

@@ -155,9 +155,8 @@ struct ObjectCommitter: Sendable {
     /// A short extension from `out=` or the URL path, so players and `file` recognise
     /// the object; nil when there is none worth keeping.
     static func fileExtension(for state: JobState) -> String? {
-        if let name = state.entry.outName, let ext = URLParts("http://x/" + (name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? ""))?.pathExtension {
-            return ext
-        }
-        return URLParts(state.finalURL ?? state.entry.url)?.pathExtension ?? URLParts(state.entry.url)?.pathExtension
+        state.entry.outName.flatMap(URLParts.shortExtension(of:))
+            ?? state.finalURL.flatMap { URLParts($0)?.pathExtension }
+            ?? URLParts(state.entry.url)?.pathExtension
     }
 }
