@@ -57,6 +57,9 @@ ssize_t CShims_copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_
 int CShims_rename_noreplace(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
 }
+int CShims_syncfs(int fd) {
+    return syncfs(fd);
+}
 
 #include <archive_entry.h>
 

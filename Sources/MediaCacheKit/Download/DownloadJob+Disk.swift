@@ -18,6 +18,8 @@ extension DownloadJob {
             FileSystem.remove(statePath)
             try? FileSystem.syncDirectory(directory)
         }
+        // New contents: no journal record of the old ones may ever vouch for them.
+        state.epoch = JobState.newEpoch()
         do {
             try file.truncate(length: 0)
             if let length, length > 0 { try file.preallocate(length: length) }
@@ -55,18 +57,41 @@ extension DownloadJob {
         guard let file = dataFile else { return }
         lastCheckpoint = TransferLoop.now()
         bytesSinceCheckpoint = 0
+        updateJournal()
         var stamped = state
         stamped.updatedAt = Date()
         let snapshot = stamped
         let statePath = cache.statePath(key: key)
+        let partialDirectory = cache.partialDirectory
         diskQueue.async { [weak self] in
             do {
                 try file.syncData()
                 try FileSystem.writeAtomically(try JobStateCodec.encode(snapshot), to: statePath)
+                if self?.jobDirectoryDurable == false {
+                    try FileSystem.syncDirectory(partialDirectory)
+                    self?.jobDirectoryDurable = true
+                }
             } catch {
                 let message = "saving progress failed: \(error)"
                 self?.loop.post { [weak self] in self?.fail(JobFailure(.io, message), keepPartial: true) }
             }
+        }
+    }
+
+    /// Appends a just-written range to the journal; a journal that fails is dropped
+    /// (the durable checkpoints still hold).
+    func journalWrite(_ range: ByteRange) {
+        guard let journal, let epoch = state.epoch else { return }
+        do { try journal.record(range, epoch: epoch) } catch { self.journal = nil }
+    }
+
+    /// At each checkpoint the journal restarts from everything held, so it stays short.
+    private func updateJournal() {
+        guard let epoch = state.epoch, !state.isComplete else { return }
+        if let journal {
+            do { try journal.rewrite(epoch: epoch, holding: state.completed.ranges) } catch { self.journal = nil }
+        } else {
+            journal = ProgressJournal(path: cache.journalPath(key: key), epoch: epoch, holding: state.completed.ranges)
         }
     }
 
@@ -75,7 +100,7 @@ extension DownloadJob {
         guard let file = dataFile else { return }
         phase = .committing
         if let wakeTimer { loop.cancelTimer(wakeTimer) }
-        let committer = ObjectCommitter(cache: cache, index: engine.index, faststart: options.faststart)
+        let committer = ObjectCommitter(cache: cache, publisher: engine.commits, faststart: options.faststart)
         let snapshot = state
         let key = key
         let hasher = hasher

@@ -152,7 +152,9 @@ extension DownloadJob: HTTPTransferDelegate {
             fail(JobFailure(.io, "\(error)"), keepPartial: true)
             return 0
         }
-        state.completed.insert(ByteRange(fragment.next, fragment.next + Int64(count)))
+        let written = ByteRange(fragment.next, fragment.next + Int64(count))
+        state.completed.insert(written)
+        journalWrite(written)
         fragment.next += Int64(count)
         bytesFetched += Int64(count)
         bytesSinceCheckpoint += Int64(count)

@@ -29,6 +29,8 @@ final class DownloadJob: @unchecked Sendable {
     var lock: JobLock?
     var state: JobState
     var dataFile: DataFile?
+    /// Made at the first checkpoint: files done before it need none.
+    var journal: ProgressJournal?
     var fragments: [ObjectIdentifier: Fragment] = [:]
     var phase: Phase = .starting
     /// Set once the origin mishandled Range in this run: one stream from 0 from then on.
@@ -56,6 +58,8 @@ final class DownloadJob: @unchecked Sendable {
     /// Hashes the contiguous prefix while the rest arrives (files of 32 MiB and more).
     var hasher: PrefixHasher?
     var lastCheckpoint = 0.0
+    /// Whether `partial/` was fsynced since this job's directory was made (disk queue only).
+    var jobDirectoryDurable = false
     var bytesSinceCheckpoint: Int64 = 0
     var lastProgress = 0.0
     var bytesAtLastProgress: Int64 = 0
@@ -131,11 +135,20 @@ final class DownloadJob: @unchecked Sendable {
 
     /// Loads saved progress, trusting only what the data file can back.
     private func loadState() throws {
-        try FileSystem.makeDirectory(cache.jobDirectory(key: key))
+        // Most small files are committed before their first checkpoint: the directory's
+        // entry is made durable with that checkpoint, not here.
+        try FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false)
         let statePath = cache.statePath(key: key)
         if FileSystem.exists(statePath) {
             do {
                 var saved = try JobStateCodec.decode(try FileSystem.readAll(statePath), path: statePath)
+                // What the journal adds was written after the state, in this boot.
+                if let epoch = saved.epoch, let length = saved.length {
+                    for range in ProgressJournal.recorded(path: cache.journalPath(key: key), epoch: epoch)
+                    where range.end <= length {
+                        saved.completed.insert(range)
+                    }
+                }
                 // A fresh signed URL for the same cache key keeps the progress.
                 saved.entry = request.entry
                 saved.commandHeaders = request.commandHeaders

@@ -19,6 +19,9 @@ public struct JobState: Sendable, Codable, Equatable {
     /// False once the origin is known to ignore or mishandle Range: one stream from 0.
     public var rangesSupported: Bool
     public var completed: RangeSet
+    /// Names the current contents of the data file; renewed whenever they are discarded,
+    /// so a progress journal of older contents is never trusted. Nil in older states.
+    public var epoch: UInt64?
     public var createdAt: Date
     public var updatedAt: Date
 
@@ -28,6 +31,7 @@ public struct JobState: Sendable, Codable, Equatable {
         self.validators = Validators()
         self.rangesSupported = true
         self.completed = RangeSet()
+        self.epoch = JobState.newEpoch()
         self.createdAt = now
         self.updatedAt = now
     }
@@ -42,9 +46,12 @@ public struct JobState: Sendable, Codable, Equatable {
     }
 
     /// Forgets every byte held: the origin changed or the data cannot be trusted.
+    static func newEpoch() -> UInt64 { .random(in: 1...UInt64.max) }
+
     public mutating func discardData() {
         validators = Validators()
         completed = RangeSet()
+        epoch = JobState.newEpoch()
         contentType = nil
         finalURL = nil
     }

@@ -6,16 +6,19 @@ public final class PrefetchEngine: @unchecked Sendable {
     public let cache: CacheDirectory
     public let options: PrefetchOptions
     let index: CacheIndex
+    let commits: CommitBatcher
     let loop: TransferLoop
     /// Finished jobs' disk work (last checkpoints, lock release) still in flight.
     let diskWork = DispatchGroup()
     private let sink: @Sendable (PrefetchEvent) -> Void
 
     // Confined to the loop thread.
-    private var pending: [JobRequest] = []
+    private var pending: ArraySlice<JobRequest> = []
     private var running: [ObjectIdentifier: DownloadJob] = [:]
     private var summary = PrefetchSummary()
     private var scheduling = false
+    /// Objects found already cached, marked as used in one transaction per group.
+    private var usedKeys: [CacheKey] = []
     private var interrupted = false
 
     public init(cache: CacheDirectory, options: PrefetchOptions, events: @escaping @Sendable (PrefetchEvent) -> Void)
@@ -26,6 +29,7 @@ public final class PrefetchEngine: @unchecked Sendable {
         self.sink = events
         try cache.prepare()
         index = try CacheIndex(directory: cache)
+        commits = CommitBatcher(index: index)
         loop = TransferLoop(maxConnectionsPerHost: options.maxConnectionsPerHost)
     }
 
@@ -35,9 +39,10 @@ public final class PrefetchEngine: @unchecked Sendable {
         let finished = DispatchSemaphore(value: 0)
         let started = TransferLoop.now()
         let thread = Thread { [self] in
-            pending = requests
+            pending = requests[...]
             scheduleMore()
             loop.run()
+            recordUses()
             diskWork.wait()
             finished.signal()
         }
@@ -62,6 +67,11 @@ public final class PrefetchEngine: @unchecked Sendable {
     }
 
     func emit(_ event: PrefetchEvent) { sink(event) }
+
+    private func recordUses() {
+        try? index.touch(keys: usedKeys)
+        usedKeys = []
+    }
 
     private func scheduleMore() {
         guard !scheduling else { return }
@@ -92,7 +102,8 @@ public final class PrefetchEngine: @unchecked Sendable {
                     faststart: object.faststart))
         case .alreadyCached(let object):
             summary.alreadyCached += 1
-            try? index.touch(key: job.key)
+            usedKeys.append(job.key)
+            if usedKeys.count >= 512 { recordUses() }
             emit(.skipped(url: entry.url, name: entry.displayName, path: cache.absolute(object.path)))
         case .failed(let failure):
             summary.failed.append((entry.url, failure))

@@ -31,6 +31,7 @@ public struct CacheDirectory: Sendable {
     public func jobDirectory(key: CacheKey) -> String { partialDirectory + "/" + key.hex }
     public func dataPath(key: CacheKey) -> String { jobDirectory(key: key) + "/data" }
     public func statePath(key: CacheKey) -> String { jobDirectory(key: key) + "/state" }
+    public func journalPath(key: CacheKey) -> String { jobDirectory(key: key) + "/journal" }
     public func lockPath(key: CacheKey) -> String { locksDirectory + "/" + key.hex }
 
     /// `objects/ab/abcdef….ext`, relative to the root (the index stores it relative so a

@@ -73,14 +73,22 @@ public final class CacheIndex: Sendable {
 
     /// Records a committed object and every name it answers to, replacing an older row.
     public func insert(_ object: CachedObject, aliases: [String]) throws {
+        try insert([(object, aliases)])
+    }
+
+    /// Records several objects in one transaction (one fsync for the group).
+    public func insert(_ objects: [(object: CachedObject, aliases: [String])]) throws {
+        guard !objects.isEmpty else { return }
         try run {
             try pool.write { db in
-                try db.execute(sql: "DELETE FROM aliases WHERE key = ?", arguments: [object.key])
-                try object.save(db)
-                for alias in Set(aliases) {
-                    try db.execute(
-                        sql: "INSERT OR REPLACE INTO aliases (alias, key) VALUES (?, ?)",
-                        arguments: [alias, object.key])
+                for (object, aliases) in objects {
+                    try db.execute(sql: "DELETE FROM aliases WHERE key = ?", arguments: [object.key])
+                    try object.save(db)
+                    for alias in Set(aliases) {
+                        try db.execute(
+                            sql: "INSERT OR REPLACE INTO aliases (alias, key) VALUES (?, ?)",
+                            arguments: [alias, object.key])
+                    }
                 }
             }
         }
@@ -91,9 +99,18 @@ public final class CacheIndex: Sendable {
     }
 
     public func touch(key: CacheKey, at date: Date = Date()) throws {
+        try touch(keys: [key], at: date)
+    }
+
+    /// Marks objects as used now, in one transaction.
+    public func touch(keys: [CacheKey], at date: Date = Date()) throws {
+        guard !keys.isEmpty else { return }
         try run {
-            try pool.write {
-                try $0.execute(sql: "UPDATE objects SET last_used_at = ? WHERE key = ?", arguments: [date, key.hex])
+            try pool.write { db in
+                for key in keys {
+                    try db.execute(
+                        sql: "UPDATE objects SET last_used_at = ? WHERE key = ?", arguments: [date, key.hex])
+                }
             }
         }
     }

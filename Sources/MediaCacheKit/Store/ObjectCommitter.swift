@@ -5,11 +5,15 @@ import Foundation
 /// index row, partial data removed. Nothing becomes visible before every check passed.
 struct ObjectCommitter: Sendable {
     let cache: CacheDirectory
-    let index: CacheIndex
+    /// Renames and index rows are published in groups shared with other jobs.
+    let publisher: CommitBatcher
     /// Relocate moov before mdat (`--no-faststart` clears it).
     let faststart: Bool
 
     static let saveBeforeHashing: Int64 = 64 << 20
+    /// Smaller files are flushed with the rest of their commit group (one `syncfs`)
+    /// rather than one `fdatasync` each.
+    static let flushedInGroupBelow: Int64 = 8 << 20
 
     struct Committed: Sendable {
         var object: CachedObject
@@ -26,7 +30,7 @@ struct ObjectCommitter: Sendable {
         do {
             // Big files are saved first, so a crash while hashing them does not cost a
             // re-download; for small ones the extra fsyncs cost more than they protect.
-            try file.syncData()
+            if length >= Self.flushedInGroupBelow { try file.syncData() }
             if length >= Self.saveBeforeHashing {
                 try FileSystem.writeAtomically(try JobStateCodec.encode(state), to: cache.statePath(key: key))
             }
@@ -69,16 +73,10 @@ struct ObjectCommitter: Sendable {
             name: entry.outName, path: relative, size: stored.size, sha256: stored.sha256,
             contentType: state.contentType, etag: state.validators.etag, lastModified: state.validators.lastModified,
             faststart: stored.faststart, addedAt: now, lastUsedAt: now)
-        do {
-            let directory = (destination as NSString).deletingLastPathComponent
-            try FileSystem.makeDirectory(directory)
-            try FileSystem.rename(stored.path, to: destination)
-            try FileSystem.syncDirectory(directory)
-            try index.insert(object, aliases: entry.urls + [entry.identity])
-        } catch {
-            throw JobFailure(.io, "\(error)")
-        }
-        FileSystem.removeTree(cache.jobDirectory(key: key))
+        try publisher.publish(
+            CommitBatcher.Publication(
+                source: stored.path, durable: length >= Self.flushedInGroupBelow, destination: destination, object: object,
+                aliases: entry.urls + [entry.identity], jobDirectory: cache.jobDirectory(key: key)))
         return Committed(object: object)
     }
 

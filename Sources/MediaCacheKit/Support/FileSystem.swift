@@ -25,7 +25,9 @@ enum FileSystem {
     }
 
     /// Creates `path` and its parents with mode 0700 (state may hold tokens).
-    static func makeDirectory(_ path: String) throws {
+    /// `durable: false` leaves the new entry's fsync to the caller, who does it only
+    /// once something inside must survive power loss.
+    static func makeDirectory(_ path: String, durable: Bool = true) throws {
         if exists(path) { return }
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty && parent != path { try makeDirectory(parent) }
@@ -34,7 +36,7 @@ enum FileSystem {
             throw SystemError("create directory", path: path)
         }
         // The new entry must survive power loss before anything inside it is relied on.
-        if !parent.isEmpty { try syncDirectory(parent) }
+        if durable && !parent.isEmpty { try syncDirectory(parent) }
     }
 
     /// Atomically replaces `destination` with `source`.
@@ -51,6 +53,16 @@ enum FileSystem {
         }
         defer { close(fd) }
         try retryingEINTR("fsync directory", path: directory) { fsync(fd) }
+    }
+
+    /// Flushes every dirty file and directory of the file system holding `directory`:
+    /// one device flush for a whole group of small files instead of one each.
+    static func syncFileSystem(containing directory: String) throws {
+        let fd = try retryingEINTR("open directory", path: directory) {
+            open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        }
+        defer { close(fd) }
+        try retryingEINTR("syncfs", path: directory) { CShims_syncfs(fd) }
     }
 
     /// Writes `bytes` durably: temporary file, fsync, rename, directory fsync.

@@ -1,0 +1,112 @@
+import Foundation
+
+/// Publishes verified objects in groups: every object that becomes ready while a group
+/// is being published joins the next one, which renames them all, fsyncs each directory
+/// once and records them in one index transaction. Many small files then cost a few
+/// fsyncs per group instead of several per file; a lone object is published at once.
+final class CommitBatcher: @unchecked Sendable {
+    /// One object ready to appear: its verified bytes at `source`.
+    struct Publication: Sendable {
+        var source: String
+        /// False when the bytes may still be only in the page cache: the group flushes
+        /// the file system once before any of them is renamed.
+        var durable: Bool
+        var destination: String
+        var object: CachedObject
+        var aliases: [String]
+        /// Removed once the object is recorded: the download it came from.
+        var jobDirectory: String
+    }
+
+    private struct Waiting {
+        var publication: Publication
+        var done: @Sendable (Result<Void, JobFailure>) -> Void
+    }
+
+    private let index: CacheIndex
+    private let queue = DispatchQueue(label: "mediacache.commits")
+    private let lock = NSLock()
+    private var waiting: [Waiting] = []
+    private var draining = false
+
+    init(index: CacheIndex) {
+        self.index = index
+    }
+
+    /// Renames `publication` into place and records it; returns once it is durable in
+    /// both the file system and the index (or failed). Blocks the calling thread.
+    func publish(_ publication: Publication) throws(JobFailure) {
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = Outcome()
+        enqueue(publication) { result in
+            outcome.result = result
+            finished.signal()
+        }
+        finished.wait()
+        try outcome.result.get()
+    }
+
+    private final class Outcome: @unchecked Sendable {
+        var result: Result<Void, JobFailure> = .success(())
+    }
+
+    private func enqueue(_ publication: Publication, done: @escaping @Sendable (Result<Void, JobFailure>) -> Void) {
+        lock.lock()
+        waiting.append(Waiting(publication: publication, done: done))
+        let startDrain = !draining
+        draining = true
+        lock.unlock()
+        if startDrain { queue.async { self.drain() } }
+    }
+
+    private func drain() {
+        while true {
+            lock.lock()
+            let group = waiting
+            waiting = []
+            if group.isEmpty { draining = false }
+            lock.unlock()
+            if group.isEmpty { return }
+            publishGroup(group)
+        }
+    }
+
+    private func publishGroup(_ group: [Waiting]) {
+        if let unsynced = group.first(where: { !$0.publication.durable }) {
+            do {
+                try FileSystem.syncFileSystem(containing: unsynced.publication.jobDirectory)
+            } catch {
+                for item in group { item.done(.failure(JobFailure(.io, "\(error)"))) }
+                return
+            }
+        }
+        var renamed: [Waiting] = []
+        var directories = Set<String>()
+        for item in group {
+            let directory = (item.publication.destination as NSString).deletingLastPathComponent
+            do {
+                try FileSystem.makeDirectory(directory)
+                try FileSystem.rename(item.publication.source, to: item.publication.destination)
+                directories.insert(directory)
+                renamed.append(item)
+            } catch {
+                item.done(.failure(JobFailure(.io, "\(error)")))
+            }
+        }
+        do {
+            if directories.count > 2, let any = directories.first {
+                try FileSystem.syncFileSystem(containing: any)
+            } else {
+                for directory in directories.sorted() { try FileSystem.syncDirectory(directory) }
+            }
+            try index.insert(renamed.map { ($0.publication.object, $0.publication.aliases) })
+        } catch {
+            for item in renamed { item.done(.failure(JobFailure(.io, "\(error)"))) }
+            return
+        }
+        for item in renamed {
+            FileSystem.removeTree(item.publication.jobDirectory)
+            item.done(.success(()))
+        }
+    }
+}
