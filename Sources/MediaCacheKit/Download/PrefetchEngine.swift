@@ -93,6 +93,7 @@ public final class PrefetchEngine: @unchecked Sendable {
         case .alreadyCached(let object):
             summary.alreadyCached += 1
             try? index.touch(key: job.key)
+            try? index.restoreNames(of: object, from: entry)
             emit(.skipped(url: entry.url, name: entry.displayName, path: cache.absolute(object.path)))
         case .failed(let failure):
             summary.failed.append((entry.url, failure))
