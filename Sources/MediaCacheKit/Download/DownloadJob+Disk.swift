@@ -24,6 +24,11 @@ extension DownloadJob {
             try file.truncate(length: 0)
             if let length, length > 0 { try file.preallocate(length: length) }
             return true
+        } catch let error as SystemError where error.code == ENOSPC {
+            let free = FileSystem.freeBytes(cache.root).map { ", \(ByteCount.format($0)) free" } ?? ""
+            let needed = length.map { " (\(name) needs \(ByteCount.format($0))\(free))" } ?? ""
+            fail(JobFailure(.io, "\(error)\(needed)"), keepPartial: false)
+            return false
         } catch {
             fail(JobFailure(.io, "\(error)"), keepPartial: false)
             return false

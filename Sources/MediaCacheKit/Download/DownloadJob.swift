@@ -154,13 +154,22 @@ final class DownloadJob: @unchecked Sendable {
                 saved.commandHeaders = request.commandHeaders
                 state = saved
             } catch {
-                emit(.notice(url: url, message: "\(error); starting this file again"))
+                let reason = if case .corruptState(_, let reason)? = error as? CacheError { reason } else { "unreadable (\(error))" }
+                emit(.notice(url: url, message: "saved state \(statePath) is \(reason); starting this file again"))
             }
         }
         let file = try DataFile(path: cache.dataPath(key: key), mode: .readWrite)
         dataFile = file
         let held = state.completed.ranges.last?.end ?? 0
-        if try file.size() < held || (!state.rangesSupported && !state.completed.isEmpty) {
+        let size = try file.size()
+        // Data preallocated to the length and changed in size since is not ours any more.
+        if size < held || (state.length.map { size != $0 && !state.completed.isEmpty } ?? false) {
+            emit(
+                .notice(
+                    url: url,
+                    message: "partial data \(file.path) holds \(size) bytes, its saved state expects \(state.length ?? held); starting this file again"))
+            state.discardData()
+        } else if !state.rangesSupported && !state.completed.isEmpty {
             state.discardData()
         }
         bytesAtLastProgress = state.bytesDone

@@ -104,6 +104,7 @@ public final class PrefetchEngine: @unchecked Sendable {
             summary.alreadyCached += 1
             usedKeys.append(job.key)
             if usedKeys.count >= 512 { recordUses() }
+            try? index.restoreNames(of: object, from: entry)
             emit(.skipped(url: entry.url, name: entry.displayName, path: cache.absolute(object.path)))
         case .failed(let failure):
             summary.failed.append((entry.url, failure))

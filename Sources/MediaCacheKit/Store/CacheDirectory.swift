@@ -45,12 +45,13 @@ public struct CacheDirectory: Sendable {
 
     /// Creates the directories (mode 0700: states may hold tokens).
     public func prepare() throws {
+        if FileSystem.isOnReadOnlyFileSystem(root) { throw CacheError.readOnly(path: root) }
         do {
             for dir in [root, objectsDirectory, partialDirectory, locksDirectory] {
                 try FileSystem.makeDirectory(dir)
             }
         } catch let error as SystemError {
-            throw CacheError.io(error)
+            throw error.code == EROFS ? CacheError.readOnly(path: root) : CacheError.io(error)
         }
     }
 }

@@ -3,6 +3,8 @@ public enum CacheError: Error, CustomStringConvertible, Equatable {
     case corruptState(path: String, reason: String)
     case index(path: String, reason: String)
     case io(SystemError)
+    /// The cache directory is on a read-only file system.
+    case readOnly(path: String)
 
     public var description: String {
         switch self {
@@ -12,6 +14,8 @@ public enum CacheError: Error, CustomStringConvertible, Equatable {
             "cache index \(path): \(reason)"
         case .io(let error):
             error.description
+        case .readOnly(let path):
+            "the cache directory \(path) is on a read-only file system; remount it read-write or choose another --cache-dir"
         }
     }
 }

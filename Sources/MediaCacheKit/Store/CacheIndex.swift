@@ -8,17 +8,43 @@ public final class CacheIndex: Sendable {
     private let path: String
 
     public init(directory: CacheDirectory) throws {
-        path = directory.indexPath
+        let path = directory.indexPath
+        self.path = path
+        do {
+            if IndexRebuilder.isEmptied(directory) {
+                pool = try IndexRebuilder(directory: directory).rebuild(reason: "the file is empty", open: Self.open)
+            } else {
+                let opened = try Self.open(path)
+                if let problem = try IndexRebuilder.problem(in: opened, directory) {
+                    try? opened.close()
+                    pool = try IndexRebuilder(directory: directory).rebuild(reason: problem, open: Self.open)
+                } else {
+                    pool = opened
+                }
+            }
+        } catch let error as CacheError {
+            throw error
+        } catch {
+            if FileSystem.isOnReadOnlyFileSystem(directory.root) { throw CacheError.readOnly(path: directory.root) }
+            guard let damage = IndexRebuilder.damage(in: error) else {
+                throw CacheError.index(path: path, reason: "\(error)")
+            }
+            do {
+                pool = try IndexRebuilder(directory: directory).rebuild(reason: damage, open: Self.open)
+            } catch {
+                throw CacheError.index(path: path, reason: "\(damage), and rebuilding it failed: \(error)")
+            }
+        }
+    }
+
+    private static func open(_ path: String) throws -> DatabasePool {
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
         // A committed row must survive power loss like the renamed file it describes.
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.migrator.migrate(pool)
-        } catch {
-            throw CacheError.index(path: path, reason: "\(error)")
-        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try migrator.migrate(pool)
+        return pool
     }
 
     private static var migrator: DatabaseMigrator {
@@ -92,6 +118,18 @@ public final class CacheIndex: Sendable {
                 }
             }
         }
+    }
+
+    /// Gives a row recovered by an index rebuild (no URL yet) its names back, from a
+    /// list entry that names the same object.
+    public func restoreNames(of object: CachedObject, from entry: ListEntry) throws {
+        guard object.url.isEmpty, object.key == CacheKey(identity: entry.identity).hex else { return }
+        var named = object
+        named.url = entry.url
+        named.cacheKey = entry.identity
+        named.mirrors = Array(entry.urls.dropFirst())
+        named.name = entry.outName
+        try insert(named, aliases: entry.urls + [entry.identity])
     }
 
     public func remove(key: CacheKey) throws {

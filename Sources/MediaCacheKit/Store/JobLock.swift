@@ -19,6 +19,18 @@ public final class JobLock: @unchecked Sendable {
         throw SystemError("lock", path: path, code: code)
     }
 
+    /// Takes the lock, waiting for another process to release it.
+    public static func acquire(path: String) throws -> JobLock {
+        let fd = try retryingEINTR("open lock", path: path) { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        do {
+            try retryingEINTR("lock", path: path) { flock(fd, LOCK_EX) }
+        } catch {
+            close(fd)
+            throw error
+        }
+        return JobLock(fd: fd, path: path)
+    }
+
     /// Writes this process's pid into a dedicated lock file, so a waiting process can
     /// say who holds it. Never call it on a lock taken on a data file.
     public func recordHolder() {

@@ -87,7 +87,9 @@ public final class ObjectVerifier {
             done += object.size
             progress(done, total)
             if let problem {
-                report.bad.append(Finding(name: current.url, path: directory.absolute(current.path), problem: problem))
+                // A row recovered by an index rebuild has no URL yet: its cache key names it.
+                let name = current.url.isEmpty ? current.cacheKey : current.url
+                report.bad.append(Finding(name: name, path: directory.absolute(current.path), problem: problem))
             } else {
                 report.verified += 1
                 report.bytes += current.size

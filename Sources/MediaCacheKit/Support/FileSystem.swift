@@ -24,6 +24,20 @@ enum FileSystem {
         return Int64(info.st_size)
     }
 
+    /// Bytes an unprivileged writer may still use on the file system holding `path`.
+    static func freeBytes(_ path: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    /// Whether `path` lies on a file system mounted read-only (root can write anywhere
+    /// else, so permission bits do not tell).
+    static func isOnReadOnlyFileSystem(_ path: String) -> Bool {
+        var info = statvfs()
+        return statvfs(path, &info) == 0 && info.f_flag & UInt(ST_RDONLY) != 0
+    }
+
     /// Creates `path` and its parents with mode 0700 (state may hold tokens).
     /// `durable: false` leaves the new entry's fsync to the caller, who does it only
     /// once something inside must survive power loss.

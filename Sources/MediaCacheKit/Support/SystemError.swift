@@ -15,7 +15,8 @@ public struct SystemError: Error, CustomStringConvertible, Equatable {
     }
 
     public var description: String {
-        let reason = String(cString: strerror(code))
+        var reason = String(cString: strerror(code))
+        if code == ENOSPC { reason += " (the disk is full)" }
         if let path { return "\(operation) \(path): \(reason)" }
         return "\(operation): \(reason)"
     }

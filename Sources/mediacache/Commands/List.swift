@@ -44,7 +44,8 @@ struct List: ParsableCommand {
         var rows = [["NAME", "SIZE", "TYPE", "FASTSTART", "ADDED", "LAST USED"]]
         for object in sorted {
             rows.append([
-                object.name ?? object.url, ByteCount.format(object.size), object.contentType ?? "-", object.faststart,
+                object.name ?? (object.url.isEmpty ? "(URL not known yet) \(object.path)" : object.url),
+                ByteCount.format(object.size), object.contentType ?? "-", object.faststart,
                 Self.date(object.addedAt), Self.date(object.lastUsedAt),
             ])
         }
@@ -79,7 +80,7 @@ extension List.SortKey {
         case .added: { $0.addedAt < $1.addedAt }
         case .used: { $0.lastUsedAt > $1.lastUsedAt }
         case .size: { $0.size > $1.size }
-        case .name: { ($0.name ?? $0.url) < ($1.name ?? $1.url) }
+        case .name: { ($0.name ?? $0.url, $0.path) < ($1.name ?? $1.url, $1.path) }
         }
     }
 }

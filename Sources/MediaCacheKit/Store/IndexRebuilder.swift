@@ -1,0 +1,133 @@
+import Foundation
+import GRDB
+
+/// What a rebuild of a damaged index did, for the user to read.
+public struct IndexRebuild: Sendable, CustomStringConvertible {
+    public var indexPath: String
+    public var damagedCopy: String
+    public var reason: String
+    public var objects: Int
+    public var bytes: Int64
+
+    public var description: String {
+        "the cache index \(indexPath) was damaged (\(reason)); it was moved to \(damagedCopy) and rebuilt from the "
+            + "\(objects) objects in objects/ (\(ByteCount.format(bytes)), hashes recomputed). They are found by URL "
+            + "or cache key as before; mirrors and list names come back when the list is prefetched again"
+    }
+}
+
+/// Where rebuild reports go: the command line prints them; nothing is printed here.
+public enum IndexNotices {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var handler: (@Sendable (IndexRebuild) -> Void)?
+
+    public static func observe(_ handler: @escaping @Sendable (IndexRebuild) -> Void) {
+        lock.withLock { Self.handler = handler }
+    }
+
+    static func post(_ rebuild: IndexRebuild) {
+        lock.withLock { handler }?(rebuild)
+    }
+}
+
+/// Recreates `index.sqlite` from the files in `objects/` when it is damaged (garbage,
+/// cut short, emptied). An object's file name is its key (SHA-256 of its cache key),
+/// so every object is found again by its URL or cache key; its size and SHA-256 are
+/// taken from the file. What the file name cannot tell (the URL text, mirrors, `out=`
+/// name) is filled in when the object is next prefetched. Nothing is deleted.
+struct IndexRebuilder {
+    let directory: CacheDirectory
+
+    /// Why the index at `error`'s origin cannot be used, if the file itself is damaged.
+    static func damage(in error: Error) -> String? {
+        guard let error = error as? DatabaseError else { return nil }
+        switch error.resultCode {
+        case .SQLITE_NOTADB: return "not an SQLite database"
+        case .SQLITE_CORRUPT: return "the database is malformed"
+        default: return nil
+        }
+    }
+
+    /// An index file emptied behind our back opens as a fresh database: without this
+    /// check every object would look like an orphan for `gc` to delete.
+    static func isEmptied(_ directory: CacheDirectory) -> Bool {
+        FileSystem.fileSize(directory.indexPath) == 0 && hasUnindexedObject(directory)
+    }
+
+    /// Why an index that opened is still not to be trusted: it lists no object while
+    /// `objects/` holds some (cut short, or replaced by an empty database).
+    static func problem(in pool: DatabasePool, _ directory: CacheDirectory) throws -> String? {
+        let listsObjects = try pool.read { try Bool.fetchOne($0, sql: "SELECT EXISTS (SELECT 1 FROM objects)") ?? false }
+        return !listsObjects && hasUnindexedObject(directory) ? "it lists no object while objects/ holds some" : nil
+    }
+
+    /// An object file no commit is working on: a commit renames its file before it
+    /// inserts the row, holding the job lock throughout.
+    private static func hasUnindexedObject(_ directory: CacheDirectory) -> Bool {
+        objectFiles(directory).contains { relative in
+            let name = (relative as NSString).lastPathComponent
+            guard let key = CacheKey(hex: String(name.prefix(64))) else { return false }
+            return (try? JobLock.tryAcquire(path: directory.lockPath(key: key))) != nil
+        }
+    }
+
+    /// Under a lock (another process may be rebuilding too): moves the damaged index
+    /// aside, opens a new one with `open`, and adds a row for every object file.
+    func rebuild(reason: String, open: (String) throws -> DatabasePool) throws -> DatabasePool {
+        let path = directory.indexPath
+        try? FileSystem.makeDirectory(directory.locksDirectory)
+        let lock = try JobLock.acquire(path: directory.locksDirectory + "/index-rebuild")
+        return try withExtendedLifetime(lock) {
+            // Another process may have rebuilt it while this one waited.
+            if !Self.isEmptied(directory), let pool = try? open(path) {
+                if (try? Self.problem(in: pool, directory)) == .some(nil) { return pool }
+                try? pool.close()
+            }
+            let damaged = path + ".damaged"
+            try FileSystem.rename(path, to: damaged)
+            // A stale WAL would be replayed into the new file: it goes with the damaged one.
+            if FileSystem.exists(path + "-wal") { try FileSystem.rename(path + "-wal", to: damaged + "-wal") }
+            FileSystem.remove(path + "-shm")
+            let pool = try open(path)
+            var report = IndexRebuild(indexPath: path, damagedCopy: damaged, reason: reason, objects: 0, bytes: 0)
+            for relative in Self.objectFiles(directory) {
+                guard let object = try recovered(relative) else { continue }
+                try pool.write { db in
+                    try object.insert(db)
+                    // The key itself names it until its cache key is known again (`gc` evicts by name).
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO aliases (alias, key) VALUES (?, ?)", arguments: [object.key, object.key])
+                }
+                report.objects += 1
+                report.bytes += object.size
+            }
+            IndexNotices.post(report)
+            return pool
+        }
+    }
+
+    /// A row for `objects/ab/<key>[.ext]`: the URL is not known yet (empty), the cache
+    /// key stands in as the key itself.
+    private func recovered(_ relative: String) throws -> CachedObject? {
+        let name = (relative as NSString).lastPathComponent
+        let absolute = directory.absolute(relative)
+        guard let key = CacheKey(hex: String(name.prefix(64))), name.count == 64 || name.dropFirst(64).first == ".",
+            FileSystem.isRegularFile(absolute)
+        else { return nil }
+        let file = try DataFile(path: absolute, mode: .readOnly)
+        let size = try file.size()
+        let sha256 = try FileDigester.digest(file, length: size, algorithms: [.sha256])[.sha256]!
+        let modified = (try? FileManager.default.attributesOfItem(atPath: absolute)[.modificationDate] as? Date) ?? Date()
+        return CachedObject(
+            key: key.hex, cacheKey: key.hex, url: "", mirrors: [], name: nil, path: relative, size: size,
+            sha256: sha256, contentType: nil, etag: nil, lastModified: nil, faststart: "unknown (index rebuilt)",
+            addedAt: modified, lastUsedAt: modified)
+    }
+
+    /// Every file under `objects/`, relative to the cache root.
+    static func objectFiles(_ directory: CacheDirectory) -> [String] {
+        FileSystem.contentsOfDirectory(directory.objectsDirectory).sorted().flatMap { shard in
+            FileSystem.contentsOfDirectory(directory.objectsDirectory + "/" + shard).sorted().map { "objects/\(shard)/\($0)" }
+        }
+    }
+}
