@@ -47,7 +47,7 @@ struct DownloadOptions: ParsableArguments {
         for header in headers {
             guard let colon = header.firstIndex(of: ":"), colon != header.startIndex,
                 !header[..<colon].contains(" ")
-            else { throw ValidationError("-H expects 'Name: value', got '\(header)'") }
+            else { throw ValidationError("-H expects 'Name: value', got '\(HeaderRedaction.preview(header))'") }
         }
     }
 
