@@ -194,9 +194,11 @@ extension DownloadJob: HTTPTransferDelegate {
         bytesSinceCheckpoint += Int64(count)
         // A single stream restarts at 0 after a failure: only getting further than any
         // earlier attempt is progress, so an origin that always cuts it short is given up.
-        if rangesUsable || fragment.next > furthestStreamed {
+        if rangesUsable {
             failuresInARow = 0
-            furthestStreamed = max(furthestStreamed, fragment.next)
+        } else if fragment.next > furthestStreamed {
+            failuresInARow = 0
+            furthestStreamed = fragment.next
         }
         if moovLocator != nil { advanceMoovSearch() }
         // Until the layout is known, the relocated digest could not follow the prefix.

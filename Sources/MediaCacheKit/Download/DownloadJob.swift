@@ -34,7 +34,7 @@ final class DownloadJob: @unchecked Sendable {
     /// Set once the origin mishandled Range in this run: one stream from 0 from then on.
     var rangesDisabled = false
     var failuresInARow = 0
-    /// The furthest byte a single stream (no ranges) reached in this run.
+    /// The furthest byte a single stream (no ranges) reached for this version of the file.
     var furthestStreamed: Int64 = 0
     var originChanges = 0
     var mirrorIndex = 0
@@ -384,6 +384,7 @@ final class DownloadJob: @unchecked Sendable {
         }
         emit(.notice(url: url, message: "\(reason); starting over"))
         state.discardData()
+        furthestStreamed = 0
         checkpoint()
         startProbe()
     }
