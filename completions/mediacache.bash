@@ -186,9 +186,9 @@ _mediacache() {
 
 _mediacache_prefetch() {
     repeating_flags=()
-    non_repeating_flags=(--no-faststart --json -q --quiet --version -h --help)
+    non_repeating_flags=(-k --insecure --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(--cache-dir -j --jobs -x --connections --min-fragment --retries --timeout)
+    non_repeating_options=(--cache-dir -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
@@ -215,6 +215,9 @@ _mediacache_prefetch() {
     '--timeout')
         return
         ;;
+    '--lowest-speed-limit')
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -228,9 +231,9 @@ _mediacache_prefetch() {
 
 _mediacache_resume() {
     repeating_flags=()
-    non_repeating_flags=(--no-faststart --json -q --quiet --version -h --help)
+    non_repeating_flags=(-k --insecure --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(--cache-dir -j --jobs -x --connections --min-fragment --retries --timeout)
+    non_repeating_options=(--cache-dir -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit)
     __mediacache_offer_flags_options 0
 
     # Offer option value completions
@@ -255,6 +258,9 @@ _mediacache_resume() {
         return
         ;;
     '--timeout')
+        return
+        ;;
+    '--lowest-speed-limit')
         return
         ;;
     esac

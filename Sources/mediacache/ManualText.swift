@@ -39,7 +39,7 @@ enum ManualText {
         (reason), verified (sha256), committed (path, size, faststart), skipped \
         (path; already cached), failed (code, reason), and a final summary. Failure \
         codes: http-status, not-media, checksum-mismatch, retries-exhausted, \
-        origin-unstable, bad-response, redirect, io.
+        origin-unstable, bad-response, redirect, tls, io.
          ENVIRONMENT
           MEDIACACHE_DIR     the cache directory when --cache-dir is not given
           XDG_CACHE_HOME     else the cache is $XDG_CACHE_HOME/mediacache (~/.cache/mediacache)

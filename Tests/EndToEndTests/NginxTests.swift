@@ -25,20 +25,32 @@ extension EndToEnd {
     }
 }
 
-/// A throwaway nginx on a free loopback port, serving `root`.
+/// A throwaway nginx on a free loopback port, serving `root` over HTTP, or over HTTPS
+/// with a self-signed certificate made for the occasion (`tls: true`).
 final class NginxServer {
     let port: Int
     let accessLog: String
+    let scheme: String
     private let prefix: String
     private let process = Process()
 
-    init(root: String, scratch: String) throws {
+    init(root: String, scratch: String, tls: Bool = false) throws {
         guard let binary = ["/usr/sbin/nginx", "/usr/bin/nginx"].first(where: FileManager.default.isExecutableFile)
         else { throw NginxMissing() }
         prefix = scratch + "/nginx"
         try FileManager.default.createDirectory(atPath: prefix + "/logs", withIntermediateDirectories: true)
         port = NginxServer.freePort()
         accessLog = prefix + "/logs/access.log"
+        scheme = tls ? "https" : "http"
+        var listen = "listen 127.0.0.1:\(port);"
+        if tls {
+            try SelfSignedCertificate.make(certificate: prefix + "/cert.pem", key: prefix + "/key.pem")
+            listen = """
+                listen 127.0.0.1:\(port) ssl;
+                            ssl_certificate \(prefix)/cert.pem;
+                            ssl_certificate_key \(prefix)/key.pem;
+                """
+        }
         let config = """
             daemon off;
             worker_processes 1;
@@ -55,7 +67,7 @@ final class NginxServer {
                 scgi_temp_path \(prefix)/tmp;
                 sendfile on;
                 server {
-                    listen 127.0.0.1:\(port);
+                    \(listen)
                     root \(root);
                 }
             }
@@ -76,7 +88,7 @@ final class NginxServer {
         }
     }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }
 
     func stop() {
         guard process.isRunning else { return }
@@ -121,4 +133,27 @@ final class NginxServer {
 
 struct NginxMissing: Error, CustomStringConvertible {
     var description: String { "nginx is not installed or failed to start; .ci/run installs it (apt-get install nginx-light)" }
+}
+
+
+/// `openssl req -x509`: a one-day self-signed certificate for 127.0.0.1.
+enum SelfSignedCertificate {
+    static func make(certificate: String, key: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw OpenSSLFailed() }
+    }
+
+    struct OpenSSLFailed: Error, CustomStringConvertible {
+        var description: String { "openssl req -x509 failed; Scripts/install-deps installs openssl" }
+    }
 }

@@ -1,15 +1,18 @@
 import Glibc
 
-/// Writes a slice of content to a socket, applying pacing and the drop/stall faults.
+/// Writes a slice of content to a socket, applying pacing, chunked framing and the
+/// drop/stall/reset faults.
 struct BodyStreamer {
     /// Where the body deliberately stops short.
     enum Interruption {
         case drop(after: Int)
         case stall(after: Int)
+        /// Like drop, but the close sends a TCP RST.
+        case reset(after: Int)
 
         var after: Int {
             switch self {
-            case .drop(let bytes), .stall(let bytes): bytes
+            case .drop(let bytes), .stall(let bytes), .reset(let bytes): bytes
             }
         }
     }
@@ -18,6 +21,7 @@ struct BodyStreamer {
         case complete
         case dropped
         case stalled
+        case reset
         /// The peer went away, the origin stopped, or the file shrank.
         case failed
     }
@@ -28,6 +32,8 @@ struct BodyStreamer {
     static let pacedChunk = 8 * 1024
 
     let socket: Socket
+    /// Frame every piece as an HTTP/1.1 chunk and end with the last-chunk marker.
+    var chunked = false
 
     /// Sends `slice` of `content`; returns the body bytes sent and how it ended.
     func stream(
@@ -53,9 +59,11 @@ struct BodyStreamer {
                     guard sleep(until: due, clock: clock) else { return (sent, .failed) }
                 }
                 let piece = min(pieceSize, got - offset)
+                if chunked, !socket.send(Array(String(piece, radix: 16).utf8) + [0x0D, 0x0A]) { return (sent, .failed) }
                 let written = buffer.withUnsafeBytes { socket.send(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + piece)])) }
                 sent += written
                 guard written == piece else { return (sent, .failed) }
+                if chunked, !socket.send([0x0D, 0x0A]) { return (sent, .failed) }
                 offset += piece
             }
         }
@@ -63,10 +71,14 @@ struct BodyStreamer {
         switch interruption {
         case .drop where limit < slice.count:
             return (sent, .dropped)
+        case .reset where limit < slice.count:
+            socket.resetOnClose()
+            return (sent, .reset)
         case .stall where limit < slice.count:
             socket.idleUntilPeerCloses()
             return (sent, .stalled)
         default:
+            if chunked, !socket.send(Array("0\r\n\r\n".utf8)) { return (sent, .failed) }
             return (sent, .complete)
         }
     }

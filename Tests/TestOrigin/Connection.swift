@@ -69,8 +69,9 @@ final class Connection {
             if socket.send(plan.head.serialized + text) { bodySent = text.count } else { ending = .failed }
         case .content(let content, let slice):
             if socket.send(plan.head.serialized), let route, let faults = plan.faults {
-                (bodySent, ending) = BodyStreamer(socket: socket).stream(
-                    content, slice, bytesPerSecond: faults.bytesPerSecond,
+                let trickle = faults.trickleBytesPerSecond.flatMap { routes.claim(.trickle, for: route) ? $0 : nil }
+                (bodySent, ending) = BodyStreamer(socket: socket, chunked: plan.chunked).stream(
+                    content, slice, bytesPerSecond: trickle ?? faults.bytesPerSecond,
                     interruption: interruption(for: slice.count, faults: faults, route: route))
             } else {
                 ending = .failed
@@ -86,9 +87,10 @@ final class Connection {
         return false
     }
 
-    /// Picks the earliest applicable drop/stall fault, consuming one of its uses.
-    /// Only bodies longer than the cut-off count as "matching" responses.
+    /// Picks the next reset if one applies, else the earliest applicable drop/stall fault,
+    /// consuming one of its uses. Only bodies longer than the cut-off count as "matching" responses.
     private func interruption(for bodyLength: Int, faults: Faults, route: RouteTable.Snapshot) -> BodyStreamer.Interruption? {
+        if let offset = routes.claimReset(for: route, bodyLength: bodyLength) { return .reset(after: offset) }
         var candidates: [BodyStreamer.Interruption] = []
         if let bytes = faults.dropAfterBytes, bytes < bodyLength { candidates.append(.drop(after: max(0, bytes))) }
         if let bytes = faults.stallAfterBytes, bytes < bodyLength { candidates.append(.stall(after: max(0, bytes))) }

@@ -1,6 +1,7 @@
 /// Misbehaviours a `Resource` can be scripted with. Everything defaults to "off".
 ///
-/// Counted faults (`dropCount`, `stallCount`, `statusSequence`) apply to the first N
+/// Counted faults (`dropCount`, `stallCount`, `resetAfterBytes`, `trickleCount`,
+/// `statusSequence`) apply to the first N
 /// responses they match for the path and then the resource behaves normally again.
 /// Calling `TestOrigin.serve(_:_:)` again for the path resets those counters.
 public struct Faults: Sendable {
@@ -17,8 +18,25 @@ public struct Faults: Sendable {
     /// responses whose body is longer than that. The stall ends when the client closes or on `stop()`.
     public var stallAfterBytes: Int? = nil
     public var stallCount = 1
+    /// Abort the connection with a TCP RST (SO_LINGER 0, not a clean close) after this many
+    /// body bytes: the first matching response uses the first offset, the next one the
+    /// second, and so on. Takes precedence over drop/stall for the responses it applies to.
+    public var resetAfterBytes: [Int] = []
     /// Per-response pacing of the body, in bytes per second.
     public var bytesPerSecond: Int? = nil
+    /// A much slower pacing (bytes per second) for the first `trickleCount` bodies only.
+    public var trickleBytesPerSecond: Int? = nil
+    public var trickleCount = 1
+    /// Answer every satisfiable Range request with 416 (`Content-Range: bytes */length`).
+    public var unsatisfiableRanges = false
+    /// Serve ranges even when If-Range names another version (as some CDNs do).
+    public var ignoreIfRange = false
+    /// Send the full body with `Transfer-Encoding: chunked`: no Content-Length, no
+    /// Accept-Ranges, Range ignored. Drops cut the stream without the last chunk.
+    public var chunked = false
+    /// Label every content response with this `Content-Encoding` (the body is served as is,
+    /// so serve pre-compressed bytes to make the label true).
+    public var contentEncoding: String? = nil
     /// The first requests for the path get these statuses, in order; later ones are served normally.
     public var statusSequence: [ScriptedStatus] = []
     /// Answer every request with `302 Found` and `Location: <redirectTo>`.

@@ -13,6 +13,8 @@ struct ResponsePlan {
     var requestedRange: ClosedRange<Int>? = nil
     /// Faults of the resource when the body is its content; nil for error/scripted answers.
     var faults: Faults? = nil
+    /// The content body goes out in chunked transfer coding.
+    var chunked = false
 
     /// Chooses status, headers and body for `request` against the route snapshot
     /// (nil: no resource at that path).
@@ -63,14 +65,15 @@ struct ResponsePlan {
         if case .satisfiable(let range) = resolution { requestedRange = range }
 
         // Ranges are honoured unless the resource ignores them or If-Range says the client's copy is stale.
-        let honoursRange = !faults.ignoreRange && ByteRange.ifRangeAllows(
-            request.headers["if-range"], etag: resource.etag, lastModified: resource.lastModified)
+        let rangesOff = faults.ignoreRange || faults.chunked
+        let honoursRange = !rangesOff && (faults.ignoreIfRange || ByteRange.ifRangeAllows(
+            request.headers["if-range"], etag: resource.etag, lastModified: resource.lastModified))
 
         var slice = 0..<length
         var head = HTTPResponseHead(status: 200)
         if honoursRange, let resolution {
             switch resolution {
-            case .unsatisfiable:
+            case .satisfiable where faults.unsatisfiableRanges, .unsatisfiable:
                 var plan = text(416, "range not satisfiable\n", sendsBody: sendsBody)
                 plan.head.add("Content-Range", "bytes */\(length)")
                 plan.head.addValidators(of: resource)
@@ -83,14 +86,22 @@ struct ResponsePlan {
             }
         }
         head.add("Content-Type", resource.contentType)
-        head.add("Content-Length", String(slice.count))
-        if !faults.ignoreRange { head.add("Accept-Ranges", "bytes") }
+        if let encoding = faults.contentEncoding { head.add("Content-Encoding", encoding) }
+        if faults.chunked {
+            head.add("Transfer-Encoding", "chunked")
+        } else {
+            head.add("Content-Length", String(slice.count))
+        }
+        if !rangesOff { head.add("Accept-Ranges", "bytes") }
         head.addValidators(of: resource)
         return ResponsePlan(
             head: head,
-            body: sendsBody && !slice.isEmpty ? .content(content, slice) : .none,
+            body: !sendsBody ? .none
+                : !slice.isEmpty ? .content(content, slice)
+                : faults.chunked ? .text(Array("0\r\n\r\n".utf8)) : .none,
             requestedRange: requestedRange,
-            faults: faults)
+            faults: faults,
+            chunked: faults.chunked)
     }
 }
 

@@ -12,7 +12,7 @@ final class RouteTable: @unchecked Sendable {
         var scriptedStatus: ScriptedStatus?
     }
 
-    enum CountedFault { case drop, stall }
+    enum CountedFault { case drop, stall, trickle }
 
     private struct Route {
         var resource: Resource
@@ -20,6 +20,8 @@ final class RouteTable: @unchecked Sendable {
         var statusesServed = 0
         var dropsUsed = 0
         var stallsUsed = 0
+        var resetsUsed = 0
+        var tricklesUsed = 0
     }
 
     private let lock = NSLock()
@@ -67,9 +69,25 @@ final class RouteTable: @unchecked Sendable {
             case .stall:
                 guard route.stallsUsed < faults.stallCount else { return false }
                 route.stallsUsed += 1
+            case .trickle:
+                guard route.tricklesUsed < faults.trickleCount else { return false }
+                route.tricklesUsed += 1
             }
             routes[snapshot.path] = route
             return true
+        }
+    }
+
+    /// Reserves the next reset offset if it falls inside a body of `bodyLength` bytes.
+    func claimReset(for snapshot: Snapshot, bodyLength: Int) -> Int? {
+        lock.withLock {
+            guard var route = routes[snapshot.path], route.generation == snapshot.generation else { return nil }
+            let offsets = route.resource.faults.resetAfterBytes
+            guard route.resetsUsed < offsets.count, offsets[route.resetsUsed] < bodyLength else { return nil }
+            let offset = max(0, offsets[route.resetsUsed])
+            route.resetsUsed += 1
+            routes[snapshot.path] = route
+            return offset
         }
     }
 }

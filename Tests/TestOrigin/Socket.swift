@@ -52,6 +52,13 @@ struct Socket {
         while case .bytes = scratch.withUnsafeMutableBytes({ receive(into: $0) }) {}
     }
 
+    /// Makes the coming close(2) abort the connection with a RST instead of a FIN, and
+    /// throw away whatever is still unsent (SO_LINGER on, timeout 0).
+    func resetOnClose() {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+    }
+
     /// Polls in short slices until `events` are ready; false once stopped or the socket errs.
     private func waitFor(_ events: Int16) -> Bool {
         while !registry.isStopped {

@@ -15,6 +15,10 @@ extension DownloadJob: HTTPTransferDelegate {
         }
         switch head.status {
         case 200, 206:
+            if let encoding = Self.unexpectedContentEncoding(head) {
+                refuseEncodedBody(encoding, url: transfer.request.url)
+                return false
+            }
             return fragment.isProbe ? acceptProbe(fragment, head, url: transfer.request.url) : acceptFragment(fragment, head)
         case 416:
             return handleUnsatisfiableRange(fragment, head)
@@ -24,6 +28,24 @@ extension DownloadJob: HTTPTransferDelegate {
             fragment.outcome = .fatalStatus(head.status)
         }
         return true  // a short error body: drained, then handled on completion
+    }
+
+    /// A `Content-Encoding` other than identity, which `CurlEasy` never asks for.
+    ///
+    /// The bytes of such a response are not the file's: on a 206 they are an encoding of
+    /// a slice, which cannot be placed at the Range offsets or decoded piecewise; on a 200
+    /// the length and validators describe the encoded form, so a resume or a checksum
+    /// would not line up either. The response is refused, never stored as the media.
+    static func unexpectedContentEncoding(_ head: HTTPResponseHead) -> String? {
+        guard let value = head.value("content-encoding") else { return nil }
+        let codings = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        return codings.allSatisfy({ $0.isEmpty || $0 == "identity" }) ? nil : value
+    }
+
+    private func refuseEncodedBody(_ encoding: String, url: String) {
+        let reason = "the origin sent the body with Content-Encoding: \(encoding) although only identity was asked for"
+            + " (\(url)); its bytes are not the file's, so nothing was stored"
+        fail(JobFailure(.badResponse, reason), keepPartial: !state.completed.isEmpty)
     }
 
     private func acceptProbe(_ fragment: Fragment, _ head: HTTPResponseHead, url: String) -> Bool {
@@ -108,12 +130,26 @@ extension DownloadJob: HTTPTransferDelegate {
             fragment.end = 0
             return true
         }
+        // `bytes */LENGTH` with the range starting inside the file: the origin mishandles
+        // ranges (a correct one would serve the part that exists).
+        if let total = Self.unsatisfiedLength(head), fragment.requestedStart < total {
+            fallBackToSingleStream("the origin refused a range inside the file (HTTP 416)")
+            return false
+        }
         if state.completed.isEmpty {
             fragment.outcome = .fatalStatus(416)
             return true
         }
         originChanged("the file on the origin is shorter than before")
         return false
+    }
+
+    /// LENGTH of a 416's `Content-Range: bytes */LENGTH`.
+    static func unsatisfiedLength(_ head: HTTPResponseHead) -> Int64? {
+        guard let value = head.value("content-range")?.trimmingCharacters(in: .whitespaces).lowercased(),
+            value.hasPrefix("bytes */")
+        else { return nil }
+        return Int64(value.dropFirst("bytes */".count))
     }
 
     func transfer(_ transfer: HTTPTransfer, didReceive chunk: BodyChunk) -> Int {
@@ -158,7 +194,14 @@ extension DownloadJob: HTTPTransferDelegate {
         fragment.next += Int64(count)
         bytesFetched += Int64(count)
         bytesSinceCheckpoint += Int64(count)
-        failuresInARow = 0
+        // A single stream restarts at 0 after a failure: only getting further than any
+        // earlier attempt is progress, so an origin that always cuts it short is given up.
+        if rangesUsable {
+            failuresInARow = 0
+        } else if fragment.next > furthestStreamed {
+            failuresInARow = 0
+            furthestStreamed = fragment.next
+        }
         if moovLocator != nil { advanceMoovSearch() }
         // Until the layout is known, the relocated digest could not follow the prefix.
         if moovLocator == nil { hasher?.advance(to: state.completed.contiguousPrefix) }
@@ -181,16 +224,21 @@ extension DownloadJob: HTTPTransferDelegate {
             fail(JobFailure(.redirect, "\(reason) from \(url)"), keepPartial: true)
             return
         case .transientStatus(let status, let retryAfter):
-            transientFailure("HTTP \(status) from \(url)", retryAfter: retryAfter)
+            transientFailure("\(HTTPStatusText.describe(status)) from \(url)", retryAfter: retryAfter)
             return
         case .fatalStatus(let status):
-            let reason = "HTTP \(status) \(HTTPStatusText.phrase(status)) from \(url)"
+            let reason = "\(HTTPStatusText.describe(status)) from \(url)"
             if !switchMirror(after: reason) {
                 fail(JobFailure(.httpStatus, reason + "; check the URL"), keepPartial: true)
             }
             return
         case .data:
             break
+        }
+        if let error, error.kind == .untrustedCertificate {
+            let reason = "\(url): \(error.message)"
+            if !switchMirror(after: reason) { fail(JobFailure(.tls, reason), keepPartial: true) }
+            return
         }
         if let error, error.kind != .aborted {
             transientFailure("\(error.message) (\(url))", retryAfter: nil)
@@ -237,6 +285,12 @@ extension DownloadJob: HTTPTransferDelegate {
 }
 
 enum HTTPStatusText {
+    /// `HTTP 503 Service Unavailable`, or `HTTP 599` for statuses without a known phrase.
+    static func describe(_ status: Int) -> String {
+        let text = phrase(status)
+        return text.isEmpty ? "HTTP \(status)" : "HTTP \(status) \(text)"
+    }
+
     static func phrase(_ status: Int) -> String {
         switch status {
         case 400: "Bad Request"
@@ -246,8 +300,13 @@ enum HTTPStatusText {
         case 405: "Method Not Allowed"
         case 410: "Gone"
         case 416: "Range Not Satisfiable"
+        case 429: "Too Many Requests"
         case 451: "Unavailable For Legal Reasons"
+        case 500: "Internal Server Error"
         case 501: "Not Implemented"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
         default: ""
         }
     }

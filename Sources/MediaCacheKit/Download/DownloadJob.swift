@@ -36,6 +36,8 @@ final class DownloadJob: @unchecked Sendable {
     /// Set once the origin mishandled Range in this run: one stream from 0 from then on.
     var rangesDisabled = false
     var failuresInARow = 0
+    /// The furthest byte a single stream (no ranges) reached for this version of the file.
+    var furthestStreamed: Int64 = 0
     var originChanges = 0
     var mirrorIndex = 0
     var retryNotBefore = 0.0
@@ -193,7 +195,9 @@ final class DownloadJob: @unchecked Sendable {
             headers.append("Range: " + (end == Int64.max ? "bytes=\(start)-" : ByteRange(start, end).httpRangeValue))
             if let ifRange { headers.append("If-Range: \(ifRange)") }
         }
-        let request = HTTPRequest(url: url, headers: headers, stallTimeout: options.stallTimeout)
+        let request = HTTPRequest(
+            url: url, headers: headers, stallTimeout: options.stallTimeout,
+            lowSpeedLimit: Int(options.lowestSpeedLimit), verifyTLS: options.verifyTLS)
         let transfer = HTTPTransfer(request: request, userAgent: options.userAgent, delegate: self)
         let fragment = Fragment(
             transfer: transfer, isProbe: isProbe, start: start, end: end, sentRange: sendRange,
@@ -280,13 +284,14 @@ final class DownloadJob: @unchecked Sendable {
     /// Gives every free connection work: unassigned bytes first, then half of the
     /// largest range still in flight.
     func fillConnections() {
-        guard phase == .fetching, let length = state.length else { return }
+        guard phase == .fetching else { return }
         let now = TransferLoop.now()
         if now < retryNotBefore {
             scheduleWake(at: retryNotBefore)
             return
         }
-        guard rangesUsable else {
+        // One stream (also when its length is unknown): start it again once it ended.
+        guard rangesUsable, let length = state.length else {
             if fragments.isEmpty { startProbe() }
             return
         }
@@ -401,6 +406,7 @@ final class DownloadJob: @unchecked Sendable {
         }
         emit(.notice(url: url, message: "\(reason); starting over"))
         state.discardData()
+        furthestStreamed = 0
         checkpoint()
         startProbe()
     }

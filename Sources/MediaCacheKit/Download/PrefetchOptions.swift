@@ -13,6 +13,11 @@ public struct PrefetchOptions: Sendable {
     public var retries = 5
     /// Seconds without a byte before a connection is considered stalled (`--timeout`).
     public var stallTimeout = 30
+    /// A connection slower than this (bytes per second) for `stallTimeout` seconds is
+    /// abandoned and its range retried (`--lowest-speed-limit`); 0: only a stall counts.
+    public var lowestSpeedLimit: Int64 = 0
+    /// Check TLS certificates (`--insecure` clears it).
+    public var verifyTLS = true
     /// Relocate moov before mdat on commit (`--no-faststart` clears it).
     public var faststart = true
     /// libcurl's per-host connection cap, shared by all files.

@@ -24,8 +24,12 @@ final class CurlEasy {
         setLong(CURLOPT_FOLLOWLOCATION, 0)
         setLong(CURLOPT_NOSIGNAL, 1)
         setLong(CURLOPT_CONNECTTIMEOUT, request.stallTimeout)
-        setLong(CURLOPT_LOW_SPEED_LIMIT, 1)
+        setLong(CURLOPT_LOW_SPEED_LIMIT, max(1, request.lowSpeedLimit))
         setLong(CURLOPT_LOW_SPEED_TIME, request.stallTimeout)
+        if !request.verifyTLS {
+            setLong(CURLOPT_SSL_VERIFYPEER, 0)
+            setLong(CURLOPT_SSL_VERIFYHOST, 0)
+        }
         setLong(CURLOPT_TCP_KEEPALIVE, 1)
         setLong(CURLOPT_BUFFERSIZE, 256 * 1024)
         // Prefer multiplexing on an existing HTTP/2 connection over opening a new one.

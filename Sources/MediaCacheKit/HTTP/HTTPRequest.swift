@@ -5,11 +5,17 @@ public struct HTTPRequest: Sendable, Equatable {
     public var headers: [String]
     /// Connect timeout and low-speed window (no byte for this long fails the transfer).
     public var stallTimeout: Int
+    /// Bytes per second a transfer must exceed over `stallTimeout`; 0: any byte will do.
+    public var lowSpeedLimit: Int
+    /// Check the server's TLS certificate and host name (`--insecure` turns this off).
+    public var verifyTLS: Bool
 
-    public init(url: String, headers: [String], stallTimeout: Int) {
+    public init(url: String, headers: [String], stallTimeout: Int, lowSpeedLimit: Int = 0, verifyTLS: Bool = true) {
         self.url = url
         self.headers = headers
         self.stallTimeout = stallTimeout
+        self.lowSpeedLimit = lowSpeedLimit
+        self.verifyTLS = verifyTLS
     }
 }
 
@@ -18,8 +24,10 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
     public enum Kind: Sendable, Equatable {
         /// Connection refused, reset, cut short, DNS, TLS: worth retrying.
         case network
-        /// Nothing arrived within the stall timeout.
+        /// Nothing (or too little) arrived within the stall timeout.
         case timedOut
+        /// The server's TLS certificate is not trusted: retrying cannot help.
+        case untrustedCertificate
         /// The engine stopped the transfer on purpose.
         case aborted
     }

@@ -66,9 +66,15 @@ final class HTTPTransfer {
         } else if stoppedByDelegate {
             error = TransferError(kind: .aborted, message: "stopped")
         } else if code == CURLE_OPERATION_TIMEDOUT {
+            let what = request.lowSpeedLimit > 1
+                ? "slower than \(ByteCount.format(Int64(request.lowSpeedLimit)))/s for \(request.stallTimeout) s"
+                : "no data for \(request.stallTimeout) s"
+            error = TransferError(kind: .timedOut, message: "\(what) (\(easy.errorMessage(for: code)))")
+        } else if code == CURLE_PEER_FAILED_VERIFICATION {
             error = TransferError(
-                kind: .timedOut,
-                message: "no data for \(request.stallTimeout) s (\(easy.errorMessage(for: code)))")
+                kind: .untrustedCertificate,
+                message: "the TLS certificate is not trusted (\(easy.errorMessage(for: code))); "
+                    + "--insecure skips the check if you trust this server")
         } else {
             error = TransferError(kind: .network, message: easy.errorMessage(for: code))
         }

@@ -83,11 +83,11 @@ public enum ListParser {
         mutating func consumeOption(_ content: String, at number: Int) {
             if skippingOptions { return }
             guard current != nil else {
-                error(number, "option '\(content)' has no URL line above it")
+                error(number, "option '\(HeaderRedaction.preview(content))' has no URL line above it")
                 return
             }
             guard let eq = content.firstIndex(of: "=") else {
-                error(number, "expected key=value, got '\(content)'")
+                error(number, "expected key=value, got '\(HeaderRedaction.preview(String(content)))'")
                 return
             }
             let key = content[..<eq].trimmingCharacters(in: .whitespaces).lowercased()
@@ -100,7 +100,7 @@ public enum ListParser {
                 guard let colon = value.firstIndex(of: ":"),
                     !value[..<colon].isEmpty,
                     value[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "-_".contains($0) })
-                else { return rejectEntry(number, "header must look like 'Name: value', got '\(value)'") }
+                else { return rejectEntry(number, "header must look like 'Name: value', got '\(HeaderRedaction.preview(value))'") }
                 current!.headers.append(value)
             case "checksum":
                 do {

@@ -42,6 +42,9 @@ public final class CacheIndex: Sendable {
         configuration.busyMode = .timeout(30)
         // A committed row must survive power loss like the renamed file it describes.
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        // SQLite would create the file with the umask's mode (often 0644), and its -wal and
+        // -shm files copy that mode; the index lists URLs, which may carry tokens.
+        FileSystem.createPrivateFile(path)
         let pool = try DatabasePool(path: path, configuration: configuration)
         try migrator.migrate(pool)
         return pool

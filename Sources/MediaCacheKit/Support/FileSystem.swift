@@ -53,6 +53,13 @@ enum FileSystem {
         if durable && !parent.isEmpty { try syncDirectory(parent) }
     }
 
+    /// Creates an empty file with mode 0600 unless `path` exists; failures are left to
+    /// whoever opens it next, which reports them with context.
+    static func createPrivateFile(_ path: String) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd >= 0 { close(fd) }
+    }
+
     /// Atomically replaces `destination` with `source`.
     static func rename(_ source: String, to destination: String) throws {
         try retryingEINTR("rename", path: "\(source) -> \(destination)") {

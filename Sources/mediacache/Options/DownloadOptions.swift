@@ -27,6 +27,18 @@ struct DownloadOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds without data before a connection counts as stalled.", valueName: "sec"))
     var timeout = 30
 
+    @Option(
+        name: .customLong("lowest-speed-limit"),
+        help: ArgumentHelp(
+            "Abandon and retry a connection slower than this per second for --timeout seconds (e.g. 10K; 0: off).",
+            valueName: "size"))
+    var lowestSpeedLimit = "0"
+
+    @Flag(
+        name: [.customShort("k"), .customLong("insecure")],
+        help: "Do not check TLS certificates (self-signed test servers); the connection is not authenticated.")
+    var insecure = false
+
     @Flag(help: "Keep MP4/MOV bytes exactly as the origin sent them (no moov relocation).")
     var noFaststart = false
 
@@ -44,10 +56,13 @@ struct DownloadOptions: ParsableArguments {
         }
         guard (0...100).contains(retries) else { throw ValidationError("--retries must be between 0 and 100") }
         guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 3600 seconds") }
+        guard let speed = ByteCount.parse(lowestSpeedLimit), speed <= Int64(Int32.max) else {
+            throw ValidationError("--lowest-speed-limit must be a size per second, like 10K or 1M (0: off)")
+        }
         for header in headers {
             guard let colon = header.firstIndex(of: ":"), colon != header.startIndex,
                 !header[..<colon].contains(" ")
-            else { throw ValidationError("-H expects 'Name: value', got '\(header)'") }
+            else { throw ValidationError("-H expects 'Name: value', got '\(HeaderRedaction.preview(header))'") }
         }
     }
 
@@ -59,6 +74,8 @@ struct DownloadOptions: ParsableArguments {
         options.headers = headers
         options.retries = retries
         options.stallTimeout = timeout
+        options.lowestSpeedLimit = ByteCount.parse(lowestSpeedLimit) ?? 0
+        options.verifyTLS = !insecure
         options.faststart = !noFaststart
         return options
     }
