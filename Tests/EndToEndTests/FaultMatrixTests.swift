@@ -349,21 +349,6 @@ extension EndToEnd {
     }
 }
 
-/// A reproducible RandomNumberGenerator (splitmix64), so a failing offset can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// gzip(1), to make a body that really is gzip-encoded.
 enum Gzip {
     static func compress(_ bytes: [UInt8]) throws -> [UInt8] {
