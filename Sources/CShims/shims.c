@@ -60,6 +60,14 @@ int CShims_rename_noreplace(const char *from, const char *to) {
 int CShims_syncfs(int fd) {
     return syncfs(fd);
 }
+int CShims_open_unnamed(const char *directory) {
+    return open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+}
+int CShims_link_unnamed(int fd, const char *path) {
+    char source[64];
+    snprintf(source, sizeof source, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, source, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+}
 
 #include <archive_entry.h>
 

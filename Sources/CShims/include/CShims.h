@@ -40,6 +40,10 @@ ssize_t CShims_copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_
 int CShims_rename_noreplace(const char *from, const char *to);
 /// syncfs: one flush for every dirty file of the file system holding fd.
 int CShims_syncfs(int fd);
+/// open(directory, O_TMPFILE | O_RDWR, 0600): a file with no name yet, in directory's file system.
+int CShims_open_unnamed(const char *directory);
+/// Gives the unnamed file fd the name path (linkat through /proc/self/fd); fails with EEXIST.
+int CShims_link_unnamed(int fd, const char *path);
 
 // libarchive's AE_IF* file-type macros carry a cast, so Swift does not import them.
 // archive_entry.h is included only by shims.c, keeping this header free of libarchive.

@@ -13,10 +13,13 @@ extension DownloadJob {
         guard fresh, let file = dataFile else { return true }
         let statePath = cache.statePath(key: key)
         let directory = cache.jobDirectory(key: key)
-        diskQueue.sync {
-            guard FileSystem.exists(statePath) else { return }
-            FileSystem.remove(statePath)
-            try? FileSystem.syncDirectory(directory)
+        if stateMayBeOnDisk {
+            diskQueue.sync {
+                guard FileSystem.exists(statePath) else { return }
+                FileSystem.remove(statePath)
+                try? FileSystem.syncDirectory(directory)
+            }
+            stateMayBeOnDisk = false
         }
         // New contents: no journal record of the old ones may ever vouch for them.
         state.epoch = JobState.newEpoch()
@@ -60,6 +63,7 @@ extension DownloadJob {
     /// (temporary file, fsync, rename), off the transfer thread.
     func checkpoint() {
         guard let file = dataFile else { return }
+        stateMayBeOnDisk = true
         lastCheckpoint = TransferLoop.now()
         bytesSinceCheckpoint = 0
         updateJournal()
@@ -68,9 +72,12 @@ extension DownloadJob {
         let snapshot = stamped
         let statePath = cache.statePath(key: key)
         let partialDirectory = cache.partialDirectory
+        let cache = cache
+        let key = key
         diskQueue.async { [weak self] in
             do {
                 try file.syncData()
+                try cache.name(file, key: key)
                 try FileSystem.writeAtomically(try JobStateCodec.encode(snapshot), to: statePath)
                 if self?.jobDirectoryDurable == false {
                     try FileSystem.syncDirectory(partialDirectory)
@@ -96,6 +103,7 @@ extension DownloadJob {
         if let journal {
             do { try journal.rewrite(epoch: epoch, holding: state.completed.ranges) } catch { self.journal = nil }
         } else {
+            try? FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false)
             journal = ProgressJournal(path: cache.journalPath(key: key), epoch: epoch, holding: state.completed.ranges)
         }
     }

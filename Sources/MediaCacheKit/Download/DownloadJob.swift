@@ -31,6 +31,8 @@ final class DownloadJob: @unchecked Sendable {
     var dataFile: DataFile?
     /// Made at the first checkpoint: files done before it need none.
     var journal: ProgressJournal?
+    /// False while no saved state can exist: a fresh start then skips looking for one.
+    var stateMayBeOnDisk = true
     var fragments: [ObjectIdentifier: Fragment] = [:]
     var phase: Phase = .starting
     /// Set once the origin mishandled Range in this run: one stream from 0 from then on.
@@ -137,11 +139,9 @@ final class DownloadJob: @unchecked Sendable {
 
     /// Loads saved progress, trusting only what the data file can back.
     private func loadState() throws {
-        // Most small files are committed before their first checkpoint: the directory's
-        // entry is made durable with that checkpoint, not here.
-        try FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false)
         let statePath = cache.statePath(key: key)
-        if FileSystem.exists(statePath) {
+        stateMayBeOnDisk = FileSystem.exists(statePath)
+        if stateMayBeOnDisk {
             do {
                 var saved = try JobStateCodec.decode(try FileSystem.readAll(statePath), path: statePath)
                 // What the journal adds was written after the state, in this boot.
@@ -160,6 +160,16 @@ final class DownloadJob: @unchecked Sendable {
                 emit(.notice(url: url, message: "saved state \(statePath) is \(reason); starting this file again"))
             }
         }
+        if state.completed.isEmpty,
+            let unnamed = DataFile.unnamed(in: cache.partialDirectory, path: cache.dataPath(key: key))
+        {
+            // Nothing to resume. The data gets its name (and the job its directory) with
+            // the first checkpoint, so most small files never need either.
+            dataFile = unnamed
+            bytesAtLastProgress = 0
+            return
+        }
+        try FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false)
         let file = try DataFile(path: cache.dataPath(key: key), mode: .readWrite)
         dataFile = file
         let held = state.completed.ranges.last?.end ?? 0

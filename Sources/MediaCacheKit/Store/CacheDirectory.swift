@@ -32,6 +32,13 @@ public struct CacheDirectory: Sendable {
     public func dataPath(key: CacheKey) -> String { jobDirectory(key: key) + "/data" }
     public func statePath(key: CacheKey) -> String { jobDirectory(key: key) + "/state" }
     public func journalPath(key: CacheKey) -> String { jobDirectory(key: key) + "/journal" }
+
+    /// Gives a job's data file, if it has no name yet, its place in the job's directory.
+    func name(_ file: DataFile, key: CacheKey) throws {
+        guard !file.isNamed else { return }
+        try FileSystem.makeDirectory(jobDirectory(key: key), durable: false)
+        try file.link(as: dataPath(key: key))
+    }
     public func lockPath(key: CacheKey) -> String { locksDirectory + "/" + key.hex }
 
     /// `objects/ab/abcdef….ext`, relative to the root (the index stores it relative so a

@@ -112,7 +112,7 @@ public final class CacheIndex: Sendable {
             try pool.write { db in
                 for (object, aliases) in objects {
                     try db.execute(sql: "DELETE FROM aliases WHERE key = ?", arguments: [object.key])
-                    try object.save(db)
+                    try object.insert(db, onConflict: .replace)
                     for alias in Set(aliases) {
                         try db.execute(
                             sql: "INSERT OR REPLACE INTO aliases (alias, key) VALUES (?, ?)",
@@ -150,7 +150,8 @@ public final class CacheIndex: Sendable {
             try pool.write { db in
                 for key in keys {
                     try db.execute(
-                        sql: "UPDATE objects SET last_used_at = ? WHERE key = ?", arguments: [date, key.hex])
+                        sql: "UPDATE objects SET last_used_at = ? WHERE key = ?",
+                        arguments: [IndexDate.text(date), key.hex])
                 }
             }
         }

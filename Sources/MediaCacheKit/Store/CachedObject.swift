@@ -26,3 +26,57 @@ public struct CachedObject: Sendable, Codable, Equatable, FetchableRecord, Persi
     public var addedAt: Date
     public var lastUsedAt: Date
 }
+
+/// Rows are written and read by hand: GRDB's Codable path converts every column name
+/// and formats dates with ICU, which dominated the cost of committing a small file.
+extension CachedObject {
+    public init(row: Row) throws {
+        key = row["key"]
+        cacheKey = row["cache_key"]
+        url = row["url"]
+        mirrors = Self.decodeMirrors(row["mirrors"])
+        name = row["name"]
+        path = row["path"]
+        size = row["size"]
+        sha256 = row["sha256"]
+        contentType = row["content_type"]
+        etag = row["etag"]
+        lastModified = row["last_modified"]
+        faststart = row["faststart"]
+        addedAt = Self.date(row["added_at"])
+        lastUsedAt = Self.date(row["last_used_at"])
+    }
+
+    public func encode(to container: inout PersistenceContainer) throws {
+        container["key"] = key
+        container["cache_key"] = cacheKey
+        container["url"] = url
+        container["mirrors"] = Self.encodeMirrors(mirrors)
+        container["name"] = name
+        container["path"] = path
+        container["size"] = size
+        container["sha256"] = sha256
+        container["content_type"] = contentType
+        container["etag"] = etag
+        container["last_modified"] = lastModified
+        container["faststart"] = faststart
+        container["added_at"] = IndexDate.text(addedAt)
+        container["last_used_at"] = IndexDate.text(lastUsedAt)
+    }
+
+    /// A JSON array of strings, as GRDB's Codable encoding stored it.
+    static func encodeMirrors(_ mirrors: [String]) -> String {
+        guard !mirrors.isEmpty, let data = try? JSONEncoder().encode(mirrors) else { return "[]" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func decodeMirrors(_ text: String?) -> [String] {
+        guard let text, text != "[]" else { return [] }
+        return (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+    }
+
+    private static func date(_ value: DatabaseValue) -> Date {
+        if let text = String.fromDatabaseValue(value), let date = IndexDate.date(text) { return date }
+        return Date.fromDatabaseValue(value) ?? Date(timeIntervalSince1970: 0)
+    }
+}

@@ -8,6 +8,8 @@ final class CommitBatcher: @unchecked Sendable {
     /// One object ready to appear: its verified bytes at `source`.
     struct Publication: Sendable {
         var source: String
+        /// Set when the bytes are in a file with no name yet: it is linked, not renamed.
+        var unnamed: DataFile?
         /// False when the bytes may still be only in the page cache: the group flushes
         /// the file system once before any of them is renamed.
         var durable: Bool
@@ -74,7 +76,9 @@ final class CommitBatcher: @unchecked Sendable {
     private func publishGroup(_ group: [Waiting]) {
         if let unsynced = group.first(where: { !$0.publication.durable }) {
             do {
-                try FileSystem.syncFileSystem(containing: unsynced.publication.jobDirectory)
+                // partial/ always exists (a job's own directory may not).
+                let partial = (unsynced.publication.jobDirectory as NSString).deletingLastPathComponent
+                try FileSystem.syncFileSystem(containing: partial)
             } catch {
                 for item in group { item.done(.failure(JobFailure(.io, "\(error)"))) }
                 return
@@ -86,7 +90,11 @@ final class CommitBatcher: @unchecked Sendable {
             let directory = (item.publication.destination as NSString).deletingLastPathComponent
             do {
                 try FileSystem.makeDirectory(directory)
-                try FileSystem.rename(item.publication.source, to: item.publication.destination)
+                if let file = item.publication.unnamed, !file.isNamed {
+                    try file.link(as: item.publication.destination)
+                } else {
+                    try FileSystem.rename(item.publication.source, to: item.publication.destination)
+                }
                 directories.insert(directory)
                 renamed.append(item)
             } catch {
@@ -105,7 +113,7 @@ final class CommitBatcher: @unchecked Sendable {
             return
         }
         for item in renamed {
-            FileSystem.removeTree(item.publication.jobDirectory)
+            if FileSystem.exists(item.publication.jobDirectory) { FileSystem.removeTree(item.publication.jobDirectory) }
             item.done(.success(()))
         }
     }

@@ -32,6 +32,7 @@ struct ObjectCommitter: Sendable {
             // re-download; for small ones the extra fsyncs cost more than they protect.
             if length >= Self.flushedInGroupBelow { try file.syncData() }
             if length >= Self.saveBeforeHashing {
+                try cache.name(file, key: key)
                 try FileSystem.writeAtomically(try JobStateCodec.encode(state), to: cache.statePath(key: key))
             }
             let size = try file.size()
@@ -75,7 +76,8 @@ struct ObjectCommitter: Sendable {
             faststart: stored.faststart, addedAt: now, lastUsedAt: now)
         try publisher.publish(
             CommitBatcher.Publication(
-                source: stored.path, durable: length >= Self.flushedInGroupBelow, destination: destination, object: object,
+                source: stored.path, unnamed: stored.file, durable: length >= Self.flushedInGroupBelow,
+                destination: destination, object: object,
                 aliases: entry.urls + [entry.identity], jobDirectory: cache.jobDirectory(key: key)))
         return Committed(object: object)
     }
@@ -83,6 +85,8 @@ struct ObjectCommitter: Sendable {
     /// What is stored: the origin bytes, or their faststart relocation.
     struct StoredLayout {
         var path: String
+        /// The origin bytes' file when it has no name yet: linked into place, not renamed.
+        var file: DataFile? = nil
         var size: Int64
         var sha256: String
         var faststart: String
@@ -127,14 +131,18 @@ struct ObjectCommitter: Sendable {
         relocation: (plan: RelocationPlan, sha256: String?)?
     ) -> StoredLayout {
         let origin = cache.dataPath(key: key)
+        let unnamed = file.isNamed ? nil : file
         guard case .relocate = decision else {
-            return StoredLayout(path: origin, size: length, sha256: originSHA256, faststart: decision.indexValue)
+            return StoredLayout(
+                path: origin, file: unnamed, size: length, sha256: originSHA256, faststart: decision.indexValue)
         }
         guard let relocation else {
-            return StoredLayout(path: origin, size: length, sha256: originSHA256, faststart: "skipped(disabled)")
+            return StoredLayout(
+                path: origin, file: unnamed, size: length, sha256: originSHA256, faststart: "skipped(disabled)")
         }
         let path = cache.jobDirectory(key: key) + "/faststart"
         do {
+            try FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false)
             let relocated = try DataFile(path: path, mode: .readWrite)
             try MoovRelocator.write(relocation.plan, from: file, to: relocated)
             let size = try relocated.size()
@@ -146,7 +154,8 @@ struct ObjectCommitter: Sendable {
             // Never half-fixed: keep the origin bytes and say why.
             FileSystem.remove(path)
             return StoredLayout(
-                path: origin, size: length, sha256: originSHA256, faststart: "skipped(relocation failed: \(error))")
+                path: origin, file: unnamed, size: length, sha256: originSHA256,
+                faststart: "skipped(relocation failed: \(error))")
         }
     }
 

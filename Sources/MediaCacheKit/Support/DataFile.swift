@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CShims
+import Foundation
 
 /// An open file written at explicit offsets, the C-facing wrapper for the download data
 /// file and for hashing: every raw pointer for file I/O stays in this type.
@@ -16,6 +17,44 @@ public final class DataFile: @unchecked Sendable {
         self.path = path
         let flags = mode == .readOnly ? O_RDONLY : (O_RDWR | O_CREAT)
         fd = try retryingEINTR("open", path: path) { open(path, flags | O_CLOEXEC, 0o600) }
+        named = true
+    }
+
+    private init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+        named = false
+    }
+
+    /// A new file with no name in `directory` (O_TMPFILE, mode 0600), to be named by
+    /// `link(as:)`: if the process dies first, the kernel frees it and nothing is left
+    /// to clean up. `path` is the name it will get, for messages. Nil where the file
+    /// system cannot make one.
+    public static func unnamed(in directory: String, path: String) -> DataFile? {
+        let fd = CShims_open_unnamed(directory)
+        return fd >= 0 ? DataFile(fd: fd, path: path) : nil
+    }
+
+    private let nameLock = NSLock()
+    private var named: Bool
+
+    /// Whether the file has a name on disk (always, unless made by `unnamed(in:path:)`).
+    public var isNamed: Bool { nameLock.withLock { named } }
+
+    /// Gives an unnamed file the name `path`, replacing a file there.
+    public func link(as path: String) throws {
+        try nameLock.withLock {
+            guard !named else { return }
+            if CShims_link_unnamed(fd, path) != 0 {
+                guard errno == EEXIST else { throw SystemError("name", path: path) }
+                // link(2) never replaces: name it beside, then rename over the old file.
+                let beside = path + ".new"
+                unlink(beside)
+                guard CShims_link_unnamed(fd, beside) == 0 else { throw SystemError("name", path: beside) }
+                guard rename(beside, path) == 0 else { throw SystemError("rename", path: path) }
+            }
+            named = true
+        }
     }
 
     deinit { close(fd) }
