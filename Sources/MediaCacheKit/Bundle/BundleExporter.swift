@@ -3,7 +3,7 @@ import Foundation
 /// How `export` compresses and what it may reveal.
 public struct ExportOptions: Sendable {
     /// zstd level, 1 (fastest) to 19. Media is already compressed: higher levels cost
-    /// time and save nothing on it (measured by Benchmarks/bundle), so 1 is the default.
+    /// time and save nothing on it (measured by Benchmarks/run, W8), so 1 is the default.
     public var compressionLevel = 1
     /// zstd worker threads (libarchive's `zstd:threads`); 1 compresses on this thread.
     public var threads = ProcessInfo.processInfo.activeProcessorCount
