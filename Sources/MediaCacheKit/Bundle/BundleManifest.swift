@@ -73,6 +73,8 @@ enum BundleManifestCodec {
     static let maximumSize = 64 << 20
     static let maximumStringBytes = 64 << 10
     static let maximumMirrors = 64
+    /// Sizes add up to at most this (1 EiB), so totals and read limits never overflow.
+    static let maximumTotalSize: Int64 = 1 << 60
 
     private struct Header: Decodable {
         var format: String
@@ -111,6 +113,7 @@ enum BundleManifestCodec {
     /// The first inconsistency found, or nil when every entry can be trusted as a claim.
     static func problem(in manifest: BundleManifest) -> String? {
         var keys: Set<String> = []
+        var total: Int64 = 0
         for (index, entry) in manifest.entries.enumerated() {
             let at = "entry \(index + 1)"
             guard let key = CacheKey(hex: entry.key) else { return "\(at): key is not 64 lowercase hex digits" }
@@ -129,6 +132,8 @@ enum BundleManifestCodec {
                 return "\(at): path \(Printable.name(entry.path)) is not objects/<key>.<ext>"
             }
             guard entry.size >= 0 else { return "\(at): negative size" }
+            guard entry.size <= maximumTotalSize - total else { return "\(at): sizes add up to more than 1 EiB" }
+            total += entry.size
             guard isHexDigest(entry.sha256) else { return "\(at): sha256 is not 64 lowercase hex digits" }
         }
         return nil

@@ -95,12 +95,19 @@ public enum ListParser {
             switch key {
             case "out":
                 guard !value.isEmpty else { return error(number, "out= needs a name") }
+                guard !Self.hasControlCharacters(value) else {
+                    return error(number, "out= name contains control characters; ignored")
+                }
                 current!.outName = value
             case "header":
                 guard let colon = value.firstIndex(of: ":"),
                     !value[..<colon].isEmpty,
                     value[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "-_".contains($0) })
                 else { return rejectEntry(number, "header must look like 'Name: value', got '\(HeaderRedaction.preview(value))'") }
+                // CR, LF or NUL inside a header would end it early or start another one.
+                guard !Self.hasControlCharacters(value) else {
+                    return rejectEntry(number, "header contains control characters")
+                }
                 current!.headers.append(value)
             case "checksum":
                 do {
@@ -153,12 +160,20 @@ public enum ListParser {
             return line
         }
 
+        /// Messages quote the list's text, which may be binary or megabytes long: shown
+        /// without control characters and cut short.
         mutating func error(_ line: Int, _ message: String) {
-            diagnostics.append(ListDiagnostic(severity: .error, file: file, line: line, message: message))
+            diagnostics.append(ListDiagnostic(severity: .error, file: file, line: line, message: Printable.name(message)))
         }
 
         mutating func warning(_ line: Int, _ message: String) {
-            diagnostics.append(ListDiagnostic(severity: .warning, file: file, line: line, message: message))
+            diagnostics.append(
+                ListDiagnostic(severity: .warning, file: file, line: line, message: Printable.name(message)))
+        }
+
+        /// C0 controls (tab aside), DEL and C1 controls.
+        static func hasControlCharacters(_ text: String) -> Bool {
+            text.unicodeScalars.contains { $0 != "\t" && $0.properties.generalCategory == .control }
         }
     }
 }

@@ -43,6 +43,11 @@ public struct URLParts: Sendable, Equatable {
 
     /// Why `string` cannot be fetched, or nil if it can.
     public static func problem(with string: String) -> String? {
+        // URLComponents lets NUL and CR through in a fragment; libcurl would cut the URL
+        // at the NUL, so the cache would file other bytes under this one.
+        if string.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "URL contains control characters"
+        }
         guard let components = URLComponents(string: string), let scheme = components.scheme else {
             return "not a valid URL"
         }

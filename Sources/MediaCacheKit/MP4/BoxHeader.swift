@@ -35,7 +35,9 @@ public struct BoxHeader: Sendable, Equatable, CustomStringConvertible {
         if type == "uuid" { headerSize += 16 }
         guard size >= headerSize else { throw .badSize(type: type, offset: offset, size: size) }
         guard size <= limit - offset else {
-            throw .pastEnd(type: type, offset: offset, end: offset + size, limit: limit)
+            // A lying 64-bit size can make offset + size overflow: report it as Int64.max.
+            let (end, overflow) = offset.addingReportingOverflow(size)
+            throw .pastEnd(type: type, offset: offset, end: overflow ? .max : end, limit: limit)
         }
         return BoxHeader(type: type, offset: offset, size: size, headerSize: headerSize)
     }

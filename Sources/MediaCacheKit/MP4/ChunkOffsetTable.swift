@@ -28,9 +28,12 @@ struct ChunkOffsetTable: Equatable {
         let wide = isWide || widen
         var payload = versionAndFlags + BigEndian.bytes(UInt32(offsets.count))
         payload.reserveCapacity(payload.count + offsets.count * (wide ? 8 : 4))
+        // Wrapping, like the 32-bit case: the planner shifts only offsets it checked lie
+        // inside the file, and a hostile co64 entry (bit 63 set) must not trap here.
         for offset in offsets {
-            let moved = offset + shift
-            payload += wide ? BigEndian.bytes(UInt64(moved)) : BigEndian.bytes(UInt32(truncatingIfNeeded: moved))
+            let moved = offset &+ shift
+            payload += wide
+                ? BigEndian.bytes(UInt64(bitPattern: moved)) : BigEndian.bytes(UInt32(truncatingIfNeeded: moved))
         }
         return BoxHeader.encode(type: wide ? "co64" : "stco", payloadSize: Int64(payload.count)) + payload
     }

@@ -45,17 +45,38 @@ struct Prefetch: ParsableCommand {
 
 /// Reads a list file or standard input, turning failures into exit code 2.
 enum ListReader {
+    /// Lists are text; a bigger "list" (or /dev/zero) is refused before it fills memory.
+    static let maximumSize = 64 << 20
+
     static func read(_ path: String) throws -> [UInt8] {
+        let handle: FileHandle
         if path == "-" {
-            return Array(FileHandle.standardInput.readDataToEndOfFile())
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
+            handle = FileHandle.standardInput
+        } else {
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-            let reason = !exists ? "no such file" : isDirectory.boolValue ? "it is a directory" : "permission denied"
-            Terminal.err("mediacache: cannot read list \(path): \(reason)")
+            guard exists, !isDirectory.boolValue, let opened = FileHandle(forReadingAtPath: path) else {
+                let reason = !exists ? "no such file" : isDirectory.boolValue ? "it is a directory" : "permission denied"
+                Terminal.err("mediacache: cannot read list \(path): \(reason)")
+                throw ExitStatus.usage
+            }
+            handle = opened
+        }
+        var bytes: [UInt8] = []
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                bytes += chunk
+                if bytes.count > maximumSize {
+                    Terminal.err("mediacache: list \(path) is larger than \(maximumSize >> 20) MiB; split it into smaller lists")
+                    throw ExitStatus.usage
+                }
+            }
+        } catch let status as ExitCode {
+            throw status
+        } catch {
+            Terminal.err("mediacache: cannot read list \(path): \(error.localizedDescription)")
             throw ExitStatus.usage
         }
-        return Array(data)
+        return bytes
     }
 }

@@ -51,8 +51,9 @@ struct DownloadOptions: ParsableArguments {
     func validate() throws {
         guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 64") }
         guard (1...32).contains(connections) else { throw ValidationError("--connections must be between 1 and 32") }
-        guard let size = ByteCount.parse(minFragment), size >= 16 * 1024 else {
-            throw ValidationError("--min-fragment must be a size of at least 16K, like 512K or 4M")
+        // The upper bound keeps fragment arithmetic (2 × the size) far from overflow.
+        guard let size = ByteCount.parse(minFragment), size >= 16 * 1024, size <= 1 << 40 else {
+            throw ValidationError("--min-fragment must be a size between 16K and 1T, like 512K or 4M")
         }
         guard (0...100).contains(retries) else { throw ValidationError("--retries must be between 0 and 100") }
         guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 3600 seconds") }

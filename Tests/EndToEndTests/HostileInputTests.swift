@@ -1,0 +1,143 @@
+import Foundation
+import MediaCacheKit
+import Testing
+import TestOrigin
+
+extension EndToEnd {
+    /// Lists, options and media that are garbage or lie: the tool names the problem and
+    /// exits with the documented code; it never crashes, hangs or writes outside the cache.
+    @Suite struct HostileInput {
+        let origin: TestOrigin
+        let harness = Harness()
+
+        init() throws { origin = try TestOrigin() }
+
+        private func prefetch(listBytes: [UInt8], _ extra: [String] = []) throws -> RunResult {
+            let file = harness.scratch.writeBytes("list.txt", listBytes)
+            return try MediaCacheProcess.run(["prefetch", file, "--cache-dir", harness.scratch.cache] + extra)
+        }
+
+        /// No escape sequences or NULs reach the terminal from a list.
+        private func expectPrintable(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+            let bad = text.unicodeScalars.filter { $0 != "\n" && $0.properties.generalCategory == .control }
+            #expect(bad.isEmpty, "control characters in output: \(bad.map { $0.value })", sourceLocation: sourceLocation)
+        }
+
+        @Test func garbageListNamesEachBadLineAndTheGoodEntryStillRuns() throws {
+            let body = TestBytes.make(20_000, seed: 61)
+            origin.serve("/good.bin", Resource(body))
+            // ASCII junk, control characters and NULs included (still UTF-8, so every line is read).
+            let junk = TestBytes.make(4000, seed: 62).map { $0 & 0x7F }
+            let junkLines = junk.filter { $0 == 0x0A }.count
+            let list = Array("# junk follows\n".utf8) + junk + Array("\n\(origin.url("/good.bin"))\n".utf8)
+            let result = try prefetch(listBytes: list)
+            #expect(result.status == 1, "\(result.stderr)")
+            let prefix = harness.scratch.path + "/list.txt:"
+            let located = result.stderr.split(separator: "\n").filter { $0.hasPrefix(prefix) }
+            #expect(!located.isEmpty, "\(result.stderr)")
+            for line in located {
+                let number = Int(line.dropFirst(prefix.count).prefix { $0.isNumber }) ?? 0
+                #expect((2...junkLines + 2).contains(number), "\(line)")
+            }
+            expectPrintable(result.stderr)
+            #expect(try harness.cachedBytes(origin.url("/good.bin")) == body)
+        }
+
+        @Test func binaryListIsOneLocatedError() throws {
+            let result = try prefetch(listBytes: [0xFF, 0xFE, 0x00, 0x80] + Array("https://127.0.0.1:9/x.mp4\n".utf8))
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("list.txt:1: the list is not UTF-8 text"), "\(result.stderr)")
+            #expect(harness.scratch.objectFiles.isEmpty)
+        }
+
+        @Test func endlessListIsRefusedNotReadIntoMemory() throws {
+            let result = try MediaCacheProcess.run(
+                ["prefetch", "/dev/zero", "--cache-dir", harness.scratch.cache], timeout: 30)
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("list /dev/zero is larger than 64 MiB"), "\(result.stderr)")
+        }
+
+        @Test(arguments: [
+            (["--connections", "999999999"], "--connections must be between 1 and 32"),
+            (["--jobs", "0"], "--jobs must be between 1 and 64"),
+            (["--min-fragment", "8000000T"], "--min-fragment must be a size between 16K and 1T"),
+            (["--min-fragment", "0.5"], "--min-fragment must be a size between 16K and 1T"),
+            (["--timeout", "99999999999999999999"], "--timeout"),
+        ])
+        func absurdNumbersAreUsageErrors(options: [String], message: String) throws {
+            let result = try harness.prefetch(list: "https://127.0.0.1:9/x.mp4\n", options)
+            #expect(result.status == 2, "\(result.stderr)")
+            #expect(result.stderr.contains(message), "\(result.stderr)")
+        }
+
+        /// `out=` is a display name: files land under objects/ named by key, whatever it says.
+        @Test func outWithParentComponentsNeverWritesOutside() throws {
+            let a = TestBytes.make(30_000, seed: 63)
+            let b = TestBytes.make(30_000, seed: 64)
+            origin.serve("/a.mp4", Resource(a))
+            origin.serve("/b", Resource(b))
+            let list = harness.scratch.write(
+                "list.txt",
+                "\(origin.url("/a.mp4"))\n  out=../../x\n\(origin.url("/b"))\n  out=../../../../tmp/evil.sh\n")
+            let bases: [String] = [
+                FileManager.default.currentDirectoryPath, harness.scratch.path, harness.scratch.cache,
+                harness.scratch.cache + "/objects", harness.scratch.cache + "/partial",
+            ]
+            var escapes: [String] = []
+            for name in ["../../x", "../../../../tmp/evil.sh"] {
+                for base in bases {
+                    let path = ((base + "/" + name) as NSString).standardizingPath
+                    if !FileManager.default.fileExists(atPath: path) { escapes.append(path) }
+                }
+            }
+            let outsideBefore = harness.scratch.filesOutsideCache
+
+            let result = try MediaCacheProcess.run(["prefetch", list, "--cache-dir", harness.scratch.cache])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/a.mp4")) == a)
+            #expect(try harness.cachedBytes(origin.url("/b")) == b)
+            #expect(harness.scratch.filesOutsideCache == outsideBefore)
+            for path in escapes { #expect(!FileManager.default.fileExists(atPath: path), "\(path) was written") }
+            let names = harness.scratch.objectFiles.sorted()
+            #expect(names.count == 2)
+            for name in names {
+                #expect(name.range(of: #"^[0-9a-f]{2}/[0-9a-f]{64}(\.[a-z0-9]{1,8})?$"#, options: .regularExpression) != nil, "\(name)")
+            }
+        }
+
+        /// DESIGN §5/§6 and the committer: a file that starts like an MP4 but whose boxes
+        /// lie is refused as damaged (nothing cached, the reason named); one whose moov is
+        /// well formed but unusual is cached byte-exact and recorded as skipped(reason).
+        @Test func hostileMP4IsRefusedOrKeptAsItIs() throws {
+            let ftyp = SyntheticMP4.box("ftyp", Array("isom".utf8) + [0, 0, 2, 0] + Array("isomiso2".utf8))
+            let mdat = SyntheticMP4.box("mdat", TestBytes.make(4000, seed: 65))
+            // A 64-bit size of Int64.max (the overflow FuzzMP4 found: this used to crash the tool).
+            let lyingLargesize = ftyp + SyntheticMP4.be32(1) + Array("mdat".utf8) + [0x7F] + [UInt8](repeating: 0xFF, count: 7)
+                + TestBytes.make(4000, seed: 66)
+            // stco claims 2^29 entries in a 12-byte payload.
+            let table = SyntheticMP4.box("stco", [0, 0, 0, 0] + SyntheticMP4.be32(0x2000_0000) + SyntheticMP4.be32(48))
+            let lyingTable = ftyp + mdat + SyntheticMP4.box("moov", SyntheticMP4.box("trak", SyntheticMP4.box("mdia",
+                SyntheticMP4.box("minf", SyntheticMP4.box("stbl", table)))))
+            // Well formed, but its chunk offsets point past the file: kept as it is.
+            let outside = ftyp + mdat + SyntheticMP4.moov(chunkOffsets: [1 << 30])
+            let files = [("/largesize.mp4", lyingLargesize), ("/table.mp4", lyingTable), ("/outside.mp4", outside)]
+            for (path, bytes) in files { origin.serve(path, Resource(bytes, contentType: "video/mp4")) }
+
+            let result = try harness.prefetch(list: files.map { origin.url($0.0) }.joined(separator: "\n"), ["--retries", "1"])
+            #expect(result.status == 1, "\(result.stderr)")
+            for path in ["/largesize.mp4", "/table.mp4"] {
+                let failure = result.stderr.split(separator: "\n").first { $0.contains(origin.url(path)) && $0.contains("damaged") }
+                #expect(failure != nil, "\(path): \(result.stderr)")
+                #expect(try harness.cachedBytes(origin.url(path)) == nil)
+            }
+            #expect(result.stderr.contains("past the end of its container"))
+            #expect(result.stderr.contains("'stco' table: 536870912 entries do not fit"))
+            #expect(try harness.cachedBytes(origin.url("/outside.mp4")) == outside)
+            let rows = try harness.run(["ls", "--json"]).stdout.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            let row = try #require(rows.first { $0["url"] as? String == origin.url("/outside.mp4") }, "\(rows)")
+            #expect(row["faststart"] as? String == "skipped(chunk offsets outside mdat)")
+        }
+    }
+}
