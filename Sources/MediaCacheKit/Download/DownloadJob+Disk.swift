@@ -42,7 +42,10 @@ extension DownloadJob {
         let now = TransferLoop.now()
         let elapsed = now - lastCheckpoint
         let enoughBytes = max(options.checkpointBytes, (state.length ?? 0) / 100)
-        if elapsed >= options.checkpointInterval
+        // The first checkpoint starts the journal, after which a kill costs almost
+        // nothing: it comes early for a file still running, never for one done at once.
+        let interval = journal == nil ? options.firstCheckpointInterval : options.checkpointInterval
+        if elapsed >= interval
             || (bytesSinceCheckpoint >= enoughBytes && elapsed >= options.minCheckpointInterval)
         {
             checkpoint()
@@ -113,24 +116,31 @@ extension DownloadJob {
         guard let file = dataFile else { return }
         phase = .committing
         if let wakeTimer { loop.cancelTimer(wakeTimer) }
-        let committer = ObjectCommitter(cache: cache, publisher: engine.commits, faststart: options.faststart)
+        let committer = ObjectCommitter(cache: cache, faststart: options.faststart)
+        let commits = engine.commits
         let snapshot = state
         let key = key
         let hasher = hasher
         diskQueue.async { [weak self] in
-            let result = Result { () throws(JobFailure) in
-                try committer.commit(key: key, file: file, state: snapshot, hasher: hasher)
+            do throws(JobFailure) {
+                let publication = try committer.prepare(key: key, file: file, state: snapshot, hasher: hasher)
+                // The disk queue is free again while the publication waits for its group.
+                commits.publish(publication) { [weak self] result in
+                    let committed = result.map { publication.object }
+                    self?.loop.post { [weak self] in self?.didCommit(committed) }
+                }
+            } catch {
+                self?.loop.post { [weak self] in self?.didCommit(.failure(error)) }
             }
-            self?.loop.post { [weak self] in self?.didCommit(result) }
         }
     }
 
-    private func didCommit(_ result: Result<ObjectCommitter.Committed, JobFailure>) {
+    private func didCommit(_ result: Result<CachedObject, JobFailure>) {
         dataFile = nil
         switch result {
-        case .success(let committed):
-            emit(.verified(url: url, sha256: committed.object.sha256))
-            finish(.committed(committed.object))
+        case .success(let object):
+            emit(.verified(url: url, sha256: object.sha256))
+            finish(.committed(object))
         case .failure(let failure):
             phase = .fetching  // so `fail` runs its cleanup
             fail(failure, keepPartial: failure.code != .checksumMismatch)

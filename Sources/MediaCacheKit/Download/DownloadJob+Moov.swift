@@ -19,7 +19,8 @@ extension DownloadJob {
             }
             switch step {
             case .finished:
-                releaseHold = true
+                // A late moov still arriving keeps the others waiting (see the hold).
+                releaseHold = !fragments.values.contains(where: \.isPriority)
             case .needs(let range) where !isArrivingSoon(range.start):
                 // A big box in the way (free, a large ftyp): fetch just its header region.
                 priorityRanges.append(ByteRange(range.start, min(locator.length, range.start + 64 * 1024)))

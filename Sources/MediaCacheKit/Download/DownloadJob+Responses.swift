@@ -112,11 +112,6 @@ extension DownloadJob: HTTPTransferDelegate {
             return false
         }
         fragment.accepted = true
-        if fragment.isPriority && holdFillUntil > 0 {
-            // The priority response is flowing: the other connections may start now.
-            holdFillUntil = 0
-            fillConnections()
-        }
         return true
     }
 
@@ -215,7 +210,11 @@ extension DownloadJob: HTTPTransferDelegate {
             phase == .probing || phase == .fetching
         else { return }
         let url = transfer.request.url
-        if fragment.isProbe { holdFillUntil = 0 }
+        // The other connections wait while a priority range (a late moov) arrives, so
+        // their first bytes do not race it; its deadline bounds the wait.
+        if (fragment.isProbe || fragment.isPriority) && !fragments.values.contains(where: \.isPriority) {
+            holdFillUntil = 0
+        }
         switch fragment.outcome {
         case .redirect(let target):
             followRedirect(fragment, to: target, from: url)

@@ -91,7 +91,8 @@ final class DownloadJob: @unchecked Sendable {
     // MARK: Starting
 
     func start() {
-        if let object = committedObject() {
+        // A leftover download directory is removed under the lock, below.
+        if let object = committedObject(), !FileSystem.exists(cache.jobDirectory(key: key)) {
             finish(.alreadyCached(object))
             return
         }
@@ -120,8 +121,10 @@ final class DownloadJob: @unchecked Sendable {
             }
             self.lock = lock
             lock.recordHolder()
-            // Another process may have committed it while this one waited.
+            // Another process may have committed it while this one waited. A run killed
+            // between publishing the object and removing its download left the latter.
             if let object = committedObject() {
+                FileSystem.removeTree(cache.jobDirectory(key: key))
                 finish(.alreadyCached(object))
                 return
             }
@@ -234,7 +237,7 @@ final class DownloadJob: @unchecked Sendable {
         hasher?.cancel()
         hasher = nil
         let sendRange = state.rangesSupported && !rangesDisabled
-        var piece = ByteRange(0, sendRange ? 2 * options.minFragment : Int64.max)
+        var piece = ByteRange(0, sendRange ? firstRequestSize : Int64.max)
         var compareFrom: Int64?
         if sendRange, let length = state.length, !state.completed.isEmpty {
             let gaps = state.completed.gaps(within: ByteRange(0, length))
@@ -252,6 +255,17 @@ final class DownloadJob: @unchecked Sendable {
             url: currentURL, start: compareFrom ?? piece.start, end: piece.end, isProbe: true, sendRange: sendRange,
             ifRange: state.completed.isEmpty ? nil : state.validators.ifRangeValue, compareUntil: piece.start)
     }
+
+    /// Two fragments, so a file not worth splitting takes one request. An MP4 is asked
+    /// for less: its box layout is known after a few hundred bytes, and a moov at the end
+    /// is then requested before the first response has filled the socket with mdat.
+    private var firstRequestSize: Int64 {
+        let name = request.entry.outName ?? URLParts(currentURL)?.lastPathComponent ?? ""
+        let isMP4 = URLParts.shortExtension(of: name).map { Self.mp4Extensions.contains($0.lowercased()) } ?? false
+        return isMP4 ? min(2 * options.minFragment, 256 * 1024) : 2 * options.minFragment
+    }
+
+    private static let mp4Extensions: Set<String> = ["mp4", "m4v", "m4a", "mov", "3gp", "3g2", "f4v"]
 
     /// The probe's head was accepted: split the work across the file's connections.
     func beginFetching() {

@@ -24,6 +24,8 @@ public struct PrefetchOptions: Sendable {
     public var maxConnectionsPerHost = 16
     /// A running job checkpoints at least this often (seconds) ...
     public var checkpointInterval = 0.5
+    /// ... but the first one (which starts the progress journal) after this long.
+    public var firstCheckpointInterval = 0.2
     /// ... and sooner, once 1 % of the file (at least this many bytes) arrived since the
     /// last one, but not more often than `minCheckpointInterval`. So `kill -9` costs at
     /// most about 1 % of a file or a tenth of a second of transfer.

@@ -75,6 +75,11 @@ public final class CacheIndex: Sendable {
                 t.column("key", .text).notNull().references("objects", onDelete: .cascade)
             }
         }
+        // Replacing an object deletes its aliases by key (and the cascade looks them up
+        // the same way): without this index every commit scanned all aliases.
+        migrator.registerMigration("v2: aliases by key") { db in
+            try db.create(index: "aliases_key", on: "aliases", columns: ["key"])
+        }
         return migrator
     }
 

@@ -35,24 +35,9 @@ final class CommitBatcher: @unchecked Sendable {
         self.index = index
     }
 
-    /// Renames `publication` into place and records it; returns once it is durable in
-    /// both the file system and the index (or failed). Blocks the calling thread.
-    func publish(_ publication: Publication) throws(JobFailure) {
-        let finished = DispatchSemaphore(value: 0)
-        let outcome = Outcome()
-        enqueue(publication) { result in
-            outcome.result = result
-            finished.signal()
-        }
-        finished.wait()
-        try outcome.result.get()
-    }
-
-    private final class Outcome: @unchecked Sendable {
-        var result: Result<Void, JobFailure> = .success(())
-    }
-
-    private func enqueue(_ publication: Publication, done: @escaping @Sendable (Result<Void, JobFailure>) -> Void) {
+    /// Renames `publication` into place and records it; `done` runs (on the batcher's
+    /// queue) once it is durable in both the file system and the index, or failed.
+    func publish(_ publication: Publication, then done: @escaping @Sendable (Result<Void, JobFailure>) -> Void) {
         lock.lock()
         waiting.append(Waiting(publication: publication, done: done))
         let startDrain = !draining

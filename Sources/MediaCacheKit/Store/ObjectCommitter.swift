@@ -5,8 +5,6 @@ import Foundation
 /// index row, partial data removed. Nothing becomes visible before every check passed.
 struct ObjectCommitter: Sendable {
     let cache: CacheDirectory
-    /// Renames and index rows are published in groups shared with other jobs.
-    let publisher: CommitBatcher
     /// Relocate moov before mdat (`--no-faststart` clears it).
     let faststart: Bool
 
@@ -15,26 +13,17 @@ struct ObjectCommitter: Sendable {
     /// rather than one `fdatasync` each.
     static let flushedInGroupBelow: Int64 = 8 << 20
 
-    struct Committed: Sendable {
-        var object: CachedObject
-    }
-
+    /// Everything up to the rename: the returned publication is handed to the
+    /// `CommitBatcher`, which renames and records it with others ready at the same time.
     /// `hasher`: digests of the prefix hashed while the download ran, continued here.
-    func commit(key: CacheKey, file: DataFile, state: JobState, hasher: PrefixHasher? = nil) throws(JobFailure)
-        -> Committed
+    func prepare(key: CacheKey, file: DataFile, state: JobState, hasher: PrefixHasher? = nil) throws(JobFailure)
+        -> CommitBatcher.Publication
     {
         let entry = state.entry
         guard let length = state.length, state.isComplete else {
             throw JobFailure(.badResponse, "internal error: commit of an incomplete download of \(entry.url)")
         }
         do {
-            // Big files are saved first, so a crash while hashing them does not cost a
-            // re-download; for small ones the extra fsyncs cost more than they protect.
-            if length >= Self.flushedInGroupBelow { try file.syncData() }
-            if length >= Self.saveBeforeHashing {
-                try cache.name(file, key: key)
-                try FileSystem.writeAtomically(try JobStateCodec.encode(state), to: cache.statePath(key: key))
-            }
             let size = try file.size()
             if size > length { try file.truncate(length: length) }
             guard size >= length else {
@@ -51,6 +40,20 @@ struct ObjectCommitter: Sendable {
         let decision = try faststartDecision(file: file, length: length)
         var plan: RelocationPlan?
         if faststart, case .relocate(let relocation) = decision { plan = relocation }
+        // A relocated file is written and flushed anew, so the origin bytes need no flush
+        // of their own (a crash before the rename falls back on the last checkpoint).
+        // Other big files are saved first, so a crash while hashing them does not cost a
+        // re-download; small ones are flushed with their commit group.
+        let originFlushed = plan == nil && length >= Self.flushedInGroupBelow
+        do {
+            if originFlushed { try file.syncData() }
+            if originFlushed && length >= Self.saveBeforeHashing {
+                try cache.name(file, key: key)
+                try FileSystem.writeAtomically(try JobStateCodec.encode(state), to: cache.statePath(key: key))
+            }
+        } catch {
+            throw JobFailure(.io, "\(error)")
+        }
         var algorithms: Set<DigestAlgorithm> = [.sha256]
         if let checksum = entry.checksum { algorithms.insert(checksum.algorithm) }
         let (digests, relocatedSHA256) = try hashes(
@@ -74,12 +77,10 @@ struct ObjectCommitter: Sendable {
             name: entry.outName, path: relative, size: stored.size, sha256: stored.sha256,
             contentType: state.contentType, etag: state.validators.etag, lastModified: state.validators.lastModified,
             faststart: stored.faststart, addedAt: now, lastUsedAt: now)
-        try publisher.publish(
-            CommitBatcher.Publication(
-                source: stored.path, unnamed: stored.file, durable: length >= Self.flushedInGroupBelow,
-                destination: destination, object: object,
-                aliases: entry.urls + [entry.identity], jobDirectory: cache.jobDirectory(key: key)))
-        return Committed(object: object)
+        return CommitBatcher.Publication(
+            source: stored.path, unnamed: stored.file, durable: stored.durable || originFlushed,
+            destination: destination, object: object, aliases: entry.urls + [entry.identity],
+            jobDirectory: cache.jobDirectory(key: key))
     }
 
     /// What is stored: the origin bytes, or their faststart relocation.
@@ -87,6 +88,8 @@ struct ObjectCommitter: Sendable {
         var path: String
         /// The origin bytes' file when it has no name yet: linked into place, not renamed.
         var file: DataFile? = nil
+        /// A relocated copy is flushed when written; the origin bytes maybe not yet.
+        var durable = false
         var size: Int64
         var sha256: String
         var faststart: String
@@ -149,7 +152,7 @@ struct ObjectCommitter: Sendable {
             try MP4StructureCheck.check(relocated, length: size)
             let sha256 = try relocation.sha256
                 ?? FileDigester.digest(relocated, length: size, algorithms: [.sha256])[.sha256]!
-            return StoredLayout(path: path, size: size, sha256: sha256, faststart: "relocated")
+            return StoredLayout(path: path, durable: true, size: size, sha256: sha256, faststart: "relocated")
         } catch {
             // Never half-fixed: keep the origin bytes and say why.
             FileSystem.remove(path)
