@@ -44,6 +44,8 @@ enum ManualText {
           MEDIACACHE_DIR     the cache directory when --cache-dir is not given
           XDG_CACHE_HOME     else the cache is $XDG_CACHE_HOME/mediacache (~/.cache/mediacache)
           NO_COLOR           honoured; output has no colour either way
+          MEDIACACHE_BOOT_ID for tests: replaces the kernel's boot id, which decides \
+        whether a progress journal written before a crash is trusted (same boot only)
          EXAMPLES
           mediacache prefetch list.txt
           mediacache prefetch list.txt -j 8 -x 4 -H 'Authorization: Bearer TOKEN'

@@ -119,7 +119,15 @@ extension EndToEnd {
             faults.bytesPerSecond = 1_000_000
             origin.serve("/movie.mp4", .noValidators(bytes, contentType: "video/mp4", faults: faults))
             try killWhenSaved(fraction: 0.2, of: bytes.count, ["-x", "1"])
-            let sent = Int64(Harness.bytesServed(origin, "/movie.mp4"))
+            // The origin counts a response's bytes as it writes them: wait until the
+            // killed connection's count stops moving (at most 2 s).
+            var sent = Int64(Harness.bytesServed(origin, "/movie.mp4"))
+            for _ in 0..<10 {
+                usleep(200_000)
+                let now = Int64(Harness.bytesServed(origin, "/movie.mp4"))
+                if now == sent { break }
+                sent = now
+            }
             origin.clearLog()
             return (try harness.savedBytes(), sent)
         }
