@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -56,6 +57,9 @@ ssize_t CShims_copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_
 }
 int CShims_rename_noreplace(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+}
+int CShims_limit_malloc_arenas(int count) {
+    return mallopt(M_ARENA_MAX, count);
 }
 int CShims_syncfs(int fd) {
     return syncfs(fd);

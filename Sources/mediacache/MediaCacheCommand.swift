@@ -17,6 +17,7 @@ struct MediaCacheCommand: ParsableCommand {
 
     /// Like ArgumentParser's, but usage errors exit 2 (the documented code) instead of 64.
     static func main() {
+        MemoryTuning.limitMallocArenas()
         IndexNotices.observe { Terminal.err("mediacache: warning: \($0)") }
         do {
             var command = try parseAsRoot()

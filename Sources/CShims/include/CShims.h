@@ -38,6 +38,8 @@ int CShims_fallocate(int fd, int mode, off_t offset, off_t length);
 ssize_t CShims_copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t length, unsigned int flags);
 /// renameat2 with RENAME_NOREPLACE: fails with EEXIST instead of replacing the target.
 int CShims_rename_noreplace(const char *from, const char *to);
+/// mallopt(M_ARENA_MAX, count): at most count malloc arenas for the whole process.
+int CShims_limit_malloc_arenas(int count);
 /// syncfs: one flush for every dirty file of the file system holding fd.
 int CShims_syncfs(int fd);
 /// open(directory, O_TMPFILE | O_RDWR, 0600): a file with no name yet, in directory's file system.
