@@ -1,8 +1,9 @@
 import Foundation
 
-/// Turns a finished download into a cached object: flush, verify (coverage, length,
-/// checksums, MP4 structure), faststart relocation, atomic rename into `objects/`,
-/// index row, partial data removed. Nothing becomes visible before every check passed.
+/// Readies a finished download to become a cached object: verify (coverage, length,
+/// checksums, MP4 structure), faststart relocation, flush where it pays. The
+/// `CommitBatcher` then renames it into `objects/`, records its index row and removes
+/// the partial data. Nothing becomes visible before every check passed.
 struct ObjectCommitter: Sendable {
     let cache: CacheDirectory
     /// Relocate moov before mdat (`--no-faststart` clears it).
