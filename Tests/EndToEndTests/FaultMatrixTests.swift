@@ -348,22 +348,3 @@ extension EndToEnd {
         }
     }
 }
-
-/// gzip(1), to make a body that really is gzip-encoded.
-enum Gzip {
-    static func compress(_ bytes: [UInt8]) throws -> [UInt8] {
-        let input = NSTemporaryDirectory() + "gzip-\(UUID().uuidString)"
-        FileManager.default.createFile(atPath: input, contents: Data(bytes))
-        defer { try? FileManager.default.removeItem(atPath: input) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        process.arguments = ["-c", "-n", "-1", input]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TarArchive.TarError("gzip failed") }
-        return Array(data)
-    }
-}

@@ -61,10 +61,9 @@ final class ProgressJournal {
     /// Records that the bytes of `range` (of data epoch `epoch`) are written.
     func record(_ range: ByteRange, epoch: UInt64) throws {
         if epoch != self.epoch { try rewrite(epoch: epoch, holding: []) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Self.recordLength)
-        Self.append(range, to: &bytes)
-        try file.write(bytes, at: end)
+        // Called for every write of downloaded data: no allocation.
+        var record = (UInt64(bitPattern: range.start).littleEndian, UInt64(bitPattern: range.end).littleEndian)
+        try withUnsafeBytes(of: &record) { try file.write($0, at: end) }
         end += Int64(Self.recordLength)
     }
 

@@ -113,23 +113,35 @@ extension String {
 
 /// The zstd command-line tool, to open and re-seal bundles in tests.
 enum Zstd {
-    static func decompress(_ bytes: [UInt8]) throws -> [UInt8] { try run(["-d", "-c", "-q"], bytes) }
+    static func decompress(_ bytes: [UInt8]) throws -> [UInt8] {
+        try FilterTool.run("/usr/bin/zstd", ["-d", "-c", "-q"], bytes)
+    }
 
-    static func compress(_ bytes: [UInt8]) throws -> [UInt8] { try run(["-c", "-q", "-3"], bytes) }
+    static func compress(_ bytes: [UInt8]) throws -> [UInt8] { try FilterTool.run("/usr/bin/zstd", ["-c", "-q", "-3"], bytes) }
+}
 
-    private static func run(_ arguments: [String], _ input: [UInt8]) throws -> [UInt8] {
-        let scratch = NSTemporaryDirectory() + "zstd-\(UUID().uuidString)"
+/// gzip(1), to make a body that really is gzip-encoded.
+enum Gzip {
+    static func compress(_ bytes: [UInt8]) throws -> [UInt8] { try FilterTool.run("/bin/gzip", ["-c", "-n", "-1"], bytes) }
+}
+
+/// Runs a compressor on `input` (through a scratch file) and returns what it printed.
+enum FilterTool {
+    static func run(_ executable: String, _ arguments: [String], _ input: [UInt8]) throws -> [UInt8] {
+        let scratch = NSTemporaryDirectory() + "filter-\(UUID().uuidString)"
         FileManager.default.createFile(atPath: scratch, contents: Data(input))
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/zstd")
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments + [scratch]
         let out = Pipe()
         process.standardOutput = out
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TarArchive.TarError("zstd \(arguments) failed") }
+        guard process.terminationStatus == 0 else {
+            throw TarArchive.TarError("\(executable) \(arguments) failed")
+        }
         return Array(data)
     }
 }
