@@ -64,6 +64,9 @@ int CShims_limit_malloc_arenas(int count) {
 int CShims_syncfs(int fd) {
     return syncfs(fd);
 }
+int CShims_start_writeback(int fd) {
+    return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+}
 int CShims_open_unnamed(const char *directory) {
     return open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 }

@@ -42,6 +42,9 @@ int CShims_rename_noreplace(const char *from, const char *to);
 int CShims_limit_malloc_arenas(int count);
 /// syncfs: one flush for every dirty file of the file system holding fd.
 int CShims_syncfs(int fd);
+/// sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): starts writeback of fd's dirty
+/// pages without waiting for it.
+int CShims_start_writeback(int fd);
 /// open(directory, O_TMPFILE | O_RDWR, 0600): a file with no name yet, in directory's file system.
 int CShims_open_unnamed(const char *directory);
 /// Gives the unnamed file fd the name path (linkat through /proc/self/fd); fails with EEXIST.

@@ -45,17 +45,21 @@ public struct ImportSummary: Sendable {
 }
 
 /// Imports bundles: each object is read entry by entry into a temporary file inside the
-/// cache while it is hashed, and committed — atomic rename into `objects/`, then its index
-/// row — only when its size and SHA-256 match the manifest. Nothing is ever written
+/// cache while it is hashed (on a second thread), and committed — atomic rename into
+/// `objects/`, then its index row — only when its size and SHA-256 match the manifest.
+/// Commits go through the `CommitBatcher` while the next objects are read, so objects
+/// staged together share one flush and one index transaction. Nothing is ever written
 /// outside the cache directory: destinations come from the checked key, never from a
-/// name in the archive. An interrupted import leaves only a temporary file, which a
+/// name in the archive. An interrupted import leaves only temporary files, which a
 /// later import removes.
 public final class BundleImporter {
     private let cache: CacheDirectory
     private let index: CacheIndex?
+    private let batcher: CommitBatcher?
     private let options: ImportOptions
     private let events: (ImportEvent) -> Void
     private let isCancelled: () -> Bool
+    private let digests = DigestPipeline()
 
     /// A dry run into a cache that does not exist yet creates nothing.
     public init(
@@ -75,6 +79,7 @@ public final class BundleImporter {
             }
             index = try CacheIndex(directory: cache)
         }
+        batcher = options.dryRun ? nil : index.map { CommitBatcher(index: $0) }
     }
 
     /// Imports one bundle. Throws when the bundle cannot be used at all (unreadable, no
@@ -85,15 +90,36 @@ public final class BundleImporter {
         var summary = ImportSummary(bundle: name, objects: reader.manifest.entries.count)
         let total = reader.manifest.entries.reduce(Int64(0)) { $0 + $1.size }
         var handled: Int64 = 0
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
+        let commits = PendingCommits()
+        // Publications still running own their temporary files and locks: wait for them
+        // whichever way this returns.
+        defer { _ = commits.waitForAll() }
 
         func reject(_ rejection: EntryRejection) {
             summary.rejected.append(rejection)
             events(.rejected(rejection))
         }
+        func report(_ finished: [(PendingCommit, Result<Void, JobFailure>)]) throws {
+            var failure: JobFailure?
+            for (commit, result) in finished {
+                switch result {
+                case .success:
+                    commit.staged.published()
+                    if let previous = commit.replacedPath, previous != commit.relativePath {
+                        FileSystem.remove(cache.absolute(previous))
+                    }
+                    summary.imported += 1
+                    summary.bytes += commit.entry.size
+                    events(.imported(commit.entry))
+                case .failure(let error):
+                    failure = failure ?? error
+                }
+            }
+            if let failure { throw failure }
+        }
 
         while true {
+            try report(commits.takeFinished())
             if isCancelled() { throw BundleError.cancelled }
             let item: BundleReader.Item?
             do {
@@ -109,14 +135,16 @@ public final class BundleImporter {
                 reject(rejection)
             case .object(let entry):
                 do {
-                    let outcome = try take(entry, from: reader, buffer: buffer) { done in
+                    let outcome = try take(entry, from: reader, commits: commits) { done in
                         events(.progress(done: handled + done, total: total))
                     }
                     switch outcome {
-                    case .imported(let bytes):
+                    case .committing:
+                        break
+                    case .verified(let bytes):
                         summary.imported += 1
                         summary.bytes += bytes
-                        events(options.dryRun ? .verified(entry) : .imported(entry))
+                        events(.verified(entry))
                     case .alreadyCached:
                         summary.alreadyCached += 1
                         events(.alreadyCached(entry))
@@ -135,6 +163,7 @@ public final class BundleImporter {
             }
             if summary.damage != nil { break }
         }
+        try report(commits.waitForAll())
         let missing: RejectionReason =
             switch summary.damage {
             case nil: .missingFromBundle
@@ -148,15 +177,19 @@ public final class BundleImporter {
     }
 
     private enum Outcome {
-        case imported(bytes: Int64)
+        /// Staged and verified, handed to the batcher; reported when it is published.
+        case committing
+        /// Dry run: the object checked out.
+        case verified(bytes: Int64)
         case alreadyCached
         case skipped(String)
         case rejected(RejectionReason)
     }
 
-    /// One object: skip it if present, else stage, check and commit it under its job lock.
+    /// One object: skip it if present, else stage and check it under its job lock and
+    /// hand it to the batcher (which publishes it while the next ones are read).
     private func take(
-        _ entry: BundleManifest.Entry, from reader: BundleReader, buffer: UnsafeMutableRawBufferPointer,
+        _ entry: BundleManifest.Entry, from reader: BundleReader, commits: PendingCommits,
         progress: (Int64) -> Void
     ) throws -> Outcome {
         // The manifest was checked: the key is valid and derived from the cache key.
@@ -174,14 +207,15 @@ public final class BundleImporter {
         }
 
         let staged = options.dryRun ? nil : try StagedObject(cache: cache)
-        let digest = options.dryRun ? Digest(.sha256) : nil
         var done: Int64 = 0
-        let read = try reader.readObject(limit: entry.size, buffer: buffer) { block in
+        digests.start([.sha256])
+        let read = try reader.readObject(limit: entry.size, digests: digests) { block in
             if isCancelled() { throw BundleError.cancelled }
-            if let staged { try staged.append(block) } else { digest?.update(block) }
+            try staged?.append(block)
             done += Int64(block.count)
             progress(done)
         }
+        let sha256 = digests.finish()[.sha256]!
         switch read {
         case .oversized(let atLeast):
             return .rejected(.largerThanManifest(atLeast: atLeast, manifest: entry.size))
@@ -190,9 +224,9 @@ public final class BundleImporter {
         case .complete:
             break
         }
-        let sha256 = staged?.sha256() ?? digest!.finalizeHex()
         guard sha256 == entry.sha256 else { return .rejected(.digestMismatch(actual: sha256, manifest: entry.sha256)) }
-        guard let staged, let index else { return .imported(bytes: done) }
+        guard let staged, let index, let batcher else { return .verified(bytes: done) }
+        staged.startWriteback()
 
         let ext = EntryPathPolicy.parseObjectPath(entry.path)?.1
         let relative = cache.relativeObjectPath(key: key, extension: ext)
@@ -206,13 +240,15 @@ public final class BundleImporter {
         // With --replace, the old row goes first: a crash in between leaves an unlisted
         // file (harmless, replaced by the next import), never a row over other bytes.
         if previous != nil { try index.remove(key: key) }
-        try staged.move(to: cache.absolute(relative))
-        try index.insert(object, aliases: entry.aliases)
-        if let previous, previous.path != relative { FileSystem.remove(cache.absolute(previous.path)) }
-        // A download of this object interrupted earlier is obsolete now.
-        FileSystem.removeTree(cache.jobDirectory(key: key))
-        withExtendedLifetime(lock) {}
-        return .imported(bytes: done)
+        let commit = PendingCommit(
+            entry: entry, staged: staged, lock: lock, relativePath: relative, replacedPath: previous?.path)
+        // The batcher flushes the file system once for its group before renaming, and
+        // removes a download of this object interrupted earlier (obsolete now).
+        let publication = CommitBatcher.Publication(
+            source: staged.path, unnamed: nil, durable: false, destination: cache.absolute(relative),
+            object: object, aliases: entry.aliases, jobDirectory: cache.jobDirectory(key: key))
+        commits.submit(commit, publication, to: batcher)
+        return .committing
     }
 
     /// Already cached with the same bytes, or a different version the options keep;
@@ -227,5 +263,54 @@ public final class BundleImporter {
         return .skipped(
             "the cache holds a different version (sha256 \(existing.sha256.prefix(16))…, \(existing.size) bytes); "
                 + "kept it: import with --replace to take the bundle's")
+    }
+}
+
+/// An imported object on its way into the cache: its temporary file and job lock are
+/// kept until the batcher has published it (or failed to).
+private struct PendingCommit {
+    let entry: BundleManifest.Entry
+    let staged: StagedObject
+    let lock: JobLock?
+    let relativePath: String
+    /// The file of the version `--replace` took out of the index.
+    let replacedPath: String?
+}
+
+/// Objects handed to the `CommitBatcher` and not yet reported; the importing thread
+/// picks up the finished ones between entries, so events stay on that thread.
+private final class PendingCommits: @unchecked Sendable {
+    private let lock = NSLock()
+    private let outstanding = DispatchGroup()
+    private var waiting: [Int: PendingCommit] = [:]
+    private var finished: [(Int, Result<Void, JobFailure>)] = []
+    private var nextID = 0
+
+    func submit(_ commit: PendingCommit, _ publication: CommitBatcher.Publication, to batcher: CommitBatcher) {
+        let id = lock.withLock {
+            nextID += 1
+            waiting[nextID] = commit
+            return nextID
+        }
+        outstanding.enter()
+        batcher.publish(publication) { [self] result in
+            lock.withLock { finished.append((id, result)) }
+            outstanding.leave()
+        }
+    }
+
+    /// The commits finished so far, without waiting.
+    func takeFinished() -> [(PendingCommit, Result<Void, JobFailure>)] {
+        lock.withLock {
+            let done = finished.compactMap { id, result in waiting.removeValue(forKey: id).map { ($0, result) } }
+            finished = []
+            return done
+        }
+    }
+
+    /// Waits until every submitted commit has finished, and returns those not taken yet.
+    func waitForAll() -> [(PendingCommit, Result<Void, JobFailure>)] {
+        outstanding.wait()
+        return takeFinished()
     }
 }

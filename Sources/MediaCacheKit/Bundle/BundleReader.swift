@@ -124,20 +124,25 @@ final class BundleReader {
         manifest.entries.filter { !seenPaths.contains($0.path) }
     }
 
-    /// Streams the current entry's data to `body` in blocks, stopping as soon as more
-    /// than `limit` bytes have arrived (a compression bomb never gets further).
+    /// Streams the current entry's data to `body` in blocks, hashed by `digests` on their
+    /// second thread, stopping as soon as more than `limit` bytes have arrived (a
+    /// compression bomb never gets further).
     func readObject(
-        limit: Int64, buffer: UnsafeMutableRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> Void
+        limit: Int64, digests: DigestPipeline, _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> ObjectRead {
         var done: Int64 = 0
-        while true {
-            let want = Int(min(Int64(buffer.count), limit + 1 - done))
-            let n = try archive.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
-            if n == 0 { return .complete(bytes: done) }
-            done += Int64(n)
+        while try digests.feed(
+            fill: { buffer in
+                let want = Int(min(Int64(buffer.count), limit + 1 - done))
+                let n = try archive.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+                done += Int64(n)
+                return n
+            },
+            use: { block in if done <= limit { try body(block) } })
+        {
             if done > limit { return .oversized(atLeast: done) }
-            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         }
+        return .complete(bytes: done)
     }
 
     private func reject(_ entry: String, _ claimed: BundleManifest.Entry?, _ reason: RejectionReason) -> Item {

@@ -1,16 +1,15 @@
 import Foundation
 
 /// An object being imported: a temporary file inside the cache
-/// (`partial/import-<random>`), hashed while it is written, and `flock`ed for as long as
-/// this process may still use it, so a later import can tell an abandoned one (after
-/// `kill -9`) from a live one. Removed unless committed.
+/// (`partial/import-<random>`), `flock`ed for as long as this process may still use it,
+/// so a later import can tell an abandoned one (after `kill -9`) from a live one.
+/// Removed unless published (the `CommitBatcher` renames it into `objects/`).
 final class StagedObject {
     static let prefix = "import-"
 
     let path: String
     private let lock: JobLock
     private let file: DataFile
-    private let digest = Digest(.sha256)
     private(set) var size: Int64 = 0
     private var renamed = false
 
@@ -35,23 +34,14 @@ final class StagedObject {
 
     func append(_ bytes: UnsafeRawBufferPointer) throws {
         try file.write(bytes, at: size)
-        digest.update(bytes)
         size += Int64(bytes.count)
     }
 
-    /// The SHA-256 of everything appended; call once.
-    func sha256() -> String { digest.finalizeHex() }
+    /// Starts writing the bytes out, so the commit group's flush finds them (mostly) on disk.
+    func startWriteback() { file.startWriteback() }
 
-    /// Flushes the data, then renames the file to `destination` (same file system) and
-    /// makes the rename durable. The caller records the index row afterwards.
-    func move(to destination: String) throws {
-        try file.syncData()
-        let directory = (destination as NSString).deletingLastPathComponent
-        try FileSystem.makeDirectory(directory)
-        try FileSystem.rename(path, to: destination)
-        renamed = true
-        try FileSystem.syncDirectory(directory)
-    }
+    /// Called once the commit renamed the file: it is no longer ours to remove.
+    func published() { renamed = true }
 
     /// Removes temporary files that imports killed before they could clean up left
     /// behind: unlocked, and untouched for a minute (so one just created, not yet

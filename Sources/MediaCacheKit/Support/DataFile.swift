@@ -96,18 +96,24 @@ public final class DataFile: @unchecked Sendable {
     /// Reads up to `count` bytes at `offset` (fewer at end of file).
     public func read(count: Int, at offset: Int64) throws -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: count)
-        var done = 0
-        try buffer.withUnsafeMutableBytes { raw in
-            while done < count {
-                let n = try retryingEINTR("read", path: path) {
-                    pread(fd, raw.baseAddress! + done, count - done, off_t(offset) + off_t(done))
-                }
-                if n == 0 { break }
-                done += n
-            }
-        }
+        let done = try buffer.withUnsafeMutableBytes { try read(into: $0, at: offset) }
         buffer.removeLast(count - done)
         return buffer
+    }
+
+    /// Fills `buffer` from `offset` and returns the byte count: less than the buffer
+    /// holds only at end of file.
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        var done = 0
+        while done < buffer.count {
+            let n = try retryingEINTR("read", path: path) {
+                pread(fd, base + done, buffer.count - done, off_t(offset) + off_t(done))
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done
     }
 
     /// Streams `[offset, offset+length)` in blocks without holding the file in memory.
@@ -148,6 +154,12 @@ public final class DataFile: @unchecked Sendable {
     /// Flushes written data (not metadata that is not needed to read it back) to disk.
     public func syncData() throws {
         try retryingEINTR("fdatasync", path: path) { fdatasync(fd) }
+    }
+
+    /// Asks the kernel to start writing dirty pages out now, without waiting: a later
+    /// `sync`/`syncData` then finds little left to do. Best effort (a hint).
+    public func startWriteback() {
+        _ = CShims_start_writeback(fd)
     }
 
     public func sync() throws {
