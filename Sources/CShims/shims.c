@@ -67,6 +67,21 @@ int CShims_syncfs(int fd) {
 int CShims_start_writeback(int fd) {
     return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 }
+static int set_byte_lock(int fd, off_t offset, short type) {
+    struct flock lock = { .l_type = type, .l_whence = SEEK_SET, .l_start = offset, .l_len = 1 };
+    return fcntl(fd, F_SETLK, &lock);
+}
+int CShims_lock_byte(int fd, off_t offset) {
+    return set_byte_lock(fd, offset, F_WRLCK);
+}
+int CShims_unlock_byte(int fd, off_t offset) {
+    return set_byte_lock(fd, offset, F_UNLCK);
+}
+int CShims_byte_lock_holder(int fd, off_t offset) {
+    struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = offset, .l_len = 1 };
+    if (fcntl(fd, F_GETLK, &lock) != 0) return -1;
+    return lock.l_type == F_UNLCK ? 0 : lock.l_pid;
+}
 int CShims_open_unnamed(const char *directory) {
     return open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 }

@@ -127,7 +127,7 @@ struct BundleImportTests {
         try source.add(identity: "https://a.example/b.mp4", bytes: sample(10_000, seed: 6))
         let bundle = try source.export()
         let target = try BundleTestCache()
-        let held = try #require(try JobLock.tryAcquire(path: target.directory.lockPath(key: CacheKey(identity: "https://a.example/a.mp4"))))
+        let held = try #require(try KeyLock.tryAcquire(key: CacheKey(identity: "https://a.example/a.mp4"), in: target.directory))
         let (summary, events) = try target.importBundle(bundle)
         withExtendedLifetime(held) {}
         #expect(summary.imported == 1 && summary.skipped == 1 && !summary.isComplete)

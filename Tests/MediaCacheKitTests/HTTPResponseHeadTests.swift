@@ -144,4 +144,15 @@ struct HTTPResponseHeadTests {
         #expect(head(503, [("retry-after", "soon")]).retryAfter() == nil)
         #expect(head(503, [("retry-after", "")]).retryAfter() == nil)
     }
+
+    @Test(arguments: [
+        ("Content-Length:   100  \r\n", "Content-Length:   100"),
+        ("\t ETag: \"x y\"\r\n", "ETag: \"x y\""),
+        ("\r\n", ""),
+        ("  \t", ""),
+        ("Caf\u{E9}: \u{E9}t\u{E9} \r\n", "Caf\u{E9}: \u{E9}t\u{E9}"),
+    ])
+    func headerLinesLoseOnlyTheASCIISpaceAroundThem(line: String, expected: String) {
+        #expect(String(HTTPTransfer.trimmingWhitespace(line[...])) == expected)
+    }
 }

@@ -45,6 +45,14 @@ int CShims_syncfs(int fd);
 /// sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): starts writeback of fd's dirty
 /// pages without waiting for it.
 int CShims_start_writeback(int fd);
+/// fcntl(F_SETLK): a POSIX write lock on the one byte at offset. 0, or -1 with errno
+/// (EAGAIN or EACCES while another process holds it).
+int CShims_lock_byte(int fd, off_t offset);
+/// fcntl(F_SETLK, F_UNLCK) on the byte at offset.
+int CShims_unlock_byte(int fd, off_t offset);
+/// fcntl(F_GETLK): the pid of a process holding a lock on the byte at offset that would
+/// block ours; 0 if none; -1 with errno on error.
+int CShims_byte_lock_holder(int fd, off_t offset);
 /// open(directory, O_TMPFILE | O_RDWR, 0600): a file with no name yet, in directory's file system.
 int CShims_open_unnamed(const char *directory);
 /// Gives the unnamed file fd the name path (linkat through /proc/self/fd); fails with EEXIST.

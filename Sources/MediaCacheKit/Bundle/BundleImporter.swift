@@ -196,9 +196,9 @@ public final class BundleImporter {
         let key = CacheKey(identity: entry.cacheKey)
         if let outcome = try existingOutcome(for: entry, key: key) { return outcome }
 
-        var lock: JobLock?
+        var lock: KeyLock?
         if !options.dryRun {
-            lock = try JobLock.tryAcquire(path: cache.lockPath(key: key))
+            lock = try KeyLock.tryAcquire(key: key, in: cache)
             guard lock != nil else {
                 return .skipped("another mediacache process is downloading or importing it; run the import again when it has finished")
             }
@@ -271,7 +271,7 @@ public final class BundleImporter {
 private struct PendingCommit {
     let entry: BundleManifest.Entry
     let staged: StagedObject
-    let lock: JobLock?
+    let lock: KeyLock?
     let relativePath: String
     /// The file of the version `--replace` took out of the index.
     let replacedPath: String?

@@ -8,7 +8,7 @@ final class StagedObject {
     static let prefix = "import-"
 
     let path: String
-    private let lock: JobLock
+    private let lock: FileLock
     private let file: DataFile
     private(set) var size: Int64 = 0
     private var renamed = false
@@ -16,7 +16,7 @@ final class StagedObject {
     init(cache: CacheDirectory) throws {
         let random = (0..<2).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined(separator: "-")
         path = cache.partialDirectory + "/" + Self.prefix + random
-        guard let lock = try JobLock.tryAcquire(path: path) else {
+        guard let lock = try FileLock.tryAcquire(path: path) else {
             throw SystemError("lock new temporary file", path: path, code: EEXIST)
         }
         self.lock = lock
@@ -52,7 +52,7 @@ final class StagedObject {
             let path = cache.partialDirectory + "/" + name
             guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
                 now.timeIntervalSince(modified) > age,
-                let lock = try? JobLock.tryAcquire(path: path)
+                let lock = try? FileLock.tryAcquire(path: path)
             else { continue }
             FileSystem.remove(path)
             withExtendedLifetime(lock) {}

@@ -49,7 +49,8 @@ extension DownloadJob: HTTPTransferDelegate {
     }
 
     private func acceptProbe(_ fragment: Fragment, _ head: HTTPResponseHead, url: String) -> Bool {
-        suspectMediaType = MediaTypeCheck.isSuspect(mediaType: head.mediaType, url: url) ? head.mediaType : nil
+        let expectsText = MediaTypeCheck.expectsText(pathExtension: parts(of: url)?.pathExtension)
+        suspectMediaType = MediaTypeCheck.isSuspect(mediaType: head.mediaType, urlExpectsText: expectsText) ? head.mediaType : nil
         let incoming = head.validators
         if head.status == 206 {
             guard let range = head.contentRange, range.start == fragment.requestedStart, let total = range.total else {
@@ -169,7 +170,8 @@ extension DownloadJob: HTTPTransferDelegate {
             sniffed = true
             let first = chunk.prefix(512).array
             let labelled = suspectMediaType.flatMap { MediaTypeCheck.rejection(mediaType: $0, firstBytes: first) }
-            let html = fragment.next == 0 ? MediaTypeCheck.sniffRejection(firstBytes: first, url: url) : nil
+            let expectsText = MediaTypeCheck.expectsText(pathExtension: parts(of: url)?.pathExtension)
+            let html = fragment.next == 0 ? MediaTypeCheck.sniffRejection(firstBytes: first, urlExpectsText: expectsText) : nil
             if let reason = labelled ?? html {
                 fail(JobFailure(.notMedia, reason), keepPartial: false)
                 return 0

@@ -26,7 +26,7 @@ final class DownloadJob: @unchecked Sendable {
     /// Checkpoints and the commit run here, in order, off the transfer thread.
     let diskQueue: DispatchQueue
 
-    var lock: JobLock?
+    var lock: KeyLock?
     var state: JobState
     var dataFile: DataFile?
     /// Made at the first checkpoint: files done before it need none.
@@ -56,6 +56,11 @@ final class DownloadJob: @unchecked Sendable {
     var priorityRanges: [ByteRange] = []
     var tailPrioritized = false
     var moovReported = false
+    /// URLs this job parsed, each parsed once: URLComponents costs more than the rest of
+    /// a small file's header handling.
+    private var parsedURLs: [String: URLParts?] = [:]
+    /// `out=`, else the URL's last path component.
+    private(set) lazy var name = request.entry.displayName
     /// Other connections wait (until this time) for the probe's first bytes, so a late
     /// moov is requested before the middle of mdat.
     var holdFillUntil = 0.0
@@ -82,7 +87,14 @@ final class DownloadJob: @unchecked Sendable {
     }
 
     var url: String { request.entry.url }
-    var name: String { request.entry.displayName }
+
+    /// `url` parsed (once per job).
+    func parts(of url: String) -> URLParts? {
+        if let known = parsedURLs[url] { return known }
+        let parts = URLParts(url)
+        parsedURLs[url] = parts
+        return parts
+    }
     /// The list URL (or mirror) in use: custom headers belong to its host.
     var currentURL: String { request.entry.urls[mirrorIndex] }
 
@@ -90,41 +102,20 @@ final class DownloadJob: @unchecked Sendable {
 
     // MARK: Starting
 
+    /// Takes the key's lock first (two `fcntl`s), so one index read settles whether the
+    /// object is already cached.
     func start() {
-        // A leftover download directory is removed under the lock, below.
-        if let object = committedObject(), !FileSystem.exists(cache.jobDirectory(key: key)) {
-            finish(.alreadyCached(object))
-            return
-        }
-        acquireLockAndBegin()
-    }
-
-    /// The committed object, if the index has it and its file is intact.
-    func committedObject() -> CachedObject? {
-        guard let object = try? engine.index.object(key: key),
-            FileSystem.fileSize(cache.absolute(object.path)) == object.size
-        else { return nil }
-        return object
-    }
-
-    private func acquireLockAndBegin() {
         do {
-            guard let lock = try JobLock.tryAcquire(path: cache.lockPath(key: key)) else {
-                phase = .waitingForLock
-                if !waitingNoticeSent {
-                    waitingNoticeSent = true
-                    let holder = JobLock.holder(path: cache.lockPath(key: key)).map { " (pid \($0))" } ?? ""
-                    emit(.waiting(url: url, reason: "another mediacache process\(holder) is downloading it; waiting"))
-                }
-                wakeTimer = loop.after(0.25) { [weak self] in self?.acquireLockAndBegin() }
+            guard let lock = try KeyLock.tryAcquire(key: key, in: cache) else {
+                waitForLock()
                 return
             }
             self.lock = lock
-            lock.recordHolder()
-            // Another process may have committed it while this one waited. A run killed
-            // between publishing the object and removing its download left the latter.
+            // A run killed between publishing the object and removing its download left
+            // the latter behind.
             if let object = committedObject() {
-                FileSystem.removeTree(cache.jobDirectory(key: key))
+                let leftover = cache.jobDirectory(key: key)
+                if FileSystem.exists(leftover) { FileSystem.removeTree(leftover) }
                 finish(.alreadyCached(object))
                 return
             }
@@ -138,6 +129,30 @@ final class DownloadJob: @unchecked Sendable {
         } else {
             startProbe()
         }
+    }
+
+    /// The committed object, if the index has it and its file is intact.
+    func committedObject() -> CachedObject? {
+        guard let object = try? engine.index.object(key: key),
+            FileSystem.fileSize(cache.absolute(object.path)) == object.size
+        else { return nil }
+        return object
+    }
+
+    /// Another process (or another job of this one) holds the key: nothing to wait for
+    /// if the object is cached already, else try again shortly.
+    private func waitForLock() {
+        if let object = committedObject(), !FileSystem.exists(cache.jobDirectory(key: key)) {
+            finish(.alreadyCached(object))
+            return
+        }
+        phase = .waitingForLock
+        if !waitingNoticeSent {
+            waitingNoticeSent = true
+            let holder = KeyLock.holder(of: key, in: cache).map { " (pid \($0))" } ?? ""
+            emit(.waiting(url: url, reason: "another mediacache process\(holder) is downloading it; waiting"))
+        }
+        wakeTimer = loop.after(0.25) { [weak self] in self?.start() }
     }
 
     /// Loads saved progress, trusting only what the data file can back.
@@ -164,7 +179,8 @@ final class DownloadJob: @unchecked Sendable {
             }
         }
         if state.completed.isEmpty,
-            let unnamed = DataFile.unnamed(in: cache.partialDirectory, path: cache.dataPath(key: key))
+            let unnamed = engine.spareFiles?.take(path: cache.dataPath(key: key))
+                ?? DataFile.unnamed(in: cache.partialDirectory, path: cache.dataPath(key: key))
         {
             // Nothing to resume. The data gets its name (and the job its directory) with
             // the first checkpoint, so most small files never need either.
@@ -194,8 +210,11 @@ final class DownloadJob: @unchecked Sendable {
 
     /// `-H` and `header=` lines go only to the host they were given for.
     func customHeaders(for url: String) -> [String] {
-        guard let target = URLParts(url)?.origin, target == URLParts(currentURL)?.origin else { return [] }
-        return request.commandHeaders + request.entry.headers
+        let headers = request.commandHeaders + request.entry.headers
+        guard !headers.isEmpty, let target = parts(of: url)?.origin, target == parts(of: currentURL)?.origin else {
+            return []
+        }
+        return headers
     }
 
     @discardableResult
@@ -260,7 +279,7 @@ final class DownloadJob: @unchecked Sendable {
     /// for less: its box layout is known after a few hundred bytes, and a moov at the end
     /// is then requested before the first response has filled the socket with mdat.
     private var firstRequestSize: Int64 {
-        let name = request.entry.outName ?? URLParts(currentURL)?.lastPathComponent ?? ""
+        let name = request.entry.outName ?? parts(of: currentURL)?.lastPathComponent ?? ""
         let isMP4 = URLParts.shortExtension(of: name).map { Self.mp4Extensions.contains($0.lowercased()) } ?? false
         return isMP4 ? min(2 * options.minFragment, 256 * 1024) : 2 * options.minFragment
     }

@@ -14,7 +14,11 @@ enum MediaTypeCheck {
     /// Whether a response of `mediaType` for `url` may be an error page: its first bytes
     /// decide (servers without a MIME table label media `text/plain`).
     static func isSuspect(mediaType: String?, url: String) -> Bool {
-        guard let type = mediaType, urlExpectsText(url) == false else { return false }
+        isSuspect(mediaType: mediaType, urlExpectsText: urlExpectsText(url))
+    }
+
+    static func isSuspect(mediaType: String?, urlExpectsText: Bool) -> Bool {
+        guard let type = mediaType, !urlExpectsText else { return false }
         return type.hasPrefix("text/") || textMediaTypes.contains(type)
     }
 
@@ -35,17 +39,34 @@ enum MediaTypeCheck {
 
     /// Why the first bytes of a body for `url` are not the file asked for, or nil.
     static func sniffRejection(firstBytes: [UInt8], url: String) -> String? {
-        guard urlExpectsText(url) == false else { return nil }
-        let text = String(decoding: firstBytes.prefix(64), as: UTF8.self)
-            .trimmingCharacters(in: CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}"))).lowercased()
-        guard text.hasPrefix("<!doctype html") || text.hasPrefix("<html") else { return nil }
+        sniffRejection(firstBytes: firstBytes, urlExpectsText: urlExpectsText(url))
+    }
+
+    static func sniffRejection(firstBytes: [UInt8], urlExpectsText: Bool) -> String? {
+        guard !urlExpectsText else { return nil }
+        // Byte order marks and whitespace may come first; bytes, not Foundation's
+        // Unicode trimming, which cost more than a small file's whole probe.
+        var text = firstBytes.prefix(64)
+        while true {
+            if text.starts(with: [0xEF, 0xBB, 0xBF]) {
+                text = text.dropFirst(3)
+            } else if let first = text.first, [0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D].contains(first) {
+                text = text.dropFirst()
+            } else {
+                break
+            }
+        }
+        let start = String(decoding: text.prefix(14), as: UTF8.self).lowercased()
+        guard start.hasPrefix("<!doctype html") || start.hasPrefix("<html") else { return nil }
         return "the origin sent an HTML page instead of media (an error or login page?); check the URL and its headers"
     }
 
+    /// Whether a URL whose path ends in `pathExtension` names a text format.
+    static func expectsText(pathExtension: String?) -> Bool {
+        pathExtension.map(textExtensions.contains) ?? false
+    }
+
     private static func urlExpectsText(_ url: String) -> Bool {
-        guard let ext = URLParts(url)?.pathExtension else { return false }
-        return textExtensions.contains(ext)
+        expectsText(pathExtension: URLParts(url)?.pathExtension)
     }
 }
-
-import Foundation

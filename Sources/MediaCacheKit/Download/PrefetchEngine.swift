@@ -10,6 +10,8 @@ public final class PrefetchEngine: @unchecked Sendable {
     let loop: TransferLoop
     /// Finished jobs' disk work (last checkpoints, lock release) still in flight.
     let diskWork = DispatchGroup()
+    /// Data files made ahead, when more jobs will start than run at once.
+    private(set) var spareFiles: SpareDataFiles?
     private let sink: @Sendable (PrefetchEvent) -> Void
 
     // Confined to the loop thread.
@@ -38,6 +40,8 @@ public final class PrefetchEngine: @unchecked Sendable {
     public func run(_ requests: [JobRequest]) -> PrefetchSummary {
         let finished = DispatchSemaphore(value: 0)
         let started = TransferLoop.now()
+        let later = requests.count - options.jobs
+        spareFiles = later > 0 ? SpareDataFiles(directory: cache.partialDirectory, target: min(8, later)) : nil
         let thread = Thread { [self] in
             pending = requests[...]
             scheduleMore()
@@ -98,17 +102,17 @@ public final class PrefetchEngine: @unchecked Sendable {
             summary.committed += 1
             emit(
                 .committed(
-                    url: entry.url, name: entry.displayName, path: cache.absolute(object.path), size: object.size,
+                    url: entry.url, name: job.name, path: cache.absolute(object.path), size: object.size,
                     faststart: object.faststart))
         case .alreadyCached(let object):
             summary.alreadyCached += 1
             usedKeys.append(job.key)
             if usedKeys.count >= 512 { recordUses() }
             try? index.restoreNames(of: object, from: entry)
-            emit(.skipped(url: entry.url, name: entry.displayName, path: cache.absolute(object.path)))
+            emit(.skipped(url: entry.url, name: job.name, path: cache.absolute(object.path)))
         case .failed(let failure):
             summary.failed.append((entry.url, failure))
-            emit(.failed(url: entry.url, name: entry.displayName, failure: failure))
+            emit(.failed(url: entry.url, name: job.name, failure: failure))
         case .interrupted:
             summary.unfinished += 1
         }

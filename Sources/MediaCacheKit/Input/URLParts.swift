@@ -24,6 +24,7 @@ public struct URLParts: Sendable, Equatable {
 
     public var lastPathComponent: String {
         let last = path.split(separator: "/").last.map(String.init) ?? ""
+        guard last.utf8.contains(UInt8(ascii: "%")) else { return last }
         return last.removingPercentEncoding ?? last
     }
 

@@ -39,7 +39,6 @@ public struct CacheDirectory: Sendable {
         try FileSystem.makeDirectory(jobDirectory(key: key), durable: false)
         try file.link(as: dataPath(key: key))
     }
-    public func lockPath(key: CacheKey) -> String { locksDirectory + "/" + key.hex }
 
     /// `objects/ab/abcdef….ext`, relative to the root (the index stores it relative so a
     /// cache directory can be moved).

@@ -87,20 +87,26 @@ public final class CacheIndex: Sendable {
         do { return try body() } catch { throw CacheError.index(path: path, reason: "\(error)") }
     }
 
+    /// One statement compiled once per connection and no transaction around it: every
+    /// job asks this, on the transfer thread.
     public func object(key: CacheKey) throws -> CachedObject? {
-        try run { try pool.read { try CachedObject.fetchOne($0, key: key.hex) } }
+        try run { try pool.unsafeRead { try Self.fetchObject($0, key: key.hex) } }
+    }
+
+    private static func fetchObject(_ db: Database, key: String) throws -> CachedObject? {
+        try CachedObject.fetchOne(db.cachedStatement(sql: "SELECT * FROM objects WHERE key = ?"), arguments: [key])
     }
 
     /// Finds an object by its cache key, its URL or one of its mirrors.
     public func lookup(_ name: String) throws -> CachedObject? {
         try run {
             try pool.read { db in
-                if let object = try CachedObject.fetchOne(db, key: CacheKey(identity: name).hex) {
+                if let object = try Self.fetchObject(db, key: CacheKey(identity: name).hex) {
                     return object
                 }
                 guard let key = try String.fetchOne(db, sql: "SELECT key FROM aliases WHERE alias = ?", arguments: [name])
                 else { return nil }
-                return try CachedObject.fetchOne(db, key: key)
+                return try Self.fetchObject(db, key: key)
             }
         }
     }

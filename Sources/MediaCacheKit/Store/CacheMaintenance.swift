@@ -34,7 +34,7 @@ public struct CacheMaintenance: Sendable {
         guard let object = try index.lookup(name), let key = CacheKey(hex: object.key) else {
             throw RemovalError.notCached(name)
         }
-        guard let lock = try JobLock.tryAcquire(path: directory.lockPath(key: key)) else {
+        guard let lock = try KeyLock.tryAcquire(key: key, in: directory) else {
             throw RemovalError.busy(name)
         }
         try withExtendedLifetime(lock) {
@@ -61,7 +61,7 @@ public struct CacheMaintenance: Sendable {
         var report = CollectionReport()
         var objects = try index.all()
         for object in objects where !FileSystem.isRegularFile(directory.absolute(object.path)) {
-            guard let key = CacheKey(hex: object.key), let lock = try JobLock.tryAcquire(path: directory.lockPath(key: key))
+            guard let key = CacheKey(hex: object.key), let lock = try KeyLock.tryAcquire(key: key, in: directory)
             else { continue }
             try withExtendedLifetime(lock) { try index.remove(key: key) }
             report.rowsWithoutFile += 1
@@ -72,7 +72,7 @@ public struct CacheMaintenance: Sendable {
             // A commit renames first and inserts its row second, under the job lock.
             let name = (relative as NSString).lastPathComponent
             guard let key = CacheKey(hex: String(name.prefix(64))),
-                let lock = try JobLock.tryAcquire(path: directory.lockPath(key: key))
+                let lock = try KeyLock.tryAcquire(key: key, in: directory)
             else { continue }
             withExtendedLifetime(lock) {
                 if (try? index.object(key: key))??.path != relative {
@@ -85,7 +85,7 @@ public struct CacheMaintenance: Sendable {
         let partial = PartialJobs.list(in: directory)
         let readable = Set(partial.jobs.map(\.key.hex))
         for name in FileSystem.contentsOfDirectory(directory.partialDirectory) where !readable.contains(name) {
-            guard let key = CacheKey(hex: name), let lock = try JobLock.tryAcquire(path: directory.lockPath(key: key))
+            guard let key = CacheKey(hex: name), let lock = try KeyLock.tryAcquire(key: key, in: directory)
             else { continue }
             withExtendedLifetime(lock) { FileSystem.removeTree(directory.jobDirectory(key: key)) }
             report.unreadablePartialJobs += 1

@@ -67,7 +67,7 @@ struct IndexRebuilder {
         objectFiles(directory).contains { relative in
             let name = (relative as NSString).lastPathComponent
             guard let key = CacheKey(hex: String(name.prefix(64))) else { return false }
-            return (try? JobLock.tryAcquire(path: directory.lockPath(key: key))) != nil
+            return (try? KeyLock.tryAcquire(key: key, in: directory)) != nil
         }
     }
 
@@ -76,7 +76,7 @@ struct IndexRebuilder {
     func rebuild(reason: String, open: (String) throws -> DatabasePool) throws -> DatabasePool {
         let path = directory.indexPath
         try? FileSystem.makeDirectory(directory.locksDirectory)
-        let lock = try JobLock.acquire(path: directory.locksDirectory + "/index-rebuild")
+        let lock = try FileLock.acquire(path: directory.locksDirectory + "/index-rebuild")
         return try withExtendedLifetime(lock) {
             // Another process may have rebuilt it while this one waited.
             if !Self.isEmptied(directory), let pool = try? open(path) {

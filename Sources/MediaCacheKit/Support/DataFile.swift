@@ -7,14 +7,16 @@ import Foundation
 /// An open file written at explicit offsets, the C-facing wrapper for the download data
 /// file and for hashing: every raw pointer for file I/O stays in this type.
 public final class DataFile: @unchecked Sendable {
-    public let path: String
+    /// Where the file is, or (unnamed) will be: for messages.
+    public var path: String { nameLock.withLock { currentPath } }
+    private var currentPath: String
     fileprivate let fd: Int32
 
     public enum Mode { case readOnly, readWrite }
 
     /// Opens (and with `.readWrite` creates, mode 0600) the file at `path`.
     public init(path: String, mode: Mode) throws {
-        self.path = path
+        currentPath = path
         let flags = mode == .readOnly ? O_RDONLY : (O_RDWR | O_CREAT)
         fd = try retryingEINTR("open", path: path) { open(path, flags | O_CLOEXEC, 0o600) }
         named = true
@@ -22,7 +24,7 @@ public final class DataFile: @unchecked Sendable {
 
     private init(fd: Int32, path: String) {
         self.fd = fd
-        self.path = path
+        currentPath = path
         named = false
     }
 
@@ -37,6 +39,11 @@ public final class DataFile: @unchecked Sendable {
 
     private let nameLock = NSLock()
     private var named: Bool
+
+    /// An unnamed file made ahead of time learns the name it will get once a job takes it.
+    public func willBeNamed(_ path: String) {
+        nameLock.withLock { if !named { currentPath = path } }
+    }
 
     /// Whether the file has a name on disk (always, unless made by `unnamed(in:path:)`).
     public var isNamed: Bool { nameLock.withLock { named } }
