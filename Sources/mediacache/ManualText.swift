@@ -20,7 +20,7 @@ enum ManualText {
           objects/ab/abcd...ext   complete, verified, immutable objects
           partial/<key>/          data and state of downloads in progress (resumable)
           index.sqlite            the index of objects
-          locks/<key>             per-object locks shared by concurrent processes
+          locks/keys              per-object locks (one byte each) shared by concurrent processes
          The key is the SHA-256 of the cache key (the URL unless cache-key= says otherwise). \
         Directories are created 0700 and files 0600: saved state may hold headers.
          EXIT STATUS
