@@ -344,3 +344,37 @@ struct ListParserTests {
         #expect(list.warnings.map(\.line) == [2])
     }
 }
+
+@Suite("ListEntries")
+struct ListEntriesTests {
+    @Test func entriesComeOneAtATimeWithTheirProblemsFirst() {
+        let entries = ListEntries([
+            ListText(text: "https://a.example/1.mp4\nftp://a.example/x\nhttps://a.example/2.mp4\n  out=two.mp4", file: "a.txt"),
+            ListText(text: "\u{FEFF}https://a.example/1.mp4\r\nhttps://a.example/3.mp4", file: "b.txt"),
+        ])
+        var seen: [String] = []
+        func next() -> String? {
+            entries.next { seen.append($0.description) }.map { $0.outName ?? $0.url }
+        }
+        // An entry is complete when the next URL line starts: the bad line 2 is met
+        // (and reported) on the way to handing out entry 1, nothing further is read.
+        #expect(next() == "https://a.example/1.mp4")
+        #expect(seen.count == 1 && seen[0].hasPrefix("a.txt:2: unsupported scheme"))
+        #expect(entries.errorCount == 1)
+        #expect(next() == "two.mp4")
+        #expect(seen.count == 1)
+        // A key already seen in another list is dropped, naming where it came first.
+        #expect(next() == "https://a.example/3.mp4")
+        #expect(seen.contains("b.txt:1: warning: duplicate of the entry at a.txt:1; ignored"))
+        #expect(next() == nil)
+        #expect(next() == nil)
+        #expect(entries.errorCount == 1)
+    }
+
+    @Test func aListWithoutAFinalNewlineKeepsItsLastEntryAndOptions() {
+        let list = ListParser.parse("https://a.example/1.mp4\nhttps://a.example/2.mp4\n  out=last.mp4", file: "list.txt")
+        #expect(list.entries.map(\.url) == ["https://a.example/1.mp4", "https://a.example/2.mp4"])
+        #expect(list.entries.last?.outName == "last.mp4")
+        #expect(list.diagnostics.isEmpty)
+    }
+}

@@ -15,7 +15,10 @@ public final class PrefetchEngine: @unchecked Sendable {
     private let sink: @Sendable (PrefetchEvent) -> Void
 
     // Confined to the loop thread.
-    private var pending: ArraySlice<JobRequest> = []
+    /// The requests not started yet, asked for one at a time.
+    private var nextRequest: () -> JobRequest? = { nil }
+    private var requestsLeft = true
+    private var requestsTaken = 0
     private var running: [ObjectIdentifier: DownloadJob] = [:]
     private var summary = PrefetchSummary()
     private var scheduling = false
@@ -38,12 +41,18 @@ public final class PrefetchEngine: @unchecked Sendable {
     /// Downloads every request not yet cached and returns when all are done, failed, or
     /// the run was cancelled. Blocks the calling thread; call it outside Swift concurrency.
     public func run(_ requests: [JobRequest]) -> PrefetchSummary {
+        var remaining = requests[...]
+        return run(next: { remaining.popFirst() })
+    }
+
+    /// Like `run(_:)`, taking requests from `next` (on the transfer thread) only as job
+    /// slots free up, so a long list is never in memory whole.
+    public func run(next: @escaping () -> JobRequest?) -> PrefetchSummary {
         let finished = DispatchSemaphore(value: 0)
         let started = TransferLoop.now()
-        let later = requests.count - options.jobs
-        spareFiles = later > 0 ? SpareDataFiles(directory: cache.partialDirectory, target: min(8, later)) : nil
+        // Set before the thread starts, which orders it before the thread's first read.
+        nextRequest = next
         let thread = Thread { [self] in
-            pending = requests[...]
             scheduleMore()
             loop.run()
             recordUses()
@@ -63,8 +72,7 @@ public final class PrefetchEngine: @unchecked Sendable {
             guard !interrupted else { return }
             interrupted = true
             summary.interrupted = true
-            summary.unfinished += pending.count
-            pending = []
+            while takeRequest() != nil { summary.unfinished += 1 }
             for job in Array(running.values) { job.interrupt() }
             stopIfIdle()
         }
@@ -80,8 +88,8 @@ public final class PrefetchEngine: @unchecked Sendable {
     private func scheduleMore() {
         guard !scheduling else { return }
         scheduling = true
-        while running.count < options.jobs, !pending.isEmpty {
-            let job = DownloadJob(request: pending.removeFirst(), engine: self)
+        while running.count < options.jobs, let request = takeRequest() {
+            let job = DownloadJob(request: request, engine: self)
             running[ObjectIdentifier(job)] = job
             job.start()
         }
@@ -89,8 +97,21 @@ public final class PrefetchEngine: @unchecked Sendable {
         stopIfIdle()
     }
 
+    private func takeRequest() -> JobRequest? {
+        guard requestsLeft, let request = nextRequest() else {
+            requestsLeft = false
+            return nil
+        }
+        requestsTaken += 1
+        // More jobs than run at once: make their data files ahead from now on.
+        if requestsTaken == options.jobs + 1 {
+            spareFiles = SpareDataFiles(directory: cache.partialDirectory, target: min(8, options.jobs))
+        }
+        return request
+    }
+
     private func stopIfIdle() {
-        if running.isEmpty && pending.isEmpty { loop.stop() }
+        if running.isEmpty && !requestsLeft { loop.stop() }
     }
 
     func jobDidFinish(_ job: DownloadJob, result: JobResult) {

@@ -1,5 +1,5 @@
 /// A problem found in a list, located as `file:line`.
-public struct ListDiagnostic: Sendable, Equatable, CustomStringConvertible {
+public struct ListDiagnostic: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Severity: String, Sendable { case error, warning }
 
     public let severity: Severity

@@ -12,57 +12,68 @@ public enum ListParser {
         "select-file", "index-out", "check-integrity",
     ]
 
-    public static func parse(_ bytes: [UInt8], file: String) -> ParsedList {
+    /// The text of a list file: UTF-8, without a byte order mark. Anything else is
+    /// reported as one error for line 1.
+    public static func text(of bytes: [UInt8], file: String) -> Result<ListText, ListDiagnostic> {
         var body = bytes[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         guard let text = String(validating: body, as: UTF8.self) else {
-            return ParsedList(
-                entries: [],
-                diagnostics: [
-                    ListDiagnostic(
-                        severity: .error, file: file, line: 1,
-                        message: "the list is not UTF-8 text; save it as UTF-8 and try again")
-                ])
+            return .failure(
+                ListDiagnostic(
+                    severity: .error, file: file, line: 1,
+                    message: "the list is not UTF-8 text; save it as UTF-8 and try again"))
         }
-        return parse(text, file: file)
+        return .success(ListText(text: text, file: file))
+    }
+
+    /// Every entry and problem of one list at once (`ListEntries` parses as it goes).
+    public static func parse(_ bytes: [UInt8], file: String) -> ParsedList {
+        switch text(of: bytes, file: file) {
+        case .success(let list): parse(list.text, file: file)
+        case .failure(let diagnostic): ParsedList(entries: [], diagnostics: [diagnostic])
+        }
     }
 
     public static func parse(_ text: String, file: String) -> ParsedList {
-        var builder = Builder(file: file)
-        var lineNumber = 0
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            lineNumber += 1
-            var line = Substring(rawLine)
-            if line.hasSuffix("\r") { line = line.dropLast() }
-            if lineNumber == 1, line.hasPrefix("\u{FEFF}") { line = line.dropFirst() }
-            builder.consume(line, at: lineNumber)
+        let entries = ListEntries([ListText(text: text, file: file)])
+        var parsed = ParsedList(entries: [], diagnostics: [])
+        while let entry = entries.next(diagnose: { parsed.diagnostics.append($0) }) {
+            parsed.entries.append(entry)
         }
-        return builder.finish()
+        return parsed
     }
 
-    private struct Builder {
+    /// Turns lines into entries: `consume` returns the entry a new URL line completes,
+    /// `finish` the last one. Problems collect in `diagnostics`.
+    struct Builder {
         let file: String
-        var entries: [ListEntry] = []
         var diagnostics: [ListDiagnostic] = []
         /// The entry being built; nil after a bad URI line so its options are skipped.
         var current: ListEntry?
         /// True while the options of a rejected entry are being skipped.
         var skippingOptions = false
         var currentLine = 0
-        var firstLineOfIdentity: [String: Int] = [:]
 
         init(file: String) { self.file = file }
 
-        mutating func consume(_ line: Substring, at number: Int) {
+        mutating func consume(_ line: Substring, at number: Int) -> (entry: ListEntry, line: Int)? {
             let indented = line.first == " " || line.first == "\t"
             let content = stripComment(line).trimmingCharacters(in: .whitespaces)
-            if content.isEmpty { return }
+            if content.isEmpty { return nil }
             if indented {
                 consumeOption(content, at: number)
-            } else {
-                flush()
-                consumeURIs(content, at: number)
+                return nil
             }
+            let completed = finish()
+            consumeURIs(content, at: number)
+            return completed
+        }
+
+        /// The entry still being built, now complete.
+        mutating func finish() -> (entry: ListEntry, line: Int)? {
+            guard let entry = current else { return nil }
+            current = nil
+            return (entry, currentLine)
         }
 
         mutating func consumeURIs(_ content: String, at number: Int) {
@@ -130,23 +141,6 @@ public enum ListParser {
             error(number, message + "; entry skipped")
             current = nil
             skippingOptions = true
-        }
-
-        mutating func flush() {
-            guard let entry = current else { return }
-            current = nil
-            let line = currentLine
-            if let first = firstLineOfIdentity[entry.identity] {
-                warning(line, "duplicate of the entry on line \(first); ignored")
-                return
-            }
-            firstLineOfIdentity[entry.identity] = line
-            entries.append(entry)
-        }
-
-        mutating func finish() -> ParsedList {
-            flush()
-            return ParsedList(entries: entries, diagnostics: diagnostics)
         }
 
         func stripComment(_ line: Substring) -> Substring {

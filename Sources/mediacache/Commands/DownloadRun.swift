@@ -10,6 +10,14 @@ struct DownloadRun {
 
     /// `inputErrors`: bad list lines already reported; they make the exit code 1.
     func run(_ requests: [JobRequest], inputErrors: Int) throws {
+        var remaining = requests[...]
+        try run(next: { _ in remaining.popFirst() }, inputErrors: { inputErrors })
+    }
+
+    /// Takes requests from `next` as job slots free up; `next` reports problems it meets
+    /// (bad list lines) through the function it is given, which prints them above the
+    /// progress lines. `inputErrors` counts them once the run is over.
+    func run(next: @escaping (_ report: @escaping (String) -> Void) -> JobRequest?, inputErrors: () -> Int) throws {
         let style: EventPrinter.Style = options.json ? .json : options.quiet ? .quiet : .human
         let printer = EventPrinter(style: style)
         let engine: PrefetchEngine
@@ -20,12 +28,13 @@ struct DownloadRun {
             throw ExitStatus.cacheError
         }
         let trap = SignalTrap(message: "stopping, saving progress") { engine.cancel() }
-        let summary = engine.run(requests)
+        let summary = engine.run(next: { next(printer.note) })
         printer.finish()
-        SummaryPrinter.print(summary, inputErrors: inputErrors, json: options.json)
+        let errors = inputErrors()
+        SummaryPrinter.print(summary, inputErrors: errors, json: options.json)
         if summary.interrupted {
             throw trap.exitStatus
         }
-        if !summary.failed.isEmpty || inputErrors > 0 { throw ExitStatus.someFailed }
+        if !summary.failed.isEmpty || errors > 0 { throw ExitStatus.someFailed }
     }
 }

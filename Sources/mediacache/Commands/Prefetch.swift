@@ -23,23 +23,32 @@ struct Prefetch: ParsableCommand {
     }
 
     func run() throws {
-        var entries: [ListEntry] = []
-        var seen: Set<String> = []
-        var errors = 0
+        // Every list is read (and checked to be text) first: a missing one stops the
+        // command before anything is fetched. Entries are parsed as jobs are started.
+        var texts: [ListText] = []
+        var undecodable = 0
         for list in lists {
-            let parsed = ListParser.parse(try ListReader.read(list), file: list == "-" ? "<stdin>" : list)
-            for diagnostic in parsed.diagnostics { Terminal.err(diagnostic.description) }
-            errors += parsed.errors.count
-            for entry in parsed.entries where seen.insert(entry.identity).inserted {
-                entries.append(entry)
+            switch ListParser.text(of: try ListReader.read(list), file: list == "-" ? "<stdin>" : list) {
+            case .success(let text): texts.append(text)
+            case .failure(let diagnostic):
+                Terminal.err(diagnostic.description)
+                undecodable += 1
             }
         }
-        if entries.isEmpty && errors == 0 {
+        let entries = ListEntries(texts)
+        var pending = entries.next { Terminal.err($0.description) }
+        if pending == nil && entries.errorCount + undecodable == 0 {
             Terminal.err("mediacache: the list has no URLs; nothing to do")
             return
         }
-        let requests = entries.map { JobRequest(entry: $0, commandHeaders: download.headers) }
-        try DownloadRun(cache: cache.directory, options: download).run(requests, inputErrors: errors)
+        let headers = download.headers
+        try DownloadRun(cache: cache.directory, options: download).run(
+            next: { report in
+                let entry = pending ?? entries.next { report($0.description) }
+                pending = nil
+                return entry.map { JobRequest(entry: $0, commandHeaders: headers) }
+            },
+            inputErrors: { entries.errorCount + undecodable })
     }
 }
 

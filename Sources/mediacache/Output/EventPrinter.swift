@@ -51,6 +51,12 @@ final class EventPrinter: Sendable {
         }
     }
 
+    /// A line about the input (a bad list line met during the run), shown above the
+    /// progress lines in every style: it is an error message, on stderr.
+    func note(_ line: String) {
+        if let board { board.printAbove(line) } else { Terminal.err(line) }
+    }
+
     private func say(_ line: String) {
         if let board {
             board.printAbove(line)
