@@ -95,6 +95,7 @@ final class DownloadJob: @unchecked Sendable {
         parsedURLs[url] = parts
         return parts
     }
+
     /// The list URL (or mirror) in use: custom headers belong to its host.
     var currentURL: String { request.entry.urls[mirrorIndex] }
 

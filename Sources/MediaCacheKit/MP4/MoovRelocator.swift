@@ -9,8 +9,16 @@ public enum MoovRelocator {
         out += plan.mediaStart
         try destination.write(plan.newMoov, at: out)
         out += plan.shift
-        try source.copy(ByteRange(plan.mediaStart, plan.moovOffset), to: destination, at: out)
-        out += plan.moovOffset - plan.mediaStart
+        // In pieces, each handed to the disk at once, so the flush below waits for the
+        // last piece rather than for the whole file.
+        var start = plan.mediaStart
+        while start < plan.moovOffset {
+            let end = min(plan.moovOffset, start + (16 << 20))
+            try source.copy(ByteRange(start, end), to: destination, at: out)
+            destination.startWriteback()
+            out += end - start
+            start = end
+        }
         try source.copy(ByteRange(plan.moovEnd, plan.length), to: destination, at: out)
         try destination.syncData()
     }

@@ -69,7 +69,7 @@ enum FileDigester {
     ) throws -> [DigestAlgorithm: String] {
         let digests = algorithms.map { ($0, Digest($0)) }
         var offset: Int64 = 0
-        try file.forEachBlock(length: length, blockSize: 4 << 20) { block in
+        try file.forEachBlock(length: length) { block in
             for (_, digest) in digests { digest.update(block) }
             observe?(offset, block)
             offset += Int64(block.count)

@@ -67,7 +67,7 @@ final class PrefixHasher: @unchecked Sendable {
         guard !failed, target > hashedUpTo, !lock.withLock({ cancelled }) else { return }
         var position = hashedUpTo
         do {
-            try file.forEachBlock(from: hashedUpTo, length: target - hashedUpTo, blockSize: 4 << 20) { block in
+            try file.forEachBlock(from: hashedUpTo, length: target - hashedUpTo) { block in
                 for (_, digest) in digests { digest.update(block) }
                 relocated?.digest.update(at: position, block)
                 position += Int64(block.count)
