@@ -377,4 +377,16 @@ struct ListEntriesTests {
         #expect(list.entries.last?.outName == "last.mp4")
         #expect(list.diagnostics.isEmpty)
     }
+
+    @Test func skipRestCountsTheEntriesNotHandedOut() {
+        let entries = ListEntries([
+            ListText(text: "https://a.example/1.mp4\n  out=a\n# note\nhttps://a.example/2.mp4\n\nhttps://a.example/3.mp4\n", file: "a.txt"),
+            ListText(text: "https://a.example/4.mp4\r\n  out=d\r\nhttps://a.example/5.mp4", file: "b.txt"),
+        ])
+        #expect(entries.next { _ in } != nil)
+        // Entry 2 is being built (its line was read to finish entry 1); 3, 4 and 5 are unread.
+        #expect(entries.skipRest() == 4)
+        #expect(entries.next { _ in } == nil)
+        #expect(entries.skipRest() == 0)
+    }
 }

@@ -17,6 +17,8 @@ public final class PrefetchEngine: @unchecked Sendable {
     // Confined to the loop thread.
     /// The requests not started yet, asked for one at a time.
     private var nextRequest: () -> JobRequest? = { nil }
+    /// How many requests are left without producing them (nil: take them one by one).
+    private var countRest: (() -> Int)?
     private var requestsLeft = true
     private var requestsTaken = 0
     private var running: [ObjectIdentifier: DownloadJob] = [:]
@@ -46,12 +48,14 @@ public final class PrefetchEngine: @unchecked Sendable {
     }
 
     /// Like `run(_:)`, taking requests from `next` (on the transfer thread) only as job
-    /// slots free up, so a long list is never in memory whole.
-    public func run(next: @escaping () -> JobRequest?) -> PrefetchSummary {
+    /// slots free up, so a long list is never in memory whole. On cancellation,
+    /// `countRest` (if given) says how many are left, instead of taking them all.
+    public func run(next: @escaping () -> JobRequest?, countRest: (() -> Int)? = nil) -> PrefetchSummary {
         let finished = DispatchSemaphore(value: 0)
         let started = TransferLoop.now()
         // Set before the thread starts, which orders it before the thread's first read.
         nextRequest = next
+        self.countRest = countRest
         let thread = Thread { [self] in
             scheduleMore()
             loop.run()
@@ -72,6 +76,10 @@ public final class PrefetchEngine: @unchecked Sendable {
             guard !interrupted else { return }
             interrupted = true
             summary.interrupted = true
+            if let countRest, requestsLeft {
+                summary.unfinished += countRest()
+                requestsLeft = false
+            }
             while takeRequest() != nil { summary.unfinished += 1 }
             for job in Array(running.values) { job.interrupt() }
             stopIfIdle()

@@ -75,6 +75,30 @@ public final class ListEntries: @unchecked Sendable {
         return nil
     }
 
+    /// Stops parsing and says how many entries are left, counting the lines that would
+    /// start one (not indented, not a comment) without checking them: when a run is
+    /// interrupted, the rest of a long list is not worth parsing just to count it.
+    public func skipRest() -> Int {
+        var count = builder?.current == nil ? 0 : 1
+        for index in listIndex..<lists.count {
+            let text = index == listIndex ? position.map { lists[index].text[$0...] } ?? "" : lists[index].text[...]
+            var atLineStart = true
+            var startsEntry = false
+            for byte in text.utf8 {
+                if atLineStart {
+                    startsEntry = byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") && byte != UInt8(ascii: "#")
+                        && byte != UInt8(ascii: "\r") && byte != UInt8(ascii: "\n")
+                    if startsEntry { count += 1 }
+                }
+                atLineStart = byte == UInt8(ascii: "\n")
+            }
+            lists[index] = ListText(text: "", file: lists[index].file)
+        }
+        builder = nil
+        listIndex = lists.count
+        return count
+    }
+
     private func report(_ diagnose: (ListDiagnostic) -> Void) {
         guard let found = builder?.diagnostics, !found.isEmpty else { return }
         builder!.diagnostics = []

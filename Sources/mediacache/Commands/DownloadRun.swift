@@ -11,13 +11,17 @@ struct DownloadRun {
     /// `inputErrors`: bad list lines already reported; they make the exit code 1.
     func run(_ requests: [JobRequest], inputErrors: Int) throws {
         var remaining = requests[...]
-        try run(next: { _ in remaining.popFirst() }, inputErrors: { inputErrors })
+        try run(next: { _ in remaining.popFirst() }, countRest: nil, inputErrors: { inputErrors })
     }
 
     /// Takes requests from `next` as job slots free up; `next` reports problems it meets
     /// (bad list lines) through the function it is given, which prints them above the
-    /// progress lines. `inputErrors` counts them once the run is over.
-    func run(next: @escaping (_ report: @escaping (String) -> Void) -> JobRequest?, inputErrors: () -> Int) throws {
+    /// progress lines. `countRest` says how many are left if the run is interrupted;
+    /// `inputErrors` counts the problems once the run is over.
+    func run(
+        next: @escaping (_ report: @escaping (String) -> Void) -> JobRequest?, countRest: (() -> Int)?,
+        inputErrors: () -> Int
+    ) throws {
         let style: EventPrinter.Style = options.json ? .json : options.quiet ? .quiet : .human
         let printer = EventPrinter(style: style)
         let engine: PrefetchEngine
@@ -28,7 +32,7 @@ struct DownloadRun {
             throw ExitStatus.cacheError
         }
         let trap = SignalTrap(message: "stopping, saving progress") { engine.cancel() }
-        let summary = engine.run(next: { next(printer.note) })
+        let summary = engine.run(next: { next(printer.note) }, countRest: countRest)
         printer.finish()
         let errors = inputErrors()
         SummaryPrinter.print(summary, inputErrors: errors, json: options.json)

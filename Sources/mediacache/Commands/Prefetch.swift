@@ -48,6 +48,7 @@ struct Prefetch: ParsableCommand {
                 pending = nil
                 return entry.map { JobRequest(entry: $0, commandHeaders: headers) }
             },
+            countRest: { (pending == nil ? 0 : 1) + entries.skipRest() },
             inputErrors: { entries.errorCount + undecodable })
     }
 }
