@@ -54,11 +54,16 @@ extension EndToEnd {
             FileManager.default.createFile(atPath: stray, contents: Data([1, 2, 3]))
             let gone = try harness.run(["path", origin.url("/b.mp4")]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             try FileManager.default.removeItem(atPath: gone)
+            // A per-key lock file as earlier versions left them.
+            let legacyLock = harness.scratch.cache + "/locks/" + String(repeating: "e", count: 64)
+            FileManager.default.createFile(atPath: legacyLock, contents: Data("123\n".utf8))
 
             let result = try harness.run(["gc"])
             #expect(result.status == 0)
             #expect(result.stderr.contains("0 evicted, 1 orphan files, 1 rows without a file"))
             #expect(!FileManager.default.fileExists(atPath: stray))
+            #expect(!FileManager.default.fileExists(atPath: legacyLock))
+            #expect(FileManager.default.fileExists(atPath: harness.scratch.cache + "/locks/keys"))
             let stats = try harness.run(["stats", "--json"])
             let fields = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
             #expect(fields["objects"] as? Int == 1)

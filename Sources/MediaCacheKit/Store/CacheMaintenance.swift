@@ -91,6 +91,8 @@ public struct CacheMaintenance: Sendable {
             report.unreadablePartialJobs += 1
         }
 
+        removeLegacyLockFiles()
+
         var total = objects.reduce(Int64(0)) { $0 + $1.size }
         if let maxSize {
             for object in objects.sorted(by: { $0.lastUsedAt < $1.lastUsedAt }) where total > maxSize {
@@ -136,6 +138,17 @@ public struct CacheMaintenance: Sendable {
             CacheKey(hex: $0) != nil && !readable.contains($0)
         }
         return (files, jobs.map { "partial/" + $0 })
+    }
+
+    /// Earlier versions kept one lock file per key in `locks/` (now one byte of
+    /// `locks/keys` each): removed unless a process of such a version holds one.
+    private func removeLegacyLockFiles() {
+        for name in FileSystem.contentsOfDirectory(directory.locksDirectory) where CacheKey(hex: name) != nil {
+            let path = directory.locksDirectory + "/" + name
+            guard let lock = try? FileLock.tryAcquire(path: path) else { continue }
+            FileSystem.remove(path)
+            withExtendedLifetime(lock) {}
+        }
     }
 
     /// Paths of every file under `objects/`, relative to the cache root.
