@@ -388,5 +388,13 @@ struct ListEntriesTests {
         #expect(entries.skipRest() == 4)
         #expect(entries.next { _ in } == nil)
         #expect(entries.skipRest() == 0)
+
+        // Right after a list ends, the next one is counted whole.
+        let between = ListEntries([
+            ListText(text: "https://a.example/1.mp4", file: "a.txt"),
+            ListText(text: "https://a.example/2.mp4\nhttps://a.example/3.mp4\n", file: "b.txt"),
+        ])
+        #expect(between.next { _ in }?.url == "https://a.example/1.mp4")
+        #expect(between.skipRest() == 2)
     }
 }

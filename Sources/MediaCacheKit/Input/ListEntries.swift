@@ -81,14 +81,13 @@ public final class ListEntries: @unchecked Sendable {
     public func skipRest() -> Int {
         var count = builder?.current == nil ? 0 : 1
         for index in listIndex..<lists.count {
-            let text = index == listIndex ? position.map { lists[index].text[$0...] } ?? "" : lists[index].text[...]
+            // The list being read continues at `position`; the others are unread.
+            let started = index == listIndex && builder != nil
+            let text = started ? position.map { lists[index].text[$0...] } ?? "" : lists[index].text[...]
             var atLineStart = true
-            var startsEntry = false
             for byte in text.utf8 {
-                if atLineStart {
-                    startsEntry = byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") && byte != UInt8(ascii: "#")
-                        && byte != UInt8(ascii: "\r") && byte != UInt8(ascii: "\n")
-                    if startsEntry { count += 1 }
+                if atLineStart && ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "#"), UInt8(ascii: "\r"), UInt8(ascii: "\n")].contains(byte) {
+                    count += 1
                 }
                 atLineStart = byte == UInt8(ascii: "\n")
             }
