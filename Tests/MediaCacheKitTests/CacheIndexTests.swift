@@ -2,20 +2,6 @@ import Foundation
 import Testing
 @testable import MediaCacheKit
 
-/// A prepared cache directory in a fresh temporary folder.
-private struct TemporaryCache {
-    let temporary: TemporaryDirectory
-    let directory: CacheDirectory
-
-    init() throws {
-        temporary = try TemporaryDirectory("mediacache-index")
-        directory = CacheDirectory(root: temporary.path + "/cache")
-        try directory.prepare()
-    }
-
-    func remove() { temporary.remove() }
-}
-
 private func makeObject(
     identity: String, url: String, mirrors: [String] = [], size: Int64 = 1000,
     added: TimeInterval = 1_700_000_000
@@ -37,7 +23,7 @@ private func aliases(of object: CachedObject) -> [String] {
 @Suite("CacheIndex")
 struct CacheIndexTests {
     @Test func insertedObjectIsFoundByKey() throws {
-        let cache = try TemporaryCache()
+        let cache = try TemporaryCache("mediacache-index")
         defer { cache.remove() }
         let index = try CacheIndex(directory: cache.directory)
         let object = makeObject(identity: "https://a.example/x.mp4", url: "https://a.example/x.mp4")
@@ -47,7 +33,7 @@ struct CacheIndexTests {
     }
 
     @Test func lookupByFirstURLMirrorAndCacheKey() throws {
-        let cache = try TemporaryCache()
+        let cache = try TemporaryCache("mediacache-index")
         defer { cache.remove() }
         let index = try CacheIndex(directory: cache.directory)
         let object = makeObject(
@@ -62,7 +48,7 @@ struct CacheIndexTests {
     }
 
     @Test func lookupByIdentityWorksWithoutAliases() throws {
-        let cache = try TemporaryCache()
+        let cache = try TemporaryCache("mediacache-index")
         defer { cache.remove() }
         let index = try CacheIndex(directory: cache.directory)
         let object = makeObject(identity: "https://a.example/x.mp4", url: "https://a.example/x.mp4")
@@ -71,7 +57,7 @@ struct CacheIndexTests {
     }
 
     @Test func insertReplacesTheOlderRowAndItsAliases() throws {
-        let cache = try TemporaryCache()
+        let cache = try TemporaryCache("mediacache-index")
         defer { cache.remove() }
         let index = try CacheIndex(directory: cache.directory)
         let old = makeObject(identity: "video-42", url: "https://a.example/old.mp4", mirrors: ["https://m.example/old.mp4"], size: 10)
@@ -87,7 +73,7 @@ struct CacheIndexTests {
     }
 
     @Test func removeDeletesTheObjectAndItsAliases() throws {
-        let cache = try TemporaryCache()
+        let cache = try TemporaryCache("mediacache-index")
         defer { cache.remove() }
         let index = try CacheIndex(directory: cache.directory)
         let keep = makeObject(identity: "keep", url: "https://a.example/keep.mp4")
@@ -104,7 +90,7 @@ struct CacheIndexTests {
     }
 
     @Test func removeOfUnknownKeyIsHarmless() throws {
-        let cache = try TemporaryCache()
+        let cache = try TemporaryCache("mediacache-index")
         defer { cache.remove() }
         let index = try CacheIndex(directory: cache.directory)
         try index.remove(key: CacheKey(identity: "never-inserted"))
@@ -112,7 +98,7 @@ struct CacheIndexTests {
     }
 
     @Test func touchUpdatesLastUsedAtOnly() throws {
-        let cache = try TemporaryCache()
+        let cache = try TemporaryCache("mediacache-index")
         defer { cache.remove() }
         let index = try CacheIndex(directory: cache.directory)
         let object = makeObject(identity: "k", url: "https://a.example/x.mp4")
@@ -126,7 +112,7 @@ struct CacheIndexTests {
     }
 
     @Test func allIsOrderedByAddedAt() throws {
-        let cache = try TemporaryCache()
+        let cache = try TemporaryCache("mediacache-index")
         defer { cache.remove() }
         let index = try CacheIndex(directory: cache.directory)
         let second = makeObject(identity: "b", url: "https://a.example/b.mp4", added: 1_700_000_200)
@@ -137,7 +123,7 @@ struct CacheIndexTests {
     }
 
     @Test func secondInstanceOnTheSameDirectorySharesRows() throws {
-        let cache = try TemporaryCache()
+        let cache = try TemporaryCache("mediacache-index")
         defer { cache.remove() }
         let one = try CacheIndex(directory: cache.directory)
         let two = try CacheIndex(directory: cache.directory)
@@ -154,7 +140,7 @@ struct CacheIndexTests {
     }
 
     @Test func reopenedIndexKeepsRows() throws {
-        let cache = try TemporaryCache()
+        let cache = try TemporaryCache("mediacache-index")
         defer { cache.remove() }
         let object = makeObject(identity: "a", url: "https://a.example/a.mp4")
         do {

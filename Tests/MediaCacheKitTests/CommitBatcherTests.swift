@@ -4,15 +4,13 @@ import Testing
 
 @Suite("CommitBatcher")
 struct CommitBatcherTests {
-    let temporary: TemporaryDirectory
-    let cache: CacheDirectory
+    let temporary: TemporaryCache
     let index: CacheIndex
+    var cache: CacheDirectory { temporary.directory }
 
     init() throws {
-        temporary = try TemporaryDirectory("mediacache-commits")
-        cache = CacheDirectory(root: temporary.path + "/cache")
-        try cache.prepare()
-        index = try CacheIndex(directory: cache)
+        temporary = try TemporaryCache("mediacache-commits")
+        index = try CacheIndex(directory: temporary.directory)
     }
 
     /// A finished download of `bytes` under `partial/<key>/data`, ready to publish.

@@ -5,10 +5,9 @@ import Testing
 @Suite("KeyLock and spare data files")
 struct KeyLockTests {
     @Test func oneHolderPerKeyUntilDroppedAndTheHolderIsNamed() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try TemporaryCache("mediacache-keylock")
         defer { temporary.remove() }
-        let cache = CacheDirectory(root: temporary.path + "/cache")
-        try cache.prepare()
+        let cache = temporary.directory
         let a = CacheKey(identity: "https://a.example/a.mp4")
         let b = CacheKey(identity: "https://a.example/b.mp4")
         #expect(KeyLock.offset(of: a) != KeyLock.offset(of: b))
@@ -18,7 +17,7 @@ struct KeyLockTests {
         // A second job of this process is kept out, like another process would be.
         #expect(try KeyLock.tryAcquire(key: a, in: cache) == nil)
         // The same cache spelt another way shares the lock table.
-        let respelt = CacheDirectory(root: temporary.path + "/./cache")
+        let respelt = CacheDirectory(root: temporary.temporary.path + "/./cache")
         #expect(try KeyLock.tryAcquire(key: a, in: respelt) == nil)
         #expect(KeyLock.holder(of: a, in: cache) == getpid())
         // Other keys are free.

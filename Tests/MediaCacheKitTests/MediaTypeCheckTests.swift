@@ -1,6 +1,11 @@
 import Testing
 @testable import MediaCacheKit
 
+/// Whether `url` names a text format, as a job derives it from its parsed URL.
+private func expectsText(_ url: String) -> Bool {
+    MediaTypeCheck.expectsText(pathExtension: URLParts(url)?.pathExtension)
+}
+
 @Suite("MediaTypeCheck")
 struct MediaTypeCheckTests {
     @Test(arguments: [
@@ -11,7 +16,7 @@ struct MediaTypeCheckTests {
         ("text/html", "https://cdn.example/watch"),
     ])
     func textWhereMediaWasExpectedIsSuspect(mediaType: String, url: String) throws {
-        #expect(MediaTypeCheck.isSuspect(mediaType: mediaType, url: url))
+        #expect(MediaTypeCheck.isSuspect(mediaType: mediaType, urlExpectsText: expectsText(url)))
         let message = try #require(
             MediaTypeCheck.rejection(mediaType: mediaType, firstBytes: Array("Access denied: token expired\n".utf8)))
         #expect(message.contains(mediaType))
@@ -37,16 +42,16 @@ struct MediaTypeCheckTests {
         ("text/plain", "https://cdn.example/list.m3u8"),
     ])
     func textWhereTheURLNamesTextIsAccepted(mediaType: String, url: String) {
-        #expect(!MediaTypeCheck.isSuspect(mediaType: mediaType, url: url))
+        #expect(!MediaTypeCheck.isSuspect(mediaType: mediaType, urlExpectsText: expectsText(url)))
     }
 
     @Test(arguments: ["video/mp4", "audio/mp4", "application/octet-stream", "image/jpeg", "video/mp2t"])
     func mediaTypesAreAccepted(mediaType: String) {
-        #expect(!MediaTypeCheck.isSuspect(mediaType: mediaType, url: "https://cdn.example/a.mp4"))
+        #expect(!MediaTypeCheck.isSuspect(mediaType: mediaType, urlExpectsText: expectsText("https://cdn.example/a.mp4")))
     }
 
     @Test func missingMediaTypeIsAccepted() {
-        #expect(!MediaTypeCheck.isSuspect(mediaType: nil, url: "https://cdn.example/a.mp4"))
+        #expect(!MediaTypeCheck.isSuspect(mediaType: nil, urlExpectsText: expectsText("https://cdn.example/a.mp4")))
     }
 
     @Test(arguments: [
@@ -56,18 +61,17 @@ struct MediaTypeCheckTests {
         "<!doctype HTML>",
     ])
     func htmlBodyForMediaURLIsRejected(body: String) {
-        #expect(MediaTypeCheck.sniffRejection(firstBytes: Array(body.utf8), url: "https://cdn.example/a.mp4") != nil)
+        #expect(MediaTypeCheck.sniffRejection(firstBytes: Array(body.utf8), urlExpectsText: expectsText("https://cdn.example/a.mp4")) != nil)
     }
 
     @Test func htmlBodyWithUTF8BOMIsRejected() {
         let body: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("<!DOCTYPE html><html>".utf8)
-        #expect(MediaTypeCheck.sniffRejection(firstBytes: body, url: "https://cdn.example/a.mp4") != nil)
+        #expect(MediaTypeCheck.sniffRejection(firstBytes: body, urlExpectsText: expectsText("https://cdn.example/a.mp4")) != nil)
     }
 
     @Test func htmlBodyForHTMLURLIsAccepted() {
         #expect(
-            MediaTypeCheck.sniffRejection(
-                firstBytes: Array("<!DOCTYPE html>".utf8), url: "https://cdn.example/index.html") == nil)
+            MediaTypeCheck.sniffRejection(firstBytes: Array("<!DOCTYPE html>".utf8), urlExpectsText: expectsText("https://cdn.example/index.html")) == nil)
     }
 
     @Test(arguments: [
@@ -78,6 +82,6 @@ struct MediaTypeCheckTests {
         Array("not html at all".utf8),
     ])
     func nonHTMLBytesAreAccepted(bytes: [UInt8]) {
-        #expect(MediaTypeCheck.sniffRejection(firstBytes: bytes, url: "https://cdn.example/a.mp4") == nil)
+        #expect(MediaTypeCheck.sniffRejection(firstBytes: bytes, urlExpectsText: expectsText("https://cdn.example/a.mp4")) == nil)
     }
 }

@@ -30,5 +30,19 @@ struct TemporaryDirectory {
     }
 }
 
+/// A prepared cache directory in a fresh temporary folder, removed by `remove()`.
+struct TemporaryCache {
+    let temporary: TemporaryDirectory
+    let directory: CacheDirectory
+
+    init(_ label: String) throws {
+        temporary = try TemporaryDirectory(label)
+        directory = CacheDirectory(root: temporary.path + "/cache")
+        try directory.prepare()
+    }
+
+    func remove() { temporary.remove() }
+}
+
 /// `ByteRange` shorthand for tables of expectations.
 func r(_ start: Int64, _ end: Int64) -> ByteRange { ByteRange(start, end) }

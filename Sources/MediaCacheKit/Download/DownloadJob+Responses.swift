@@ -49,8 +49,8 @@ extension DownloadJob: HTTPTransferDelegate {
     }
 
     private func acceptProbe(_ fragment: Fragment, _ head: HTTPResponseHead, url: String) -> Bool {
-        let expectsText = MediaTypeCheck.expectsText(pathExtension: parts(of: url)?.pathExtension)
-        suspectMediaType = MediaTypeCheck.isSuspect(mediaType: head.mediaType, urlExpectsText: expectsText) ? head.mediaType : nil
+        suspectMediaType =
+            MediaTypeCheck.isSuspect(mediaType: head.mediaType, urlExpectsText: expectsText(url)) ? head.mediaType : nil
         let incoming = head.validators
         if head.status == 206 {
             guard let range = head.contentRange, range.start == fragment.requestedStart, let total = range.total else {
@@ -170,8 +170,8 @@ extension DownloadJob: HTTPTransferDelegate {
             sniffed = true
             let first = chunk.prefix(512).array
             let labelled = suspectMediaType.flatMap { MediaTypeCheck.rejection(mediaType: $0, firstBytes: first) }
-            let expectsText = MediaTypeCheck.expectsText(pathExtension: parts(of: url)?.pathExtension)
-            let html = fragment.next == 0 ? MediaTypeCheck.sniffRejection(firstBytes: first, urlExpectsText: expectsText) : nil
+            let html =
+                fragment.next == 0 ? MediaTypeCheck.sniffRejection(firstBytes: first, urlExpectsText: expectsText(url)) : nil
             if let reason = labelled ?? html {
                 fail(JobFailure(.notMedia, reason), keepPartial: false)
                 return 0

@@ -96,6 +96,11 @@ final class DownloadJob: @unchecked Sendable {
         return parts
     }
 
+    /// Whether `url` names a text format (a text body for it is then no error page).
+    func expectsText(_ url: String) -> Bool {
+        MediaTypeCheck.expectsText(pathExtension: parts(of: url)?.pathExtension)
+    }
+
     /// The list URL (or mirror) in use: custom headers belong to its host.
     var currentURL: String { request.entry.urls[mirrorIndex] }
 

@@ -13,10 +13,6 @@ enum MediaTypeCheck {
 
     /// Whether a response of `mediaType` for `url` may be an error page: its first bytes
     /// decide (servers without a MIME table label media `text/plain`).
-    static func isSuspect(mediaType: String?, url: String) -> Bool {
-        isSuspect(mediaType: mediaType, urlExpectsText: urlExpectsText(url))
-    }
-
     static func isSuspect(mediaType: String?, urlExpectsText: Bool) -> Bool {
         guard let type = mediaType, !urlExpectsText else { return false }
         return type.hasPrefix("text/") || textMediaTypes.contains(type)
@@ -38,10 +34,6 @@ enum MediaTypeCheck {
     }
 
     /// Why the first bytes of a body for `url` are not the file asked for, or nil.
-    static func sniffRejection(firstBytes: [UInt8], url: String) -> String? {
-        sniffRejection(firstBytes: firstBytes, urlExpectsText: urlExpectsText(url))
-    }
-
     static func sniffRejection(firstBytes: [UInt8], urlExpectsText: Bool) -> String? {
         guard !urlExpectsText else { return nil }
         // Byte order marks and whitespace may come first; bytes, not Foundation's
@@ -64,9 +56,5 @@ enum MediaTypeCheck {
     /// Whether a URL whose path ends in `pathExtension` names a text format.
     static func expectsText(pathExtension: String?) -> Bool {
         pathExtension.map(textExtensions.contains) ?? false
-    }
-
-    private static func urlExpectsText(_ url: String) -> Bool {
-        expectsText(pathExtension: URLParts(url)?.pathExtension)
     }
 }

@@ -22,15 +22,16 @@ public struct SystemError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// Runs a system call, retrying on EINTR, and throws `SystemError` on -1.
+/// Runs a system call, retrying on EINTR, and throws `SystemError` on -1. `path` is
+/// evaluated only for the error: every read and write of a data file passes here.
 @discardableResult
 func retryingEINTR<T: BinaryInteger>(
-    _ operation: String, path: String? = nil, _ call: () -> T
+    _ operation: String, path: @autoclosure () -> String? = nil, _ call: () -> T
 ) throws -> T {
     while true {
         let result = call()
         if result != -1 { return result }
         if errno == EINTR { continue }
-        throw SystemError(operation, path: path)
+        throw SystemError(operation, path: path())
     }
 }
