@@ -252,6 +252,35 @@ extension EndToEnd {
             #expect(origin.requests(for: "/f.mp4").count == 2)
         }
 
+        // MARK: Responses that deliver every byte, then end badly
+
+        /// Every response brings its whole range and then ends with a transport error.
+        /// The bytes are all there: the file must commit, not retry forever at 100 %.
+        @Test(arguments: [BadEnding.overstatedLength, .missingLastChunk], [40_000, 2 << 20])
+        func wholeRangeThenABrokenEndingStillCommits(_ ending: BadEnding, size: Int) throws {
+            var faults = Faults()
+            switch ending {
+            case .overstatedLength: faults.overstatedLength = 500
+            case .missingLastChunk: faults.missingLastChunk = true
+            }
+            let content = TestBytes.make(size, seed: 86)
+            serve(faults, content)
+            let url = origin.url("/f.mp4")
+            let result = try harness.prefetch(
+                list: url, ["-x", "4", "--min-fragment", "256K", "--timeout", "5"], timeout: 30)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.seconds < 10, "took \(result.seconds) s")
+            #expect(try harness.cachedBytes(url) == content)
+            // Each byte was asked for once: a bad ending is not a reason to fetch again.
+            #expect(Harness.bytesServed(origin, "/f.mp4") == content.count)
+            #expect(try harness.run(["status"]).stdout.contains(url) == false)
+        }
+
+        enum BadEnding: CustomStringConvertible, CaseIterable {
+            case overstatedLength, missingLastChunk
+            var description: String { self == .overstatedLength ? "Content-Length 500 too long" : "no last chunk" }
+        }
+
         // MARK: Redirects
 
         @Test func redirectLoopFailsClearlyAndQuickly() throws {

@@ -34,6 +34,8 @@ struct BodyStreamer {
     let socket: Socket
     /// Frame every piece as an HTTP/1.1 chunk and end with the last-chunk marker.
     var chunked = false
+    /// Leave out the last-chunk marker (the caller then closes the connection).
+    var omitLastChunk = false
 
     /// Sends `slice` of `content`; returns the body bytes sent and how it ended.
     func stream(
@@ -78,7 +80,7 @@ struct BodyStreamer {
             socket.idleUntilPeerCloses()
             return (sent, .stalled)
         default:
-            if chunked, !socket.send(Array("0\r\n\r\n".utf8)) { return (sent, .failed) }
+            if chunked, !omitLastChunk, !socket.send(Array("0\r\n\r\n".utf8)) { return (sent, .failed) }
             return (sent, .complete)
         }
     }

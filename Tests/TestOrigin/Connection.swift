@@ -70,7 +70,7 @@ final class Connection {
         case .content(let content, let slice):
             if socket.send(plan.head.serialized), let route, let faults = plan.faults {
                 let trickle = faults.trickleBytesPerSecond.flatMap { routes.claim(.trickle, for: route) ? $0 : nil }
-                (bodySent, ending) = BodyStreamer(socket: socket, chunked: plan.chunked).stream(
+                (bodySent, ending) = BodyStreamer(socket: socket, chunked: plan.chunked, omitLastChunk: plan.endsBroken).stream(
                     content, slice, bytesPerSecond: trickle ?? faults.bytesPerSecond,
                     interruption: interruption(for: slice.count, faults: faults, route: route))
             } else {
@@ -82,8 +82,8 @@ final class Connection {
             $0.bodyBytesSent = bodySent
             $0.finished = true
         }
-        // Dropped, stalled or failed responses leave the connection unusable.
-        if case .complete = ending { return keepAlive }
+        // Dropped, stalled, failed or broken responses leave the connection unusable.
+        if case .complete = ending, !plan.endsBroken { return keepAlive }
         return false
     }
 

@@ -34,6 +34,12 @@ public struct Faults: Sendable {
     /// Send the full body with `Transfer-Encoding: chunked`: no Content-Length, no
     /// Accept-Ranges, Range ignored. Drops cut the stream without the last chunk.
     public var chunked = false
+    /// Content responses (Range honoured) claim this many bytes more in Content-Length
+    /// than they send; the connection closes after the real body.
+    public var overstatedLength: Int? = nil
+    /// Content responses (Range honoured) go out in chunked coding and the connection
+    /// closes after the last data chunk, without the final `0` chunk.
+    public var missingLastChunk = false
     /// Label every content response with this `Content-Encoding` (the body is served as is,
     /// so serve pre-compressed bytes to make the label true).
     public var contentEncoding: String? = nil

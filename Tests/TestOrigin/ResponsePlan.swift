@@ -15,6 +15,9 @@ struct ResponsePlan {
     var faults: Faults? = nil
     /// The content body goes out in chunked transfer coding.
     var chunked = false
+    /// The body is sent whole, but the response is not properly ended (the connection
+    /// closes short of its Content-Length, or before the last chunk).
+    var endsBroken = false
 
     /// Chooses status, headers and body for `request` against the route snapshot
     /// (nil: no resource at that path).
@@ -87,10 +90,11 @@ struct ResponsePlan {
         }
         head.add("Content-Type", resource.contentType)
         if let encoding = faults.contentEncoding { head.add("Content-Encoding", encoding) }
-        if faults.chunked {
+        let chunked = faults.chunked || faults.missingLastChunk
+        if chunked {
             head.add("Transfer-Encoding", "chunked")
         } else {
-            head.add("Content-Length", String(slice.count))
+            head.add("Content-Length", String(slice.count + (faults.overstatedLength ?? 0)))
         }
         if !rangesOff { head.add("Accept-Ranges", "bytes") }
         head.addValidators(of: resource)
@@ -101,7 +105,8 @@ struct ResponsePlan {
                 : faults.chunked ? .text(Array("0\r\n\r\n".utf8)) : .none,
             requestedRange: requestedRange,
             faults: faults,
-            chunked: faults.chunked)
+            chunked: chunked,
+            endsBroken: faults.missingLastChunk || faults.overstatedLength != nil)
     }
 }
 

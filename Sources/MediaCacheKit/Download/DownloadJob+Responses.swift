@@ -241,7 +241,10 @@ extension DownloadJob: HTTPTransferDelegate {
             if !switchMirror(after: reason) { fail(JobFailure(.tls, reason), keepPartial: true) }
             return
         }
-        if let error, error.kind != .aborted {
+        // A response that delivered every byte asked for and then ended badly (a
+        // Content-Length longer than the body, no last chunk) still delivered them.
+        let deliveredAll = fragment.accepted && fragment.end != Int64.max && fragment.isFinished
+        if let error, error.kind != .aborted, !deliveredAll {
             transientFailure("\(error.message) (\(url))", retryAfter: nil)
             return
         }

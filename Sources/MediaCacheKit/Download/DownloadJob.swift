@@ -335,6 +335,12 @@ final class DownloadJob: @unchecked Sendable {
     func fillConnections() {
         guard phase == .fetching else { return }
         let now = TransferLoop.now()
+        // Every byte is held, whatever path got here (a retry after the last byte, a
+        // response that ended badly): commit once nothing is in flight.
+        if state.isComplete {
+            if fragments.isEmpty { commit() }
+            return
+        }
         if now < retryNotBefore {
             scheduleWake(at: retryNotBefore)
             return
