@@ -57,6 +57,43 @@ extension EndToEnd {
             #expect(result.stderr.contains("list /dev/zero is larger than 64 MiB"), "\(result.stderr)")
         }
 
+        /// A URL of megabytes on one line: refused at parse time naming the line, in a
+        /// short message, never requested, never left as a partial job; the next entry runs.
+        @Test func giantURLIsALineErrorNotARequest() throws {
+            let body = TestBytes.make(20_000, seed: 64)
+            origin.serve("/good.bin", Resource(body))
+            let giant = origin.url("/g.mp4?") + String(repeating: "a", count: 20 << 20)
+            let result = try MediaCacheProcess.run(
+                ["prefetch", "-", "--cache-dir", harness.scratch.cache],
+                stdin: giant + "\n" + origin.url("/good.bin") + "\n", timeout: 60)
+            #expect(result.status == 1, "\(result.stderr.prefix(2000))")
+            #expect(
+                result.stderr.contains(
+                    "<stdin>:1: line is \(giant.utf8.count) bytes long; no URL or option may be longer than 65536 bytes; entry skipped"),
+                "\(result.stderr.prefix(2000))")
+            #expect(result.stderr.utf8.count < 4000, "stderr is \(result.stderr.utf8.count) bytes")
+            #expect(origin.requests(for: "/g.mp4").isEmpty)
+            #expect(try harness.cachedBytes(origin.url("/good.bin")) == body)
+            let status = try harness.run(["status"])
+            #expect(!status.stdout.contains("/g.mp4"), "\(status.stdout.prefix(2000))")
+        }
+
+        /// A URL that parses here but that libcurl refuses to request fails at once, named
+        /// in a short message: retrying the same request cannot help.
+        @Test func urlLibcurlRefusesFailsWithoutRetries() throws {
+            let url = "http://127.0.0.1:99999/x.mp4?" + String(repeating: "b", count: 3000)
+            let result = try harness.prefetch(list: url + "\n", timeout: 30)
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("libcurl refused the request"), "\(result.stderr)")
+            #expect(!result.stderr.contains("retry"), "\(result.stderr)")
+            #expect(result.seconds < 5, "took \(result.seconds) s")
+            // Named in every message, but cut short.
+            #expect(!result.stderr.contains(url), "\(result.stderr)")
+            #expect(result.stderr.contains("FAILED   http://127.0.0.1:99999/x.mp4?bbb"), "\(result.stderr)")
+            let status = try harness.run(["status"])
+            #expect(!status.stdout.contains("127.0.0.1:99999"), "\(status.stdout)")
+        }
+
         @Test(arguments: [
             (["--connections", "999999999"], "--connections must be between 1 and 32"),
             (["--jobs", "0"], "--jobs must be between 1 and 64"),

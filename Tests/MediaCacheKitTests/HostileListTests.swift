@@ -59,6 +59,28 @@ struct HostileListTests {
         #expect(list.entries.map(\.url) == ["https://a.example/ok.mp4"])
     }
 
+    /// A URL over 64 KiB (still shorter than the longest line read) is named, shortly, by
+    /// its length; its options go with it and the next entry stands. So does a mirror.
+    @Test func urlLongerThanTheLimitIsALineError() throws {
+        let long = "https://a.example/v.mp4?sig=" + String(repeating: "z", count: 70_000)
+        let list = parse(Array("\(long)\n  out=x.mp4\nhttps://a.example/b.mp4\thttps://b.example/\(long.suffix(66_000))\n".utf8))
+        #expect(list.errors.map(\.line) == [1, 3])
+        let message = try #require(list.errors.first).message
+        #expect(message.hasPrefix("URL is \(long.utf8.count) bytes long; mediacache fetches URLs of up to 65536 bytes"))
+        #expect(message.count <= 301)
+        #expect(list.entries.isEmpty)
+        #expect(URLParts.problem(with: String(long.prefix(URLParts.maxLength))) == nil)
+    }
+
+    @Test func urlsInMessagesAreCutInTheMiddle() {
+        let url = "https://a.example/" + String(repeating: "q", count: 5000) + "/end.mp4"
+        let shown = Printable.url(url)
+        #expect(shown.utf8.count < 1100)
+        #expect(shown.hasPrefix("https://a.example/qqq") && shown.hasSuffix("qq/end.mp4"))
+        #expect(shown.contains("…(\(url.utf8.count) bytes)…"))
+        #expect(Printable.url("https://a.example/short.mp4") == "https://a.example/short.mp4")
+    }
+
     @Test(arguments: [
         ("file:///etc/passwd", "unsupported scheme 'file'"),
         ("ftp://files.example/a.mp4", "unsupported scheme 'ftp'"),

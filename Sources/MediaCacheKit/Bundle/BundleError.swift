@@ -119,16 +119,3 @@ public struct EntryRejection: Sendable, Equatable, CustomStringConvertible {
         return "\(bundle): rejected \(what): \(reason)"
     }
 }
-
-/// Names from a bundle are attacker-controlled: shown with control characters replaced
-/// (no terminal escapes) and cut to a readable length.
-public enum Printable {
-    public static func name(_ text: String, limit: Int = 300) -> String {
-        var result = String(text.unicodeScalars.map { scalar -> Character in
-            scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
-                ? "?" : Character(scalar)
-        })
-        if result.count > limit { result = String(result.prefix(limit)) + "…" }
-        return result
-    }
-}

@@ -44,7 +44,7 @@ extension DownloadJob: HTTPTransferDelegate {
 
     private func refuseEncodedBody(_ encoding: String, url: String) {
         let reason = "the origin sent the body with Content-Encoding: \(encoding) although only identity was asked for"
-            + " (\(url)); its bytes are not the file's, so nothing was stored"
+            + " (\(Printable.url(url))); its bytes are not the file's, so nothing was stored"
         fail(JobFailure(.badResponse, reason), keepPartial: !state.completed.isEmpty)
     }
 
@@ -211,7 +211,8 @@ extension DownloadJob: HTTPTransferDelegate {
         guard let fragment = fragments.removeValue(forKey: ObjectIdentifier(transfer)),
             phase == .probing || phase == .fetching
         else { return }
-        let url = transfer.request.url
+        // For messages only: a URL may be kilobytes long, and retries repeat it.
+        let url = Printable.url(transfer.request.url)
         // The other connections wait while a priority range (a late moov) arrives, so
         // their first bytes do not race it; its deadline bounds the wait.
         if (fragment.isProbe || fragment.isPriority) && !fragments.values.contains(where: \.isPriority) {
@@ -236,9 +237,10 @@ extension DownloadJob: HTTPTransferDelegate {
         case .data:
             break
         }
-        if let error, error.kind == .untrustedCertificate {
+        if let error, error.kind == .untrustedCertificate || error.kind == .refused {
             let reason = "\(url): \(error.message)"
-            if !switchMirror(after: reason) { fail(JobFailure(.tls, reason), keepPartial: true) }
+            let code: JobFailure.Code = error.kind == .refused ? .badURL : .tls
+            if !switchMirror(after: reason) { fail(JobFailure(code, reason), keepPartial: !state.completed.isEmpty) }
             return
         }
         // A response that delivered every byte asked for and then ended badly (a
@@ -272,7 +274,7 @@ extension DownloadJob: HTTPTransferDelegate {
             return
         }
         if let problem = URLParts.problem(with: target) {
-            fail(JobFailure(.redirect, "\(url) redirected to \(target): \(problem)"), keepPartial: true)
+            fail(JobFailure(.redirect, "\(url) redirected to \(Printable.url(target)): \(problem)"), keepPartial: true)
             return
         }
         if fragment.isProbe {

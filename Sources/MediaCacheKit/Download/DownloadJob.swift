@@ -441,7 +441,7 @@ final class DownloadJob: @unchecked Sendable {
         retryNotBefore = 0
         cancelAllTransfers()
         state.finalURL = nil
-        emit(.notice(url: url, message: "\(reason); trying mirror \(currentURL)"))
+        emit(.notice(url: url, message: "\(reason); trying mirror \(Printable.url(currentURL))"))
         startProbe()
         return true
     }

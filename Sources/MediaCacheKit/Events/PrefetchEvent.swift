@@ -34,6 +34,8 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case originUnstable = "origin-unstable"
         case badResponse = "bad-response"
         case redirect
+        /// A URL that cannot be fetched (libcurl refused to make the request).
+        case badURL = "bad-url"
         /// The server's TLS certificate was not trusted (`--insecure` skips the check).
         case tls
         case io

@@ -30,6 +30,9 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
         case untrustedCertificate
         /// The engine stopped the transfer on purpose.
         case aborted
+        /// libcurl would not make the request (a URL it cannot parse or a scheme it
+        /// lacks): the same request fails the same way every time.
+        case refused
     }
 
     public var kind: Kind

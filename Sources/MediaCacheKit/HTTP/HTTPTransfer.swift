@@ -86,6 +86,10 @@ final class HTTPTransfer {
                 kind: .untrustedCertificate,
                 message: "the TLS certificate is not trusted (\(easy.errorMessage(for: code))); "
                     + "--insecure skips the check if you trust this server")
+        } else if [CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_FUNCTION_ARGUMENT, CURLE_NOT_BUILT_IN]
+            .contains(code)
+        {
+            error = TransferError(kind: .refused, message: "libcurl refused the request: \(easy.errorMessage(for: code))")
         } else {
             error = TransferError(kind: .network, message: easy.errorMessage(for: code))
         }

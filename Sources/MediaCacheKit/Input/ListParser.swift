@@ -12,6 +12,10 @@ public enum ListParser {
         "select-file", "index-out", "check-integrity",
     ]
 
+    /// Longer lines are refused unread: no URL or option is this long, and parsing
+    /// megabytes of one line would only produce a long error.
+    static let maxLineLength = 4 * URLParts.maxLength
+
     /// The text of a list file: UTF-8, without a byte order mark. Anything else is
     /// reported as one error for line 1.
     public static func text(of bytes: [UInt8], file: String) -> Result<ListText, ListDiagnostic> {
@@ -58,6 +62,13 @@ public enum ListParser {
 
         mutating func consume(_ line: Substring, at number: Int) -> (entry: ListEntry, line: Int)? {
             let indented = line.first == " " || line.first == "\t"
+            let length = line.utf8.count
+            if length > ListParser.maxLineLength {
+                if indented && skippingOptions { return nil }
+                let completed = indented ? nil : finish()
+                rejectEntry(number, "line is \(length) bytes long; no URL or option may be longer than \(URLParts.maxLength) bytes")
+                return completed
+            }
             let content = stripComment(line).trimmingCharacters(in: .whitespaces)
             if content.isEmpty { return nil }
             if indented {

@@ -42,8 +42,17 @@ public struct URLParts: Sendable, Equatable {
         return ext
     }
 
+    /// The longest URL fetched. Servers refuse far shorter ones (nginx and Apache at
+    /// about 8 KiB by default), and libcurl refuses 8 MB; past this it is not a URL
+    /// anyone meant.
+    public static let maxLength = 64 * 1024
+
     /// Why `string` cannot be fetched, or nil if it can.
     public static func problem(with string: String) -> String? {
+        let length = string.utf8.count
+        if length > maxLength {
+            return "URL is \(length) bytes long; mediacache fetches URLs of up to \(maxLength) bytes"
+        }
         // URLComponents lets NUL and CR through in a fragment; libcurl would cut the URL
         // at the NUL, so the cache would file other bytes under this one.
         if string.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {

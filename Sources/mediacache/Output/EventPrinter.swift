@@ -34,9 +34,9 @@ final class EventPrinter: Sendable {
         case .retry(_, let attempt, let delay, let reason):
             say("retry    \(reason) (attempt \(attempt), in \(ByteCount.formatSeconds(delay)))")
         case .notice(let url, let message):
-            say("note     \(url): \(message)")
+            say("note     \(Printable.url(url)): \(message)")
         case .waiting(let url, let reason):
-            say("wait     \(url): \(reason)")
+            say("wait     \(Printable.url(url)): \(reason)")
         case .verified, .moovFound:
             break
         case .committed(let url, let name, _, let size, let faststart):
@@ -47,7 +47,7 @@ final class EventPrinter: Sendable {
             say("cached   \(name)")
         case .failed(let url, _, let failure):
             board?.remove(url: url)
-            say("FAILED   \(url): \(failure.message)")
+            say("FAILED   \(Printable.url(url)): \(failure.message)")
         }
     }
 

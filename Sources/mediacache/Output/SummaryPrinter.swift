@@ -21,7 +21,7 @@ enum SummaryPrinter {
             "\(parts.joined(separator: ", ")); \(ByteCount.format(summary.bytesFetched)) in "
                 + "\(ByteCount.formatSeconds(summary.elapsed)) (\(ByteCount.format(Int64(rate)))/s)")
         for (url, failure) in summary.failed {
-            Terminal.err("  failed: \(url): \(failure.message)")
+            Terminal.err("  failed: \(Printable.url(url)): \(failure.message)")
         }
         if summary.interrupted {
             Terminal.err("interrupted: progress is saved; run the same command again, or `mediacache resume`")

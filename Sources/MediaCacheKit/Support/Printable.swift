@@ -1,0 +1,25 @@
+/// Text from outside (bundle entry names, list lines, URLs) shown to a person: control
+/// characters replaced (no terminal escapes) and cut to a readable length.
+public enum Printable {
+    public static func name(_ text: String, limit: Int = 300) -> String {
+        // Only what is shown is mapped: the text may be megabytes.
+        let scalars = text.unicodeScalars.prefix(limit + 1)
+        var result = String(scalars.map { scalar -> Character in
+            scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
+                ? "?" : Character(scalar)
+        })
+        if result.count > limit { result = String(result.prefix(limit)) + "…" }
+        return result
+    }
+
+    /// A URL for a message: whole up to `limit` bytes, else its start and end around an
+    /// ellipsis that says how long it was. A URL may be tens of kilobytes, and a failing
+    /// download names it in every retry.
+    public static func url(_ url: String, limit: Int = 1024) -> String {
+        let bytes = url.utf8
+        guard bytes.count > limit else { return url }
+        let head = String(decoding: bytes.prefix(limit * 3 / 4), as: UTF8.self)
+        let tail = String(decoding: bytes.suffix(limit / 4), as: UTF8.self)
+        return "\(head)…(\(bytes.count) bytes)…\(tail)"
+    }
+}
