@@ -107,6 +107,26 @@ extension EndToEnd {
             #expect(result.stderr.contains(message), "\(result.stderr)")
         }
 
+        /// A `#fragment` never reaches the server: `v.mp4#t=10` and `v.mp4` are one object,
+        /// downloaded once and found by `path` under either spelling.
+        @Test func urlFragmentIsNoPartOfTheCacheKey() throws {
+            let body = TestBytes.make(300_000, seed: 65)
+            origin.serve("/v.mp4", Resource(body, contentType: "video/mp4"))
+            let plain = origin.url("/v.mp4")
+            let first = try harness.prefetch(list: plain + "#t=10\n" + plain + "#t=20\n", ["--no-faststart"])
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(first.stderr.contains("duplicate of the entry on line 1"), "\(first.stderr)")
+            let second = try harness.prefetch(list: plain + "\n", ["--no-faststart"])
+            #expect(second.status == 0, "\(second.stderr)")
+            #expect(second.stderr.contains("cached   v.mp4"), "\(second.stderr)")
+            #expect(Harness.bytesServed(origin, "/v.mp4") == body.count)
+            #expect(try harness.cachedBytes(plain + "#t=5") == body)
+            #expect(try harness.cachedBytes(plain) == body)
+            let listed = try harness.run(["ls", "--json"])
+            #expect(!listed.stdout.contains("#t="), "\(listed.stdout)")
+            #expect(harness.scratch.objectFiles.count == 1)
+        }
+
         /// `out=` is a display name: files land under objects/ named by key, whatever it says.
         @Test func outWithParentComponentsNeverWritesOutside() throws {
             let a = TestBytes.make(30_000, seed: 63)

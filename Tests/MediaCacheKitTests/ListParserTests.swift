@@ -103,10 +103,14 @@ struct ListParserTests {
         #expect(entry.outName == "b.m4a")
     }
 
-    @Test func hashInsideURLFragmentIsKept() throws {
-        let list = parse("https://a.example/x.mp4#t=10\n")
+    /// `#` inside a URL starts its fragment, not a comment; the fragment never reaches
+    /// the server, so it is no part of the entry (or its cache key).
+    @Test func hashInsideURLIsAFragmentAndIsDropped() throws {
+        let list = parse("https://a.example/x.mp4#t=10\thttps://b.example/x.mp4#top # a comment\n")
         #expect(list.diagnostics.isEmpty)
-        #expect(try #require(list.entries.first).url == "https://a.example/x.mp4#t=10")
+        let entry = try #require(list.entries.first)
+        #expect(entry.urls == ["https://a.example/x.mp4", "https://b.example/x.mp4"])
+        #expect(entry.identity == "https://a.example/x.mp4")
     }
 
     @Test func hashInsideOptionValueWithoutSpaceIsKept() throws {

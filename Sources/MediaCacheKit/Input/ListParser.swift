@@ -97,7 +97,7 @@ public enum ListParser {
                     return
                 }
             }
-            current = ListEntry(urls: uris, origin: "\(file):\(number)")
+            current = ListEntry(urls: uris.map { URLParts.removingFragment($0) ?? $0 }, origin: "\(file):\(number)")
             currentLine = number
             skippingOptions = false
         }

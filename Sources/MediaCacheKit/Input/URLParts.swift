@@ -69,6 +69,16 @@ public struct URLParts: Sendable, Equatable {
         return nil
     }
 
+    /// `string` without its `#fragment`, or nil when it has none or is no http(s) URL.
+    /// A fragment never reaches the server (`#t=10` is for the player), so it is no
+    /// part of what is cached.
+    public static func removingFragment(_ string: String) -> String? {
+        guard let hash = string.utf8.firstIndex(of: UInt8(ascii: "#")) else { return nil }
+        let lower = string.prefix(8).lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return nil }
+        return String(string[..<hash])
+    }
+
     /// Resolves a `Location` header against the URL it came from.
     public static func resolve(_ location: String, against base: String) -> String? {
         guard let baseURL = URL(string: base),

@@ -97,8 +97,15 @@ public final class CacheIndex: Sendable {
         try CachedObject.fetchOne(db.cachedStatement(sql: "SELECT * FROM objects WHERE key = ?"), arguments: [key])
     }
 
-    /// Finds an object by its cache key, its URL or one of its mirrors.
+    /// Finds an object by its cache key, its URL or one of its mirrors; a URL's
+    /// `#fragment` is ignored, as it was when the object was fetched.
     public func lookup(_ name: String) throws -> CachedObject? {
+        if let object = try lookupExactly(name) { return object }
+        guard let withoutFragment = URLParts.removingFragment(name) else { return nil }
+        return try lookupExactly(withoutFragment)
+    }
+
+    private func lookupExactly(_ name: String) throws -> CachedObject? {
         try run {
             try pool.read { db in
                 if let object = try Self.fetchObject(db, key: CacheKey(identity: name).hex) {
