@@ -165,8 +165,37 @@ extension EndToEnd {
             let result = try harness.prefetch(list: origin.url("/f.mp4"))
             #expect(result.status == 0, "\(result.stderr)")
             #expect(origin.requests(for: "/f.mp4").first?.status == 416)
-            #expect(result.stderr.contains("shorter than before; starting over"))
+            #expect(
+                result.stderr.contains("shorter than before (\(shorter.count) bytes, was \(bytes.count)); starting over"),
+                "\(result.stderr)")
             #expect(try harness.cachedBytes(origin.url("/f.mp4")) == shorter)
+        }
+
+        /// Range responses past byte 0 give another total than the first response. With
+        /// an ETag that is one version with two lengths: the run stops at once, saying so.
+        /// Without validators it is given one restart, then the same contradiction ends it.
+        @Test(arguments: [true, false])
+        func contentRangeTotalThatContradictsTheFirstResponseStopsSoon(withValidators: Bool) throws {
+            var faults = Faults()
+            faults.misstatedTotal = bytes.count - 1000
+            let resource = withValidators
+                ? Resource(bytes, contentType: "video/mp4", faults: faults)
+                : Resource.noValidators(bytes, contentType: "video/mp4", faults: faults)
+            origin.serve("/f.mp4", resource)
+            let url = origin.url("/f.mp4")
+            let result = try harness.prefetch(list: url, ["-x", "4", "--min-fragment", "256K"], timeout: 30)
+            try expectCleanFailure(
+                result, url, "the origin contradicts itself: it gave both \(bytes.count) and \(bytes.count - 1000) bytes as the length")
+            #expect(result.stderr.contains("for one version") == withValidators, "\(result.stderr)")
+            let restarts = result.stderr.components(separatedBy: "starting over").count - 1
+            #expect(restarts == (withValidators ? 0 : 1), "\(result.stderr)")
+            if !withValidators {
+                #expect(
+                    result.stderr.contains(
+                        "the file changed on the origin during the download: its length changed from \(bytes.count) to \(bytes.count - 1000) bytes; starting over"),
+                    "\(result.stderr)")
+            }
+            #expect(try harness.run(["status"]).stdout.contains(url) == false)
         }
 
         // MARK: Error statuses

@@ -27,6 +27,9 @@ public struct Faults: Sendable {
     /// A much slower pacing (bytes per second) for the first `trickleCount` bodies only.
     public var trickleBytesPerSecond: Int? = nil
     public var trickleCount = 1
+    /// 206 responses to ranges that do not start at byte 0 give this total in their
+    /// Content-Range instead of the real length (a load balancer over two versions).
+    public var misstatedTotal: Int? = nil
     /// Answer every satisfiable Range request with 416 (`Content-Range: bytes */length`).
     public var unsatisfiableRanges = false
     /// Serve ranges even when If-Range names another version (as some CDNs do).

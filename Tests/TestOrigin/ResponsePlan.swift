@@ -85,7 +85,8 @@ struct ResponsePlan {
                 let served = faults.wrongContentRange ? ByteRange.misplaced(range, length: length) : range
                 slice = served.lowerBound..<(served.upperBound + 1)
                 head = HTTPResponseHead(status: 206)
-                head.add("Content-Range", "bytes \(served.lowerBound)-\(served.upperBound)/\(length)")
+                let total = served.lowerBound > 0 ? faults.misstatedTotal ?? length : length
+                head.add("Content-Range", "bytes \(served.lowerBound)-\(served.upperBound)/\(total)")
             }
         }
         head.add("Content-Type", resource.contentType)

@@ -58,7 +58,7 @@ extension DownloadJob: HTTPTransferDelegate {
                 return false
             }
             if !state.completed.isEmpty && state.validators.conflicts(with: incoming) {
-                originChanged("the file changed on the origin since the last run")
+                versionConflict(incoming, "since the last run")
                 return false
             }
             let fresh = state.completed.isEmpty
@@ -87,6 +87,7 @@ extension DownloadJob: HTTPTransferDelegate {
             fragment.compareUntil = 0
             fragment.end = incoming.length ?? Int64.max
         }
+        if let length = state.length { lengthsAnnounced.insert(length) }
         state.finalURL = url
         state.contentType = head.mediaType
         fragment.accepted = true
@@ -98,7 +99,7 @@ extension DownloadJob: HTTPTransferDelegate {
         let incoming = head.validators
         guard head.status == 206 else {
             if state.validators.conflicts(with: incoming) {
-                originChanged("the file changed on the origin during the download")
+                versionConflict(incoming, "during the download")
             } else {
                 fallBackToSingleStream("the origin ignored a Range request")
             }
@@ -109,11 +110,32 @@ extension DownloadJob: HTTPTransferDelegate {
             return false
         }
         if state.validators.conflicts(with: incoming) {
-            originChanged("the file changed on the origin during the download")
+            versionConflict(incoming, "during the download")
             return false
         }
         fragment.accepted = true
         return true
+    }
+
+    /// A response describes another version than the bytes held: start over for a new
+    /// version, but stop when the origin contradicts itself (two lengths for one ETag or
+    /// date, or a length it gave before the last restart), which no restart can mend.
+    private func versionConflict(_ incoming: Validators, _ when: String) {
+        let held = state.validators
+        let what = held.differences(from: incoming) ?? "its validators changed"
+        if let before = held.length, let now = incoming.length, before != now,
+            held.nameSameVersion(as: incoming) || lengthsAnnounced.contains(now)
+        {
+            let version = held.nameSameVersion(as: incoming) ? " for one version" : ""
+            let reason =
+                "the origin contradicts itself: it gave both \(before) and \(now) bytes as the length\(version)"
+                + " (Content-Range or Content-Length); it may be misconfigured or serve two versions at once"
+            cancelAllTransfers()
+            if !switchMirror(after: reason) { fail(JobFailure(.originUnstable, reason), keepPartial: false) }
+            return
+        }
+        if let now = incoming.length { lengthsAnnounced.insert(now) }
+        originChanged("the file changed on the origin \(when): \(what)")
     }
 
     private func handleUnsatisfiableRange(_ fragment: Fragment, _ head: HTTPResponseHead) -> Bool {
@@ -136,7 +158,11 @@ extension DownloadJob: HTTPTransferDelegate {
             fragment.outcome = .fatalStatus(416)
             return true
         }
-        originChanged("the file on the origin is shorter than before")
+        if let total = Self.unsatisfiedLength(head), let held = state.length {
+            originChanged("the file on the origin is shorter than before (\(total) bytes, was \(held))")
+        } else {
+            originChanged("the file on the origin is shorter than before")
+        }
         return false
     }
 

@@ -41,6 +41,9 @@ final class DownloadJob: @unchecked Sendable {
     /// The furthest byte a single stream (no ranges) reached for this version of the file.
     var furthestStreamed: Int64 = 0
     var originChanges = 0
+    /// Every length the origin gave for this file in this run: one it gives again after
+    /// a restart shows an origin that flips between two answers.
+    var lengthsAnnounced: Set<Int64> = []
     var mirrorIndex = 0
     var retryNotBefore = 0.0
     var wakeTimer: Int?
@@ -210,6 +213,7 @@ final class DownloadJob: @unchecked Sendable {
             state.discardData()
         }
         bytesAtLastProgress = state.bytesDone
+        if let length = state.length { lengthsAnnounced.insert(length) }
     }
 
     // MARK: Requests
