@@ -86,6 +86,9 @@ extension DownloadJob {
                     try FileSystem.syncDirectory(partialDirectory)
                     self?.jobDirectoryDurable = true
                 }
+            } catch where (error as? SystemError)?.isDescriptorShortage == true {
+                // Out of descriptors for a moment: the next checkpoint saves what this
+                // one would have; nothing on disk claims more than it holds.
             } catch {
                 let message = "saving progress failed: \(error)"
                 self?.loop.post { [weak self] in self?.fail(JobFailure(.io, message), keepPartial: true) }

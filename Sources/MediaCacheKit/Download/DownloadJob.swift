@@ -129,6 +129,12 @@ final class DownloadJob: @unchecked Sendable {
                 return
             }
             try loadState()
+        } catch let error as SystemError where error.isDescriptorShortage && engine.runningJobs > 1 {
+            // The other jobs free descriptors as they finish: start again shortly.
+            lock = nil
+            dataFile = nil
+            wakeTimer = loop.after(0.2) { [weak self] in self?.start() }
+            return
         } catch {
             fail(JobFailure(.io, "\(error)"), keepPartial: true)
             return

@@ -4,7 +4,10 @@ import Foundation
 /// connections, all on one libcurl multi loop on a dedicated thread.
 public final class PrefetchEngine: @unchecked Sendable {
     public let cache: CacheDirectory
+    /// The options asked for, with `-j` and `-x` made to fit the open-file limit.
     public let options: PrefetchOptions
+    /// How the run was sized to the open-file limit (`warning` says if it was cut).
+    public let descriptorBudget: DescriptorBudget
     let index: CacheIndex
     let commits: CommitBatcher
     let loop: TransferLoop
@@ -32,12 +35,19 @@ public final class PrefetchEngine: @unchecked Sendable {
         throws
     {
         self.cache = cache
-        self.options = options
         self.sink = events
         try cache.prepare()
         index = try CacheIndex(directory: cache)
         commits = CommitBatcher(index: index)
-        loop = TransferLoop(maxConnectionsPerHost: options.maxConnectionsPerHost)
+        let budget = DescriptorBudget(
+            limit: FileDescriptorLimit.current, inUse: DescriptorBudget.descriptorsInUse(), jobs: options.jobs,
+            connectionsPerFile: options.connectionsPerFile, maxConnections: max(16, options.maxConnectionsPerHost * 4))
+        var fitted = options
+        fitted.jobs = budget.jobs
+        fitted.connectionsPerFile = budget.connectionsPerFile
+        self.options = fitted
+        descriptorBudget = budget
+        loop = TransferLoop(maxConnectionsPerHost: options.maxConnectionsPerHost, maxConnections: budget.maxConnections)
     }
 
     /// Downloads every request not yet cached and returns when all are done, failed, or
@@ -88,6 +98,10 @@ public final class PrefetchEngine: @unchecked Sendable {
 
     func emit(_ event: PrefetchEvent) { sink(event) }
 
+    /// Jobs running now (on the loop thread): one waiting for descriptors can count on
+    /// the others to free some.
+    var runningJobs: Int { running.count }
+
     private func recordUses() {
         try? index.touch(keys: usedKeys)
         usedKeys = []
@@ -112,8 +126,8 @@ public final class PrefetchEngine: @unchecked Sendable {
         }
         requestsTaken += 1
         // More jobs than run at once: make their data files ahead from now on.
-        if requestsTaken == options.jobs + 1 {
-            spareFiles = SpareDataFiles(directory: cache.partialDirectory, target: min(8, options.jobs))
+        if requestsTaken == options.jobs + 1 && descriptorBudget.spareFiles > 0 {
+            spareFiles = SpareDataFiles(directory: cache.partialDirectory, target: descriptorBudget.spareFiles)
         }
         return request
     }

@@ -20,11 +20,12 @@ final class TransferLoop: @unchecked Sendable {
     private let lock = NSLock()
     private var posted: [@Sendable () -> Void] = []
 
-    init(maxConnectionsPerHost: Int) {
+    /// `maxConnections` bounds the connections kept open, idle ones included.
+    init(maxConnectionsPerHost: Int, maxConnections: Int) {
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         multi = curl_multi_init()
         CShims_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
-        CShims_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(16, maxConnectionsPerHost * 4))
+        CShims_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxConnections)
         CShims_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
     }
 

@@ -14,6 +14,10 @@ public struct SystemError: Error, CustomStringConvertible, Equatable {
         self.code = code
     }
 
+    /// Out of file descriptors (this process's limit or the system's): a moment's
+    /// pressure while other files finish, not a fault of this file.
+    public var isDescriptorShortage: Bool { code == EMFILE || code == ENFILE }
+
     public var description: String {
         var reason = String(cString: strerror(code))
         if code == ENOSPC { reason += " (the disk is full)" }

@@ -1,0 +1,69 @@
+import Foundation
+
+/// How many files at once, and connections each, fit under the open-file limit.
+///
+/// Every connection is a socket, every file being downloaded holds its data file, its
+/// journal and, while it checkpoints, a temporary state file; libcurl keeps idle
+/// connections open for reuse. Past the limit, `socket` and `open` fail with EMFILE
+/// and files fail for no fault of their own, so the run is sized to fit instead.
+public struct DescriptorBudget: Sendable, Equatable {
+    /// Descriptors one file holds besides its connections.
+    static let perFile = 3
+    /// Kept free for what comes and goes: SQLite readers, commits, directory syncs.
+    static let headroom = 16
+    /// Data files made ahead for the next jobs (`SpareDataFiles`), at most.
+    static let maxSpareFiles = 8
+
+    public let jobs: Int
+    public let connectionsPerFile: Int
+    /// Data files to make ahead.
+    public let spareFiles: Int
+    /// Connections libcurl may keep open, idle ones included.
+    public let maxConnections: Int
+    /// What was asked for (`-j`, `-x`).
+    public let askedJobs: Int
+    public let askedConnectionsPerFile: Int
+
+    /// Whether the run was made smaller than asked.
+    public var isReduced: Bool { jobs < askedJobs || connectionsPerFile < askedConnectionsPerFile }
+
+    /// Fits `jobs` × `connectionsPerFile` into `limit` descriptors, `inUse` of which are
+    /// open already: connections per file shrink first while they outnumber the files,
+    /// then both in turn, down to one file over one connection.
+    public init(limit: Int, inUse: Int, jobs: Int, connectionsPerFile: Int, maxConnections: Int) {
+        let free = limit - inUse - Self.headroom
+        func cost(_ jobs: Int, _ connections: Int) -> Int {
+            jobs * (Self.perFile + connections) + min(Self.maxSpareFiles, jobs)
+        }
+        var fittedJobs = jobs
+        var fittedConnections = connectionsPerFile
+        while cost(fittedJobs, fittedConnections) > free, fittedJobs > 1 || fittedConnections > 1 {
+            if fittedConnections > 1 && (fittedConnections >= fittedJobs || fittedJobs == 1) {
+                fittedConnections -= 1
+            } else {
+                fittedJobs -= 1
+            }
+        }
+        self.jobs = fittedJobs
+        self.connectionsPerFile = fittedConnections
+        askedJobs = jobs
+        askedConnectionsPerFile = connectionsPerFile
+        let reduced = fittedJobs < jobs || fittedConnections < connectionsPerFile
+        let left = free - fittedJobs * (Self.perFile + fittedConnections)
+        spareFiles = max(0, min(Self.maxSpareFiles, fittedJobs, left))
+        self.maxConnections = reduced ? fittedJobs * fittedConnections : maxConnections
+    }
+
+    /// A warning when the run was made smaller than asked, else nil.
+    public func warning(limit: Int) -> String? {
+        guard isReduced else { return nil }
+        return "the open-file limit (\(limit)) fits \(jobs) file\(jobs == 1 ? "" : "s") at once over "
+            + "\(connectionsPerFile) connection\(connectionsPerFile == 1 ? "" : "s") each, not -j \(askedJobs) "
+            + "-x \(askedConnectionsPerFile); raise it (ulimit -n) for more"
+    }
+
+    /// Descriptors this process has open now.
+    static func descriptorsInUse() -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.count).map { $0 - 1 } ?? 16
+    }
+}
