@@ -17,6 +17,9 @@ struct MediaCacheCommand: ParsableCommand {
 
     /// Like ArgumentParser's, but usage errors exit 2 (the documented code) instead of 64.
     static func main() {
+        // A closed reader of stdout then shows as EPIPE (Terminal), so a run can save its
+        // progress instead of dying silently.
+        signal(SIGPIPE, SIG_IGN)
         MemoryTuning.limitMallocArenas()
         IndexNotices.observe { Terminal.err("mediacache: warning: \($0)") }
         do {
