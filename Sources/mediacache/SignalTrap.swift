@@ -17,7 +17,7 @@ final class SignalTrap: @unchecked Sendable {
         self.onFirst = onFirst
         for number in [SIGINT, SIGTERM, SIGHUP] {
             // `nohup` sets SIGHUP to ignored for the process it starts: keep it so.
-            if number == SIGHUP && Self.isIgnored(SIGHUP) { continue }
+            if number == SIGHUP && Self.hangupIgnoredAtStart { continue }
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [self] in receive(number) }
@@ -53,9 +53,11 @@ final class SignalTrap: @unchecked Sendable {
         ExitStatus.interrupted(by: lock.withLock { caught } ?? SIGINT)
     }
 
-    private static func isIgnored(_ number: Int32) -> Bool {
+    /// Read once, before the first trap sets SIGHUP to ignored itself (so a second trap
+    /// in the same process still handles it).
+    private static let hangupIgnoredAtStart: Bool = {
         var current = sigaction()
-        guard sigaction(number, nil, &current) == 0 else { return false }
+        guard sigaction(SIGHUP, nil, &current) == 0 else { return false }
         return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
-    }
+    }()
 }
