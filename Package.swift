@@ -43,10 +43,12 @@ let package = Package(
         // A scripted, misbehaving HTTP origin for tests and the README demo.
         .target(name: "TestOrigin", path: "Tests/TestOrigin"),
         .executableTarget(name: "DemoOrigin", dependencies: ["TestOrigin"], path: "Tests/DemoOrigin"),
+        // Runs a program under a given RLIMIT_NOFILE (setrlimit, then exec).
+        .executableTarget(name: "WithFileLimit", path: "Tests/WithFileLimit"),
 
         .testTarget(name: "MediaCacheKitTests", dependencies: ["MediaCacheKit"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MediaCacheKit", "TestOrigin", "mediacache"]),
+            dependencies: ["MediaCacheKit", "TestOrigin", "mediacache", "WithFileLimit"]),
     ]
 )

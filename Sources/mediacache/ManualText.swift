@@ -27,10 +27,17 @@ enum ManualText {
           0    everything succeeded
           1    some entries failed (each is named with its reason), the list had bad \
         lines, a bundle entry was rejected, or verify found a bad object
-          2    usage or input error (bad option, unreadable list or bundle)
-          3    the cache could not be used (I/O, index)
+          2    usage or input error (bad option, unreadable list or bundle, no HOME for \
+        the default cache directory)
+          3    the cache could not be used (I/O, index), or fewer than 32 file \
+        descriptors are allowed even after raising the soft limit to the hard limit \
+        (raise it with ulimit -n)
+          129  interrupted by SIGHUP (terminal closed; progress is saved, as for SIGTERM)
           130  interrupted by SIGINT (progress is saved; run the command again)
+          141  standard output was closed by its reader (e.g. piped into head): \
+        stopped like an interrupt, progress is saved
           143  interrupted by SIGTERM
+         Interrupted export and import remove their temporary files.
          EVENTS (--json)
           One JSON object per line on stdout, each with "event" and "url": started \
         (length, resumed_bytes, connections), progress (bytes_done, bytes_per_second, \
@@ -39,10 +46,16 @@ enum ManualText {
         (reason), verified (sha256), committed (path, size, faststart), skipped \
         (path; already cached), failed (code, reason), and a final summary. Failure \
         codes: http-status, not-media, checksum-mismatch, retries-exhausted, \
-        origin-unstable, bad-response, redirect, tls, io.
+        origin-unstable, bad-response, redirect, tls, io. A failed event without url \
+        means the run could not start: cache-unusable (exit 3), file-limit (exit 3), \
+        bad-list (exit 2). prefetch and resume always end the stream with the summary, \
+        whatever the exit status, unless the command line itself is rejected or \
+        stdout was closed.
          ENVIRONMENT
           MEDIACACHE_DIR     the cache directory when --cache-dir is not given
           XDG_CACHE_HOME     else the cache is $XDG_CACHE_HOME/mediacache (~/.cache/mediacache)
+          HOME               else $HOME/.cache/mediacache; empty variables count as unset, \
+        and without HOME there is no default (exit 2)
           NO_COLOR           honoured; output has no colour either way
           MEDIACACHE_BOOT_ID for tests: replaces the kernel's boot id, which decides \
         whether a progress journal written before a crash is trusted (same boot only)

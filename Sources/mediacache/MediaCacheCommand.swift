@@ -17,10 +17,24 @@ struct MediaCacheCommand: ParsableCommand {
 
     /// Like ArgumentParser's, but usage errors exit 2 (the documented code) instead of 64.
     static func main() {
+        // First, before libdispatch, SQLite or curl take any descriptor.
+        let descriptors = FileDescriptorLimit.raiseSoftLimit()
+        // A closed reader of stdout then shows as EPIPE (Terminal), so a run can save its
+        // progress instead of dying silently.
+        signal(SIGPIPE, SIG_IGN)
         MemoryTuning.limitMallocArenas()
         IndexNotices.observe { Terminal.err("mediacache: warning: \($0)") }
         do {
             var command = try parseAsRoot()
+            // Before any dispatch source exists: libdispatch traps when it has too few.
+            if descriptors < FileDescriptorLimit.minimumForARun {
+                SummaryPrinter.printRunFailure(
+                    "only \(descriptors) file descriptors are allowed (RLIMIT_NOFILE, and the hard limit is no "
+                        + "higher); mediacache needs at least \(FileDescriptorLimit.minimumForARun). Raise the "
+                        + "limit, e.g. `ulimit -n 1024` in the shell (LimitNOFILE= for a systemd service)",
+                    code: "file-limit", json: (command as? DownloadCommand)?.download.json ?? false)
+                Foundation.exit(ExitStatus.cacheError.rawValue)
+            }
             try command.run()
         } catch {
             if exitCode(for: error) == .validationFailure {

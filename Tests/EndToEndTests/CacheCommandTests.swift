@@ -92,6 +92,13 @@ extension EndToEnd {
             #expect(partial.stdout.contains("unfinished"))
             #expect(partial.stdout.contains("Authorization: (hidden)"))
             #expect(!partial.stdout.contains("very-secret"))
+            // Numbers are JSON numbers, as in `status --json`.
+            let partialJSON = try harness.run(["info", origin.url("/slow.mp4"), "--json"])
+            let job = try #require(try JSONSerialization.jsonObject(with: Data(partialJSON.stdout.utf8)) as? [String: Any])
+            #expect(job["length"] as? Int == 4 << 20, "\(partialJSON.stdout)")
+            #expect((job["bytes_done"] as? Int).map { $0 > 0 } == true, "\(partialJSON.stdout)")
+            #expect(job["ranges_supported"] as? Bool == true, "\(partialJSON.stdout)")
+            #expect(job["headers"] as? [String] == ["Authorization: (hidden)"], "\(partialJSON.stdout)")
 
             let unknown = try harness.run(["info", origin.url("/nope.mp4")])
             #expect(unknown.status == 1)

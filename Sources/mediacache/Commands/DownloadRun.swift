@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import MediaCacheKit
 
-/// Runs the engine for `prefetch` and `resume`: Ctrl-C/SIGTERM save progress and stop,
-/// a summary is always printed, and the exit code says how it went.
+/// Runs the engine for `prefetch` and `resume`: Ctrl-C, SIGTERM, SIGHUP and a closed
+/// stdout save progress and stop, a summary is always printed, and the exit code says
+/// how it went.
 struct DownloadRun {
     let cache: CacheDirectory
     let options: DownloadOptions
@@ -28,7 +29,8 @@ struct DownloadRun {
         do {
             engine = try PrefetchEngine(cache: cache, options: options.engineOptions, events: printer.handle)
         } catch {
-            Terminal.err("mediacache: cannot use the cache at \(cache.root): \(error)")
+            SummaryPrinter.printRunFailure(
+                "cannot use the cache at \(cache.root): \(error)", code: "cache-unusable", json: options.json)
             throw ExitStatus.cacheError
         }
         let trap = SignalTrap(message: "stopping, saving progress") { engine.cancel() }
@@ -42,3 +44,11 @@ struct DownloadRun {
         if !summary.failed.isEmpty || errors > 0 { throw ExitStatus.someFailed }
     }
 }
+
+/// `prefetch` and `resume`: with `--json`, their event stream always ends with a summary.
+protocol DownloadCommand {
+    var download: DownloadOptions { get }
+}
+
+extension Prefetch: DownloadCommand {}
+extension Resume: DownloadCommand {}

@@ -15,6 +15,13 @@ struct Info: ParsableCommand {
     @Flag(help: "Print one JSON object on stdout.")
     var json = false
 
+    /// A number, as in `status --json`; null in JSON (`unknown` for people) when the
+    /// origin never said.
+    private static func length(_ length: Int64?, json: Bool) -> Any {
+        if let length { return length }
+        return json ? NSNull() : "unknown"
+    }
+
     func run() throws {
         let directory = cache.directory
         let store: ObjectStore
@@ -40,10 +47,11 @@ struct Info: ParsableCommand {
             fields = [
                 ("state", "unfinished"), ("url", state.entry.url), ("mirrors", Array(state.entry.urls.dropFirst())),
                 ("cache_key", state.entry.identity), ("bytes_done", state.bytesDone),
-                ("length", state.length.map { String($0) } ?? "unknown"),
+                ("length", Self.length(state.length, json: json)),
                 ("etag", state.validators.etag ?? "-"), ("last_modified", state.validators.lastModified ?? "-"),
                 ("checksum", state.entry.checksum?.description ?? "-"),
-                ("headers", (state.commandHeaders + state.entry.headers).map { $0.prefix { $0 != ":" } + ": (hidden)" }),
+                // Strings, not Substrings: JSONSerialization refuses those (the output was `{}`).
+                ("headers", (state.commandHeaders + state.entry.headers).map { String($0.prefix { $0 != ":" }) + ": (hidden)" }),
                 ("ranges_supported", state.rangesSupported), ("started", List.date(state.createdAt)),
             ]
         } else {

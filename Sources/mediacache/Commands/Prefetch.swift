@@ -28,7 +28,15 @@ struct Prefetch: ParsableCommand {
         var texts: [ListText] = []
         var undecodable = 0
         for list in lists {
-            switch ListParser.text(of: try ListReader.read(list), file: list == "-" ? "<stdin>" : list) {
+            let bytes: [UInt8]
+            do {
+                bytes = try ListReader.read(list)
+            } catch {
+                let message = (error as? ListReader.Failure)?.message ?? "cannot read list \(list): \(error)"
+                SummaryPrinter.printRunFailure(message, code: "bad-list", json: download.json)
+                throw ExitStatus.usage
+            }
+            switch ListParser.text(of: bytes, file: list == "-" ? "<stdin>" : list) {
             case .success(let text): texts.append(text)
             case .failure(let diagnostic):
                 Terminal.err(diagnostic.description)
@@ -39,6 +47,7 @@ struct Prefetch: ParsableCommand {
         var pending = entries.next { Terminal.err($0.description) }
         if pending == nil && entries.errorCount + undecodable == 0 {
             Terminal.err("mediacache: the list has no URLs; nothing to do")
+            SummaryPrinter.printNothingToDo(json: download.json)
             return
         }
         let headers = download.headers
@@ -53,8 +62,12 @@ struct Prefetch: ParsableCommand {
     }
 }
 
-/// Reads a list file or standard input, turning failures into exit code 2.
+/// Reads a list file or standard input; a failure says why (the command exits 2).
 enum ListReader {
+    struct Failure: Error {
+        let message: String
+    }
+
     /// Lists are text; a bigger "list" (or /dev/zero) is refused before it fills memory.
     static let maximumSize = 64 << 20
 
@@ -67,8 +80,7 @@ enum ListReader {
             let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
             guard exists, !isDirectory.boolValue, let opened = FileHandle(forReadingAtPath: path) else {
                 let reason = !exists ? "no such file" : isDirectory.boolValue ? "it is a directory" : "permission denied"
-                Terminal.err("mediacache: cannot read list \(path): \(reason)")
-                throw ExitStatus.usage
+                throw Failure(message: "cannot read list \(path): \(reason)")
             }
             handle = opened
         }
@@ -77,15 +89,14 @@ enum ListReader {
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
                 bytes += chunk
                 if bytes.count > maximumSize {
-                    Terminal.err("mediacache: list \(path) is larger than \(maximumSize >> 20) MiB; split it into smaller lists")
-                    throw ExitStatus.usage
+                    throw Failure(
+                        message: "list \(path) is larger than \(maximumSize >> 20) MiB; split it into smaller lists")
                 }
             }
-        } catch let status as ExitCode {
-            throw status
+        } catch let failure as Failure {
+            throw failure
         } catch {
-            Terminal.err("mediacache: cannot read list \(path): \(error.localizedDescription)")
-            throw ExitStatus.usage
+            throw Failure(message: "cannot read list \(path): \(error.localizedDescription)")
         }
         return bytes
     }

@@ -15,6 +15,7 @@ struct Resume: ParsableCommand {
         for problem in problems { Terminal.err("mediacache: \(problem)") }
         if jobs.isEmpty {
             if !download.quiet && !download.json { Terminal.err("nothing to resume in \(directory.root)") }
+            SummaryPrinter.printNothingToDo(json: download.json)
             return
         }
         let requests = jobs.map { JobRequest(entry: $0.state.entry, commandHeaders: $0.state.commandHeaders) }

@@ -12,7 +12,22 @@ struct CacheOptions: ParsableArguments {
         completion: .directory)
     var cacheDir: String?
 
+    private var location: Result<CacheDirectory, CacheLocation.Problem> {
+        CacheLocation.resolve(explicit: cacheDir, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// No usable default (HOME empty or unset) is an input error, before any command runs.
+    func validate() throws {
+        if case .failure(let problem) = location {
+            Terminal.err("mediacache: \(problem)")
+            throw ExitStatus.usage
+        }
+    }
+
     var directory: CacheDirectory {
-        CacheDirectory.resolve(explicit: cacheDir, environment: ProcessInfo.processInfo.environment)
+        guard case .success(let directory) = location else {
+            preconditionFailure("validate() rejects a cache directory that cannot be resolved")
+        }
+        return directory
     }
 }

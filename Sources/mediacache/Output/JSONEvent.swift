@@ -35,6 +35,12 @@ enum JSONEvent {
         return encode(fields)
     }
 
+    /// A failure of the whole run before any file started (no "url"): the cache cannot
+    /// be used, the list cannot be read, too few file descriptors.
+    static func runFailed(code: String, reason: String) -> String {
+        encode(["event": "failed", "code": code, "reason": reason])
+    }
+
     static func encode(_ fields: [String: Any]) -> String {
         guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return "{}" }

@@ -3,17 +3,24 @@ import MediaCacheKit
 
 /// The final summary: counts, bytes, time and rate; each failure with its reason.
 enum SummaryPrinter {
+    /// A run that could not start: `message` on stderr and, with `--json`, the failure
+    /// and an empty summary as events, so the stream ends with a summary whatever happened.
+    static func printRunFailure(_ message: String, code: String, json: Bool) {
+        Terminal.err("mediacache: \(message)")
+        if json {
+            Terminal.out(JSONEvent.runFailed(code: code, reason: message))
+            printJSON(PrefetchSummary(), inputErrors: 0)
+        }
+    }
+
+    /// With `--json`, a run with nothing to do still ends its stream with a summary.
+    static func printNothingToDo(json: Bool) {
+        if json { printJSON(PrefetchSummary(), inputErrors: 0) }
+    }
+
     static func print(_ summary: PrefetchSummary, inputErrors: Int, json: Bool) {
         let rate = summary.elapsed > 0 ? Double(summary.bytesFetched) / summary.elapsed : 0
-        if json {
-            Terminal.out(
-                JSONEvent.encode([
-                    "event": "summary", "done": summary.committed, "failed": summary.failed.count,
-                    "already_cached": summary.alreadyCached, "unfinished": summary.unfinished,
-                    "bad_list_lines": inputErrors, "bytes": summary.bytesFetched,
-                    "seconds": (summary.elapsed * 1000).rounded() / 1000, "interrupted": summary.interrupted,
-                ]))
-        }
+        if json { printJSON(summary, inputErrors: inputErrors) }
         var parts = ["\(summary.committed) done", "\(summary.failed.count) failed", "\(summary.alreadyCached) already cached"]
         if summary.unfinished > 0 { parts.append("\(summary.unfinished) unfinished") }
         if inputErrors > 0 { parts.append("\(inputErrors) bad list line\(inputErrors == 1 ? "" : "s")") }
@@ -26,5 +33,15 @@ enum SummaryPrinter {
         if summary.interrupted {
             Terminal.err("interrupted: progress is saved; run the same command again, or `mediacache resume`")
         }
+    }
+
+    private static func printJSON(_ summary: PrefetchSummary, inputErrors: Int) {
+        Terminal.out(
+            JSONEvent.encode([
+                "event": "summary", "done": summary.committed, "failed": summary.failed.count,
+                "already_cached": summary.alreadyCached, "unfinished": summary.unfinished,
+                "bad_list_lines": inputErrors, "bytes": summary.bytesFetched,
+                "seconds": (summary.elapsed * 1000).rounded() / 1000, "interrupted": summary.interrupted,
+            ]))
     }
 }

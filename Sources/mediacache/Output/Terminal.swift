@@ -10,6 +10,10 @@ enum Terminal {
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var overlay: ProgressBoard?
+    /// Set once a write to stdout failed with EPIPE: the reader went away, later output
+    /// to stdout is dropped.
+    nonisolated(unsafe) private static var stdoutClosed = false
+    nonisolated(unsafe) private static var stdoutCloseHandler: (@Sendable () -> Void)?
 
     static func out(_ line: String) { write(line + "\n", to: .out) }
 
@@ -24,6 +28,17 @@ enum Terminal {
 
     static func setOverlay(_ board: ProgressBoard?) { lock.withLock { overlay = board } }
 
+    /// `handler` runs once, on the thread whose write found stdout closed (EPIPE; the
+    /// process ignores SIGPIPE so that it can save its work instead of dying). Without a
+    /// handler, that write exits 141.
+    static func whenStdoutCloses(_ handler: (@Sendable () -> Void)?) {
+        let closedAlready = lock.withLock {
+            stdoutCloseHandler = handler
+            return stdoutClosed
+        }
+        if closedAlready { handler?() }
+    }
+
     /// Control sequences and text for the board itself, on stderr.
     static func writeRaw(_ text: String) { write(text, to: .err) }
 
@@ -35,15 +50,27 @@ enum Terminal {
     }
 
     static func write(_ text: String, to stream: Stream) {
-        lock.withLock {
+        var readerLeft = false
+        let handler = lock.withLock { () -> (@Sendable () -> Void)? in
+            if stream == .out && stdoutClosed { return nil }
             var bytes = Array(text.utf8)[...]
             while !bytes.isEmpty {
                 let written = bytes.withUnsafeBytes { Glibc.write(stream.descriptor, $0.baseAddress, $0.count) }
                 if written < 0 && errno == EINTR { continue }
-                if written <= 0 { return }
+                if written < 0 && errno == EPIPE && stream == .out {
+                    stdoutClosed = true
+                    readerLeft = true
+                    return stdoutCloseHandler
+                }
+                if written <= 0 { return nil }
                 bytes = bytes.dropFirst(written)
             }
+            return nil
         }
+        guard readerLeft else { return }
+        // Outside the lock: the handler prints to stderr. A command with nothing to save
+        // (no handler) ends as SIGPIPE would have ended it, but with a status, not a signal.
+        if let handler { handler() } else { exit(ExitStatus.interrupted(by: SIGPIPE).rawValue) }
     }
 
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }

@@ -10,23 +10,39 @@ struct RunResult {
 
 /// Runs the built binary (found next to the test bundle) with a bounded time.
 enum MediaCacheProcess {
-    static var binary: String {
+    static var binary: String { builtProduct("mediacache") }
+
+    /// A product of this package built next to the test bundle.
+    static func builtProduct(_ name: String) -> String {
         let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for candidate in [bundleDirectory, bundleDirectory.deletingLastPathComponent()] {
-            let path = candidate.appendingPathComponent("mediacache").path
+            let path = candidate.appendingPathComponent(name).path
             if FileManager.default.isExecutableFile(atPath: path) { return path }
         }
         let fallback = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".build/debug/mediacache").path
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/" + name).path
         return fallback
     }
 
+    /// RLIMIT_NOFILE for the child, set with setrlimit(2) by the `WithFileLimit` wrapper.
+    struct FileLimit {
+        var soft: Int
+        var hard: Int
+    }
+
     /// Starts the binary without waiting; the caller waits or signals it.
-    static func start(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Running {
+    static func start(
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], fileLimit: FileLimit? = nil
+    ) throws -> Running {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
+        if let fileLimit {
+            process.executableURL = URL(fileURLWithPath: builtProduct("WithFileLimit"))
+            process.arguments = ["\(fileLimit.soft)", "\(fileLimit.hard)", binary] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment
         env["MEDIACACHE_DIR"] = nil
         env["NO_COLOR"] = "1"
@@ -46,9 +62,10 @@ enum MediaCacheProcess {
     }
 
     static func run(
-        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], timeout: Double = 60
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], fileLimit: FileLimit? = nil,
+        timeout: Double = 60
     ) throws -> RunResult {
-        try start(arguments, stdin: stdin, environment: environment).wait(timeout: timeout)
+        try start(arguments, stdin: stdin, environment: environment, fileLimit: fileLimit).wait(timeout: timeout)
     }
 
     final class Running: @unchecked Sendable {
