@@ -33,6 +33,9 @@ struct DownloadRun {
                 "cannot use the cache at \(cache.root): \(error)", code: "cache-unusable", json: options.json)
             throw ExitStatus.cacheError
         }
+        if !options.quiet, !options.json, let warning = engine.descriptorBudget.warning(limit: FileDescriptorLimit.current) {
+            printer.note("mediacache: warning: \(warning)")
+        }
         let trap = SignalTrap(message: "stopping, saving progress") { engine.cancel() }
         let summary = engine.run(next: { next(printer.note) }, countRest: countRest)
         printer.finish()
