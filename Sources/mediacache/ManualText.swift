@@ -14,8 +14,10 @@ enum ManualText {
         path), header=Name: value (repeatable; sent only to that URL's host), \
         checksum=sha-256=HEX (also sha-1=, md5=; checked against the origin bytes), \
         cache-key=KEY (the identity of the object, for URLs that carry expiring tokens). \
-        # starts a comment. CRLF line ends and a UTF-8 BOM are accepted. A bad line is \
-        reported as file:line and the other entries still run.
+        # starts a comment. CRLF line ends and a UTF-8 BOM are accepted. A URL's \
+        #fragment is dropped (it never reaches the server). URLs longer than 64 KiB and \
+        lines longer than 256 KiB are refused. A bad line is reported as file:line and \
+        the other entries still run.
          CACHE LAYOUT
           objects/ab/abcd...ext   complete, verified, immutable objects
           partial/<key>/          data and state of downloads in progress (resumable)
@@ -46,7 +48,7 @@ enum ManualText {
         (reason), verified (sha256), committed (path, size, faststart), skipped \
         (path; already cached), failed (code, reason), and a final summary. Failure \
         codes: http-status, not-media, checksum-mismatch, retries-exhausted, \
-        origin-unstable, bad-response, redirect, tls, io. A failed event without url \
+        origin-unstable, bad-response, redirect, bad-url, tls, io. A failed event without url \
         means the run could not start: cache-unusable (exit 3), file-limit (exit 3), \
         bad-list (exit 2). prefetch and resume always end the stream with the summary, \
         whatever the exit status, unless the command line itself is rejected or \
