@@ -3,8 +3,7 @@ import Foundation
 /// An object being imported: a temporary file inside the cache
 /// (`partial/import-<random>`), `flock`ed for as long as this process may still use it,
 /// so `gc`, `stats` and a later import can tell an abandoned one (after `kill -9`) from a
-/// live one.
-/// Removed unless published (the `CommitBatcher` renames it into `objects/`).
+/// live one. Removed unless published (the `CommitBatcher` renames it into `objects/`).
 final class StagedObject {
     static let prefix = "import-"
 
@@ -15,28 +14,27 @@ final class StagedObject {
     private var renamed = false
 
     init(cache: CacheDirectory) throws {
-        // `gc` may lock and remove a file between its creation and this process locking
-        // it (it looks abandoned then): such a file is given up for a new name.
-        var attempt = 0
-        while true {
-            let random = (0..<2).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined(separator: "-")
-            let path = cache.partialDirectory + "/" + Self.prefix + random
-            let lock = try FileLock.acquire(path: path)
-            attempt += 1
-            guard lock.isStillAtPath else {
-                if attempt < 100 { continue }
-                throw SystemError("lock new temporary file", path: path, code: ENOENT)
-            }
-            self.path = path
-            self.lock = lock
-            break
-        }
+        (path, lock) = try Self.createLocked(in: cache)
         do {
             file = try DataFile(path: path, mode: .readWrite)
         } catch {
             FileSystem.remove(path)
             throw error
         }
+    }
+
+    /// A new temporary file, locked. `gc` may lock and remove a file between its
+    /// creation and this process locking it (it looks abandoned then): that one is given
+    /// up for a new name.
+    private static func createLocked(in cache: CacheDirectory) throws -> (String, FileLock) {
+        var path = ""
+        for _ in 0..<100 {
+            let random = (0..<2).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined(separator: "-")
+            path = cache.partialDirectory + "/" + prefix + random
+            let lock = try FileLock.acquire(path: path)
+            if lock.isStillAtPath { return (path, lock) }
+        }
+        throw SystemError("lock new temporary file", path: path, code: ENOENT)
     }
 
     deinit {
@@ -70,22 +68,25 @@ final class StagedObject {
 
     /// Temporary files no live import holds (it was killed before it could clean up).
     static func abandoned(in cache: CacheDirectory) -> [Leftover] {
-        all(in: cache).filter { leftover in
-            // Probed without creating: the file may be published or removed meanwhile.
-            guard let lock = try? FileLock.tryAcquire(path: leftover.path, create: false) else { return false }
-            return withExtendedLifetime(lock) { lock.isStillAtPath }
-        }
+        abandoned(in: cache) { _ in }
     }
 
     /// Removes the temporary files no live import holds, at once: the lock, not the
     /// file's age, tells a killed import from a live one. Returns what was removed.
     @discardableResult
     static func removeAbandoned(in cache: CacheDirectory) -> [Leftover] {
+        abandoned(in: cache) { FileSystem.remove($0.path) }
+    }
+
+    /// Hands each abandoned file to `body` while holding its lock, so no import can take
+    /// it meanwhile. Probes open without creating: an import may publish or remove its
+    /// file at any moment.
+    private static func abandoned(in cache: CacheDirectory, _ body: (Leftover) -> Void) -> [Leftover] {
         all(in: cache).filter { leftover in
             guard let lock = try? FileLock.tryAcquire(path: leftover.path, create: false) else { return false }
             return withExtendedLifetime(lock) {
                 guard lock.isStillAtPath else { return false }
-                FileSystem.remove(leftover.path)
+                body(leftover)
                 return true
             }
         }

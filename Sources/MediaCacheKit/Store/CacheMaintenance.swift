@@ -124,11 +124,12 @@ public struct CacheMaintenance: Sendable {
         }
         if let partialOlderThan {
             let cutoff = Date().addingTimeInterval(-partialOlderThan)
-            for job in partial.jobs {
+            func isOld(_ path: String) -> Bool { (FileSystem.lastModification(inDirectory: path) ?? Date()) < cutoff }
+            for job in partial.jobs where isOld(directory.jobDirectory(key: job.key)) {
+                guard let lock = try KeyLock.tryAcquire(key: job.key, in: directory) else { continue }
                 let path = directory.jobDirectory(key: job.key)
-                guard let modified = FileSystem.lastModification(inDirectory: path), modified < cutoff,
-                    let lock = try KeyLock.tryAcquire(key: job.key, in: directory)
-                else { continue }
+                // A resume may have run and ended between the listing and the lock.
+                guard isOld(path) else { continue }
                 withExtendedLifetime(lock) {
                     report.bytesFreed += FileSystem.diskUsage(ofDirectory: path)
                     FileSystem.removeTree(path)

@@ -75,7 +75,7 @@ struct Verify: ParsableCommand {
             }
         }
         if repair && repaired == report.bad.count && !report.bad.isEmpty {
-            Terminal.out("\(report.verified) object\(report.verified == 1 ? "" : "s") verified, \(repaired) bad removed")
+            if !quiet { Terminal.out("\(report.verified) object\(report.verified == 1 ? "" : "s") verified, \(repaired) bad removed") }
             return
         }
         if report.bad.isEmpty {
