@@ -354,12 +354,15 @@ _mediacache_gc() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--max-size --cache-dir)
+    non_repeating_options=(--max-size --partial-older-than --cache-dir)
     __mediacache_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--max-size')
+        return
+        ;;
+    '--partial-older-than')
         return
         ;;
     '--cache-dir')
@@ -387,7 +390,7 @@ _mediacache_stats() {
 
 _mediacache_verify() {
     repeating_flags=()
-    non_repeating_flags=(--quiet --repair --version -h --help)
+    non_repeating_flags=(-q --quiet --repair --version -h --help)
     repeating_options=()
     non_repeating_options=(--cache-dir)
     __mediacache_offer_flags_options -1
@@ -403,7 +406,7 @@ _mediacache_verify() {
 
 _mediacache_export() {
     repeating_flags=()
-    non_repeating_flags=(--keep-query --quiet --version -h --help)
+    non_repeating_flags=(--keep-query -q --quiet --version -h --help)
     repeating_options=(--exclude-manifest)
     non_repeating_options=(--since --level --threads --cache-dir)
     __mediacache_offer_flags_options -1
@@ -440,7 +443,7 @@ _mediacache_export() {
 
 _mediacache_import() {
     repeating_flags=()
-    non_repeating_flags=(--dry-run --replace --json --quiet --version -h --help)
+    non_repeating_flags=(--dry-run --replace --json -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--cache-dir)
     __mediacache_offer_flags_options -1

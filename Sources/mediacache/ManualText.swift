@@ -21,6 +21,7 @@ enum ManualText {
          CACHE LAYOUT
           objects/ab/abcd...ext   complete, verified, immutable objects
           partial/<key>/          data and state of downloads in progress (resumable)
+          partial/import-*        objects being imported (gc removes those of killed imports)
           index.sqlite            the index of objects
           locks/keys              per-object locks (one byte each) shared by concurrent processes
          The key is the SHA-256 of the cache key (the URL unless cache-key= says otherwise). \
@@ -29,11 +30,12 @@ enum ManualText {
           0    everything succeeded
           1    some entries failed (each is named with its reason), the list had bad \
         lines, a bundle entry was rejected, or verify found a bad object
-          2    usage or input error (bad option, unreadable list or bundle, no HOME for \
-        the default cache directory)
-          3    the cache could not be used (I/O, index), or fewer than 32 file \
-        descriptors are allowed even after raising the soft limit to the hard limit \
-        (raise it with ulimit -n)
+          2    usage or input error (bad option, unreadable list, a bundle that is not \
+        a readable bundle, no HOME for the default cache directory)
+          3    the cache could not be used (not a directory, I/O, index, read-only for \
+        commands that write; every command), or fewer than 32 file descriptors are \
+        allowed even after raising the soft limit to the hard limit (raise it with \
+        ulimit -n)
           129  interrupted by SIGHUP (terminal closed; progress is saved, as for SIGTERM)
           130  interrupted by SIGINT (progress is saved; run the command again)
           141  standard output was closed by its reader (e.g. piped into head): \
@@ -67,6 +69,7 @@ enum ManualText {
           mpv "$(mediacache path https://cdn.example/a.mp4)"
           mediacache ls --sort used
           mediacache gc --max-size 20G
+          mediacache gc --partial-older-than 7d
           mediacache export kiosk.mcbundle && mediacache import kiosk.mcbundle
         """
 }

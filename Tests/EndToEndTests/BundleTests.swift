@@ -190,6 +190,109 @@ extension EndToEnd {
             #expect(!names.contains { $0.hasPrefix("slow.mcbundle") || $0.hasPrefix(".slow.mcbundle") }, "\(names)")
         }
 
+        @Test func unreadableBundlesAreInputErrorsNamingTheFile() throws {
+            let fixture = try BundleFixture(sizes: [20_000])
+            let scratch = fixture.target.scratch
+            let directory = scratch.path + "/a-directory.mcbundle"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let empty = scratch.write("empty.mcbundle", "")
+            let garbage = scratch.writeBytes("garbage.mcbundle", TestBytes.make(5000, seed: 7))
+            for path in [directory, empty, garbage] {
+                let result = try fixture.importBundle(path)
+                #expect(result.status == 2, "\(path): \(result.stderr)")
+                #expect(result.stderr.contains(path), "\(result.stderr)")
+            }
+            for path in [empty, garbage] {
+                let result = try fixture.target.run(["bundle-info", path])
+                #expect(result.status == 2, "\(path): \(result.stderr)")
+                #expect(result.stderr.contains(path), "\(result.stderr)")
+            }
+            // The good bundle named with a bad one is still imported; the exit code says
+            // that an input was unusable.
+            let mixed = try fixture.target.run(["import", garbage, fixture.bundle])
+            #expect(mixed.status == 2, "\(mixed.stderr)")
+            #expect(try fixture.target.cachedBytes(fixture.files[0].url) == fixture.files[0].bytes)
+        }
+
+        @Test func quietImportAndVerifyPrintOnlyProblems() throws {
+            let fixture = try BundleFixture(sizes: [20_000])
+            for flag in ["-q", "--quiet"] {
+                let imported = try fixture.importBundle(fixture.bundle, [flag])
+                #expect(imported.status == 0, "\(flag): \(imported.stderr)")
+                #expect(imported.stdout.isEmpty && imported.stderr.isEmpty, "\(flag): \(imported.stdout) \(imported.stderr)")
+                let verified = try fixture.target.run(["verify", flag])
+                #expect(verified.status == 0, "\(flag): \(verified.stderr)")
+                #expect(verified.stdout.isEmpty && verified.stderr.isEmpty, "\(flag): \(verified.stdout) \(verified.stderr)")
+            }
+            // Errors and exit codes are unchanged.
+            let unknown = try fixture.target.run(["verify", "-q", "https://nowhere.example/x.mp4"])
+            #expect(unknown.status == 1)
+            #expect(unknown.stderr.contains("bad object https://nowhere.example/x.mp4: not cached"), "\(unknown.stderr)")
+            let missing = try fixture.target.run(["import", "-q", fixture.target.scratch.path + "/absent.mcbundle"])
+            #expect(missing.status == 2)
+            #expect(missing.stderr.contains("absent.mcbundle"))
+        }
+
+        /// An object being imported is staged in `partial/import-*`. While the import
+        /// lives, `gc` leaves it alone; once the import is killed, `stats` shows it and
+        /// `gc` removes it at once (not only a minute later, on the next import).
+        @Test func stagedImportFilesAreSeenAndCollectedOnceNoImportHoldsThem() throws {
+            let fixture = try BundleFixture(sizes: [4 << 20])
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: fixture.bundle))
+            let fifo = fixture.target.scratch.path + "/stream.mcbundle"
+            try #require(mkfifo(fifo, 0o600) == 0)
+            // Read-write: opening does not wait for the reader, and writing never raises SIGPIPE.
+            let writer = open(fifo, O_RDWR)
+            try #require(writer >= 0)
+            defer { close(writer) }
+            let run = try MediaCacheProcess.start(["import", fifo, "--cache-dir", fixture.target.scratch.cache])
+            // Half the bundle, then nothing: the import waits with its object staged.
+            let written = DispatchSemaphore(value: 0)
+            let half = bytes.prefix(bytes.count / 2)
+            Thread.detachNewThread {
+                half.withUnsafeBytes { buffer in
+                    var offset = 0
+                    while offset < buffer.count {
+                        let n = write(writer, buffer.baseAddress! + offset, buffer.count - offset)
+                        if n <= 0 { break }
+                        offset += n
+                    }
+                }
+                written.signal()
+            }
+            try #require(written.wait(timeout: .now() + 30) == .success, "the import stopped reading")
+            let partial = fixture.target.scratch.cache + "/partial"
+            func staged() -> [String] {
+                ((try? FileManager.default.contentsOfDirectory(atPath: partial)) ?? []).filter { $0.hasPrefix("import-") }
+            }
+            func stagedBytes() -> Int64 {
+                staged().reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: partial + "/" + $1)[.size] as? NSNumber)?.int64Value ?? 0) }
+            }
+            try #require(Harness.waitUntil(timeout: 20) { staged().count == 1 && stagedBytes() >= 1 << 20 }, "\(staged())")
+
+            let whileLive = try fixture.target.run(["gc"])
+            #expect(whileLive.status == 0, "\(whileLive.stderr)")
+            #expect(staged().count == 1, "a live import keeps its file")
+            func stats() throws -> [String: Any] {
+                let result = try fixture.target.run(["stats", "--json"])
+                return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            }
+            #expect(try stats()["staged_imports"] as? Int == 1)
+            #expect((try stats()["staged_import_bytes"] as? Int ?? 0) >= 1 << 20)
+
+            run.signal(SIGKILL)
+            _ = run.wait()
+            try #require(staged().count == 1, "kill -9 leaves the staged file")
+            let verify = try fixture.target.run(["verify"])
+            #expect(verify.stderr.contains("orphan \(partial)/import-"), "\(verify.stderr)")
+            let collected = try fixture.target.run(["gc"])
+            #expect(collected.status == 0, "\(collected.stderr)")
+            #expect(collected.stderr.contains("1 staged import file"), "\(collected.stderr)")
+            #expect(staged().isEmpty, "\(staged())")
+            #expect(try stats()["staged_imports"] as? Int == 0)
+            #expect(try fixture.target.run(["verify"]).stderr.isEmpty)
+        }
+
         /// `kill -9` in the middle of an import: the cache stays consistent (`verify`
         /// passes, `path` answers only complete objects) and the next import finishes.
         @Test func killedImportLeavesAConsistentCache() throws {

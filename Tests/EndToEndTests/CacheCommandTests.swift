@@ -1,4 +1,5 @@
 import Foundation
+import MediaCacheKit
 import Testing
 import TestOrigin
 
@@ -68,6 +69,100 @@ extension EndToEnd {
             let fields = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
             #expect(fields["objects"] as? Int == 1)
             #expect(fields["bytes"] as? Int == 300_000)
+        }
+
+        var partialJobs: [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: harness.scratch.cache + "/partial")) ?? [])
+                .filter { CacheKey(hex: $0) != nil }
+        }
+
+        /// Starts slow downloads of `names` and stops the run with SIGTERM once every one
+        /// has saved progress: each leaves a partial download behind.
+        func interruptDownloads(_ names: [String]) throws {
+            var faults = Faults()
+            faults.bytesPerSecond = 400_000
+            for (index, name) in names.enumerated() {
+                origin.serve("/" + name, Resource(TestBytes.make(4 << 20, seed: UInt64(200 + index)), faults: faults))
+            }
+            let run = try harness.startPrefetch(
+                list: names.map { origin.url("/" + $0) }.joined(separator: "\n"), ["-x", "1", "-j", "\(names.count)"])
+            let saved = Harness.waitUntil(timeout: 20) { partialJobs.count == names.count }
+            run.signal(SIGTERM)
+            let stopped = run.wait()
+            try #require(saved, "no partial download appeared: \(stopped.stderr)")
+            try #require(stopped.status == 143, "\(stopped.stderr)")
+        }
+
+        @Test func rmRemovesAnInterruptedDownloadAndSaysWhenOneIsRunning() throws {
+            var faults = Faults()
+            faults.bytesPerSecond = 400_000
+            let url = origin.url("/slow.mp4")
+            origin.serve("/slow.mp4", Resource(TestBytes.make(4 << 20, seed: 9), faults: faults))
+            let run = try harness.startPrefetch(list: url, ["-x", "1"])
+            try #require(Harness.waitUntil(timeout: 20) { ((try? harness.savedBytes()) ?? 0) > 0 })
+            let busy = try harness.run(["rm", url])
+            #expect(busy.status == 1)
+            #expect(busy.stderr.contains("\(url) is being downloaded by another mediacache process"), "\(busy.stderr)")
+            run.signal(SIGTERM)
+            #expect(run.wait().status == 143)
+            try #require(partialJobs.count == 1)
+
+            let removed = try harness.run(["rm", url])
+            #expect(removed.status == 0, "\(removed.stderr)")
+            #expect(removed.stderr.contains("removed partial download of \(url)"), "\(removed.stderr)")
+            #expect(partialJobs.isEmpty, "the partial download is gone")
+            #expect(try harness.run(["status"]).stderr.contains("no interrupted downloads"))
+            origin.clearLog()
+            let resumed = try harness.run(["resume"])
+            #expect(resumed.status == 0)
+            #expect(resumed.stderr.contains("nothing to resume"), "\(resumed.stderr)")
+            #expect(origin.requests(for: "/slow.mp4").isEmpty, "nothing is fetched again")
+            let again = try harness.run(["rm", url])
+            #expect(again.status == 1)
+            #expect(again.stderr.contains("not cached: \(url)"))
+        }
+
+        @Test func gcRemovesPartialDownloadsOlderThanTheLimit() throws {
+            try interruptDownloads(["old.mp4", "new.mp4"])
+            let old = harness.scratch.cache + "/partial/" + CacheKey(identity: origin.url("/old.mp4")).hex
+            let eightDaysAgo = Date().addingTimeInterval(-8 * 86_400)
+            for name in try FileManager.default.contentsOfDirectory(atPath: old) + [""] {
+                try FileManager.default.setAttributes([.modificationDate: eightDaysAgo], ofItemAtPath: old + "/" + name)
+            }
+            let kept = try harness.run(["gc", "--partial-older-than", "30d"])
+            #expect(kept.status == 0, "\(kept.stderr)")
+            #expect(partialJobs.count == 2)
+
+            let collected = try harness.run(["gc", "--partial-older-than", "7d"])
+            #expect(collected.status == 0, "\(collected.stderr)")
+            #expect(collected.stderr.contains("1 partial download older than 7d"), "\(collected.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: old))
+            #expect(partialJobs == [CacheKey(identity: origin.url("/new.mp4")).hex])
+
+            for bad in ["7x", "d", "1.5h", "12"] {
+                let result = try harness.run(["gc", "--partial-older-than", bad])
+                #expect(result.status == 2, "\(bad): \(result.stderr)")
+                #expect(result.stderr.contains("--partial-older-than must be a duration like 30m, 12h or 7d, got '\(bad)'"), "\(result.stderr)")
+            }
+            #expect(partialJobs.count == 1)
+        }
+
+        @Test func lsCutsLongNamesAndJSONKeepsThem() throws {
+            let long = origin.url("/long.mp4") + "?token=" + String(repeating: "a", count: 20_000) + "END"
+            origin.serve("/long.mp4", Resource(TestBytes.make(1000, seed: 5), contentType: "video/mp4"))
+            origin.serve("/short.mp4", Resource(TestBytes.make(1000, seed: 6), contentType: "video/mp4"))
+            let fetched = try harness.prefetch(list: long + "\n" + origin.url("/short.mp4"))
+            try #require(fetched.status == 0, "\(fetched.stderr)")
+            let listing = try harness.run(["ls"])
+            #expect(listing.status == 0)
+            let lines = listing.stdout.split(separator: "\n")
+            #expect(lines.count == 3)
+            for line in lines { #expect(line.count <= 200, "a line of \(line.count) characters") }
+            let row = try #require(lines.first { $0.contains("…") })
+            #expect(row.hasPrefix(origin.url("/long.mp4")) && row.contains("aaaEND"), "\(row)")
+            #expect(lines.contains { $0.hasPrefix(origin.url("/short.mp4") + " ") })
+            let json = try harness.run(["ls", "--json"])
+            #expect(json.stdout.contains(long), "--json keeps the whole URL")
         }
 
         @Test func infoShowsAnObjectAndAnUnfinishedDownloadWithoutSecrets() throws {

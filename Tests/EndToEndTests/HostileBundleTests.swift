@@ -3,8 +3,9 @@ import Testing
 
 /// Each test takes a genuine bundle apart, tampers with it the way an attacker (or a bad
 /// copy) would, seals it again and imports it into an empty cache. Every time: exit 1,
-/// the entry named with its reason, the bad object never cached, the good ones intact,
-/// `verify` passing, and nothing written outside the cache.
+/// the entry named with its reason (exit 2 when the bundle cannot be used at all: no or
+/// a malformed manifest, not an archive), the bad object never cached, the good ones
+/// intact, `verify` passing, and nothing written outside the cache.
 extension EndToEnd {
     @Suite struct HostileBundle {
         @Test func absolutePathsAreRejected() throws {
@@ -189,16 +190,16 @@ extension EndToEnd {
             let outsideBefore = fixture.target.scratch.filesOutsideCache
 
             let result = try fixture.importBundle(without)
-            #expect(result.status == 1)
+            #expect(result.status == 2)
             #expect(result.stderr.contains("\(without) is not a mediacache bundle: its first entry must be manifest.json, found \(members[1].name)"), "\(result.stderr)")
             let lateResult = try fixture.importBundle(late)
-            #expect(lateResult.status == 1)
+            #expect(lateResult.status == 2)
             #expect(lateResult.stderr.contains("its first entry must be manifest.json"), "\(lateResult.stderr)")
             let emptyResult = try fixture.importBundle(empty)
-            #expect(emptyResult.status == 1)
+            #expect(emptyResult.status == 2)
             #expect(emptyResult.stderr.contains("the archive is empty; nothing was imported"), "\(emptyResult.stderr)")
             let textResult = try fixture.importBundle(notArchive)
-            #expect(textResult.status == 1, "\(textResult.stderr)")
+            #expect(textResult.status == 2, "\(textResult.stderr)")
             #expect(textResult.stderr.contains("\(notArchive):"))
             try fixture.expectCacheHolds(only: [], outsideBefore: outsideBefore)
         }
@@ -221,13 +222,13 @@ extension EndToEnd {
             let outsideBefore = fixture.target.scratch.filesOutsideCache
 
             let result = try fixture.importBundle(garbage)
-            #expect(result.status == 1)
+            #expect(result.status == 2)
             #expect(result.stderr.contains("\(garbage): manifest.json is malformed (not a mediacache bundle manifest); nothing was imported"), "\(result.stderr)")
             let lyingResult = try fixture.importBundle(lying)
-            #expect(lyingResult.status == 1)
+            #expect(lyingResult.status == 2)
             #expect(lyingResult.stderr.contains("entry 1: key is not the SHA-256 of its cache key"), "\(lyingResult.stderr)")
             let futureResult = try fixture.importBundle(future)
-            #expect(futureResult.status == 1)
+            #expect(futureResult.status == 2)
             #expect(futureResult.stderr.contains("has bundle format version 99; this mediacache reads version 1: upgrade mediacache"))
             try fixture.expectCacheHolds(only: [], outsideBefore: outsideBefore)
         }

@@ -210,7 +210,9 @@ struct BundleImportTests {
         let live = try StagedObject(cache: cache.directory)
         let abandoned = cache.directory.partialDirectory + "/import-abandoned"
         FileManager.default.createFile(atPath: abandoned, contents: Data([1, 2, 3]))
-        StagedObject.removeAbandoned(in: cache.directory, olderThan: -1)
+        // Just written, yet no import holds it: removed at once.
+        let removed = StagedObject.removeAbandoned(in: cache.directory)
+        #expect(removed.map(\.path) == [abandoned])
         #expect(!FileManager.default.fileExists(atPath: abandoned))
         #expect(FileManager.default.fileExists(atPath: live.path))
         withExtendedLifetime(live) {}

@@ -50,8 +50,8 @@ public struct ImportSummary: Sendable {
 /// Commits go through the `CommitBatcher` while the next objects are read, so objects
 /// staged together share one flush and one index transaction. Nothing is ever written
 /// outside the cache directory: destinations come from the checked key, never from a
-/// name in the archive. An interrupted import leaves only temporary files, which a
-/// later import removes.
+/// name in the archive. An interrupted import leaves only temporary files, which `gc`
+/// and the next import remove once no import holds them.
 public final class BundleImporter {
     private let cache: CacheDirectory
     private let index: CacheIndex?
@@ -70,7 +70,8 @@ public final class BundleImporter {
         self.options = options
         self.events = events
         self.isCancelled = isCancelled
-        if options.dryRun && !FileSystem.exists(cache.indexPath) {
+        let hasIndex = try cache.existsForReading() && FileSystem.exists(cache.indexPath)
+        if options.dryRun && !hasIndex {
             index = nil
         } else {
             if !options.dryRun {
@@ -86,7 +87,14 @@ public final class BundleImporter {
     /// or a malformed manifest: nothing is imported), when the cache fails, or on
     /// cancellation; everything wrong with single entries is in the summary.
     public func importBundle(at path: String, name: String) throws -> ImportSummary {
-        let reader = try BundleReader(path: path, name: name)
+        try importBundle(OpenedBundle(path: path, name: name))
+    }
+
+    /// Imports a bundle already opened. Throws when the cache fails or on cancellation;
+    /// everything wrong with single entries is in the summary.
+    public func importBundle(_ bundle: OpenedBundle) throws -> ImportSummary {
+        let reader = bundle.reader
+        let name = reader.name
         var summary = ImportSummary(bundle: name, objects: reader.manifest.entries.count)
         let total = reader.manifest.entries.reduce(Int64(0)) { $0 + $1.size }
         var handled: Int64 = 0

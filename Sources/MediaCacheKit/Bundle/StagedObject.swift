@@ -2,8 +2,8 @@ import Foundation
 
 /// An object being imported: a temporary file inside the cache
 /// (`partial/import-<random>`), `flock`ed for as long as this process may still use it,
-/// so a later import can tell an abandoned one (after `kill -9`) from a live one.
-/// Removed unless published (the `CommitBatcher` renames it into `objects/`).
+/// so `gc`, `stats` and a later import can tell an abandoned one (after `kill -9`) from a
+/// live one. Removed unless published (the `CommitBatcher` renames it into `objects/`).
 final class StagedObject {
     static let prefix = "import-"
 
@@ -14,18 +14,27 @@ final class StagedObject {
     private var renamed = false
 
     init(cache: CacheDirectory) throws {
-        let random = (0..<2).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined(separator: "-")
-        path = cache.partialDirectory + "/" + Self.prefix + random
-        guard let lock = try FileLock.tryAcquire(path: path) else {
-            throw SystemError("lock new temporary file", path: path, code: EEXIST)
-        }
-        self.lock = lock
+        (path, lock) = try Self.createLocked(in: cache)
         do {
             file = try DataFile(path: path, mode: .readWrite)
         } catch {
             FileSystem.remove(path)
             throw error
         }
+    }
+
+    /// A new temporary file, locked. `gc` may lock and remove a file between its
+    /// creation and this process locking it (it looks abandoned then): that one is given
+    /// up for a new name.
+    private static func createLocked(in cache: CacheDirectory) throws -> (String, FileLock) {
+        var path = ""
+        for _ in 0..<100 {
+            let random = (0..<2).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined(separator: "-")
+            path = cache.partialDirectory + "/" + prefix + random
+            let lock = try FileLock.acquire(path: path)
+            if lock.isStillAtPath { return (path, lock) }
+        }
+        throw SystemError("lock new temporary file", path: path, code: ENOENT)
     }
 
     deinit {
@@ -43,19 +52,43 @@ final class StagedObject {
     /// Called once the commit renamed the file: it is no longer ours to remove.
     func published() { renamed = true }
 
-    /// Removes temporary files that imports killed before they could clean up left
-    /// behind: unlocked, and untouched for a minute (so one just created, not yet
-    /// locked, is never taken).
-    static func removeAbandoned(in cache: CacheDirectory, olderThan age: TimeInterval = 60) {
-        let now = Date()
-        for name in FileSystem.contentsOfDirectory(cache.partialDirectory) where name.hasPrefix(prefix) {
-            let path = cache.partialDirectory + "/" + name
-            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
-                now.timeIntervalSince(modified) > age,
-                let lock = try? FileLock.tryAcquire(path: path)
-            else { continue }
-            FileSystem.remove(path)
-            withExtendedLifetime(lock) {}
+    /// A temporary file of an import, live or left behind by one that was killed.
+    struct Leftover {
+        let path: String
+        let size: Int64
+    }
+
+    /// Every import's temporary file, for `stats`.
+    static func all(in cache: CacheDirectory) -> [Leftover] {
+        FileSystem.contentsOfDirectory(cache.partialDirectory).filter { $0.hasPrefix(prefix) }.map {
+            let path = cache.partialDirectory + "/" + $0
+            return Leftover(path: path, size: FileSystem.fileSize(path) ?? 0)
+        }
+    }
+
+    /// Temporary files no live import holds (it was killed before it could clean up).
+    static func abandoned(in cache: CacheDirectory) -> [Leftover] {
+        abandoned(in: cache) { _ in }
+    }
+
+    /// Removes the temporary files no live import holds, at once: the lock, not the
+    /// file's age, tells a killed import from a live one. Returns what was removed.
+    @discardableResult
+    static func removeAbandoned(in cache: CacheDirectory) -> [Leftover] {
+        abandoned(in: cache) { FileSystem.remove($0.path) }
+    }
+
+    /// Hands each abandoned file to `body` while holding its lock, so no import can take
+    /// it meanwhile. Probes open without creating: an import may publish or remove its
+    /// file at any moment.
+    private static func abandoned(in cache: CacheDirectory, _ body: (Leftover) -> Void) -> [Leftover] {
+        all(in: cache).filter { leftover in
+            guard let lock = try? FileLock.tryAcquire(path: leftover.path, create: false) else { return false }
+            return withExtendedLifetime(lock) {
+                guard lock.isStillAtPath else { return false }
+                body(leftover)
+                return true
+            }
         }
     }
 }

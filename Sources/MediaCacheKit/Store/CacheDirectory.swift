@@ -49,6 +49,20 @@ public struct CacheDirectory: Sendable {
 
     public func absolute(_ relative: String) -> String { root + "/" + relative }
 
+    /// For commands that only read the cache: whether it exists (a cache that does not
+    /// exist yet is empty, and is not created for them). Throws when `root` is there but
+    /// is not a directory this process can read, which is never an empty cache.
+    public func existsForReading() throws -> Bool {
+        var info = stat()
+        guard stat(root, &info) == 0 else {
+            if errno == ENOENT { return false }
+            throw CacheError.io(SystemError("open", path: root))
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw CacheError.io(SystemError("open", path: root, code: ENOTDIR)) }
+        guard access(root, R_OK | X_OK) == 0 else { throw CacheError.io(SystemError("open", path: root)) }
+        return true
+    }
+
     /// Creates the directories (mode 0700: states may hold tokens).
     public func prepare() throws {
         if FileSystem.isOnReadOnlyFileSystem(root) { throw CacheError.readOnly(path: root) }

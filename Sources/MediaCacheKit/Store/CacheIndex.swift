@@ -8,20 +8,38 @@ public final class CacheIndex: Sendable {
     private let path: String
 
     public init(directory: CacheDirectory) throws {
+        path = directory.indexPath
+        // Two processes opening a new cache together would both set up WAL mode and both
+        // run the migrations ("database is locked", "table already exists"): one at a
+        // time, the second finds the work done.
+        let setup = try Self.lockSetup(directory)
+        pool = try withExtendedLifetime(setup) { try Self.openChecked(directory) }
+    }
+
+    /// `locks/index-setup`, held while the index is opened, migrated or rebuilt. Nil
+    /// where it cannot be created (a cache on a read-only file system, or not made yet):
+    /// no index can be created or migrated there either.
+    private static func lockSetup(_ directory: CacheDirectory) throws -> FileLock? {
+        do {
+            return try FileLock.acquire(path: directory.locksDirectory + "/index-setup")
+        } catch let error as SystemError where [EROFS, ENOENT, EACCES].contains(error.code) {
+            return nil
+        } catch let error as SystemError {
+            throw CacheError.io(error)
+        }
+    }
+
+    /// Opens the index, rebuilding it from `objects/` when it is damaged.
+    private static func openChecked(_ directory: CacheDirectory) throws -> DatabasePool {
         let path = directory.indexPath
-        self.path = path
         do {
             if IndexRebuilder.isEmptied(directory) {
-                pool = try IndexRebuilder(directory: directory).rebuild(reason: "the file is empty", open: Self.open)
-            } else {
-                let opened = try Self.open(path)
-                if let problem = try IndexRebuilder.problem(in: opened, directory) {
-                    try? opened.close()
-                    pool = try IndexRebuilder(directory: directory).rebuild(reason: problem, open: Self.open)
-                } else {
-                    pool = opened
-                }
+                return try IndexRebuilder(directory: directory).rebuild(reason: "the file is empty", open: Self.open)
             }
+            let opened = try Self.open(path)
+            guard let problem = try IndexRebuilder.problem(in: opened, directory) else { return opened }
+            try? opened.close()
+            return try IndexRebuilder(directory: directory).rebuild(reason: problem, open: Self.open)
         } catch let error as CacheError {
             throw error
         } catch {
@@ -30,7 +48,7 @@ public final class CacheIndex: Sendable {
                 throw CacheError.index(path: path, reason: "\(error)")
             }
             do {
-                pool = try IndexRebuilder(directory: directory).rebuild(reason: damage, open: Self.open)
+                return try IndexRebuilder(directory: directory).rebuild(reason: damage, open: Self.open)
             } catch {
                 throw CacheError.index(path: path, reason: "\(damage), and rebuilding it failed: \(error)")
             }

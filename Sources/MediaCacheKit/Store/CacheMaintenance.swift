@@ -27,22 +27,48 @@ public struct CacheMaintenance: Sendable {
         }
     }
 
-    /// Removes the object known by `name` (URL, mirror or cache key) and any partial job
-    /// for it. Returns the bytes freed.
+    /// What `remove` took out of the cache.
+    public struct Removal: Sendable, Equatable {
+        /// The size of the cached object; nil when there was none.
+        public var objectBytes: Int64?
+        /// The disk space of an unfinished download; nil when there was none.
+        public var partialBytes: Int64?
+    }
+
+    /// Removes the object known by `name` (URL, mirror or cache key) and any partial
+    /// download of it, or only that download when nothing is cached yet.
     @discardableResult
-    public func remove(_ name: String) throws -> Int64 {
-        guard let object = try index.lookup(name), let key = CacheKey(hex: object.key) else {
-            throw RemovalError.notCached(name)
-        }
+    public func remove(_ name: String) throws -> Removal {
+        let object = try index.lookup(name)
+        // Without an object or a saved download, the lock of the name's own key still
+        // tells whether another process is downloading it right now.
+        let key = object.flatMap { CacheKey(hex: $0.key) } ?? partialJobKey(named: name) ?? CacheKey(identity: name)
         guard let lock = try KeyLock.tryAcquire(key: key, in: directory) else {
             throw RemovalError.busy(name)
         }
-        try withExtendedLifetime(lock) {
-            try index.remove(key: key)
-            FileSystem.remove(directory.absolute(object.path))
-            FileSystem.removeTree(directory.jobDirectory(key: key))
+        return try withExtendedLifetime(lock) {
+            var removal = Removal()
+            if let object {
+                try index.remove(key: key)
+                FileSystem.remove(directory.absolute(object.path))
+                removal.objectBytes = object.size
+            }
+            let job = directory.jobDirectory(key: key)
+            if FileSystem.exists(job) {
+                removal.partialBytes = FileSystem.diskUsage(ofDirectory: job)
+                FileSystem.removeTree(job)
+            }
+            if removal == Removal() { throw RemovalError.notCached(name) }
+            return removal
         }
-        return object.size
+    }
+
+    /// The key of the partial download `name` stands for: its cache key, its URL or a
+    /// mirror (saved downloads are filed under their cache key).
+    private func partialJobKey(named name: String) -> CacheKey? {
+        let direct = CacheKey(identity: name)
+        if FileSystem.exists(directory.jobDirectory(key: direct)) { return direct }
+        return PartialJobs.list(in: directory).jobs.first { $0.state.entry.urls.contains(name) }?.key
     }
 
     public struct CollectionReport: Sendable, Equatable {
@@ -51,13 +77,19 @@ public struct CacheMaintenance: Sendable {
         public var orphanFiles = 0
         public var rowsWithoutFile = 0
         public var unreadablePartialJobs = 0
+        /// Temporary files of imports that were killed.
+        public var stagedImportFiles = 0
+        /// Partial downloads untouched for longer than the age limit.
+        public var oldPartialJobs = 0
         public var remainingBytes: Int64 = 0
     }
 
     /// Cleans orphans (files without a row, rows without a file, partial jobs whose
-    /// state cannot be read), then evicts least-recently-used objects until the cache
-    /// holds at most `maxSize` bytes (nil: no eviction).
-    public func collectGarbage(maxSize: Int64?) throws -> CollectionReport {
+    /// state cannot be read, temporary files no live import holds), removes partial
+    /// downloads nothing has written to for `partialOlderThan` seconds (nil: keeps them),
+    /// then evicts least-recently-used objects until the cache holds at most `maxSize`
+    /// bytes (nil: no eviction). Whatever another process works on is left alone.
+    public func collectGarbage(maxSize: Int64?, partialOlderThan: TimeInterval? = nil) throws -> CollectionReport {
         var report = CollectionReport()
         var objects = try index.all()
         for object in objects where !FileSystem.isRegularFile(directory.absolute(object.path)) {
@@ -90,13 +122,32 @@ public struct CacheMaintenance: Sendable {
             withExtendedLifetime(lock) { FileSystem.removeTree(directory.jobDirectory(key: key)) }
             report.unreadablePartialJobs += 1
         }
+        if let partialOlderThan {
+            let cutoff = Date().addingTimeInterval(-partialOlderThan)
+            func isOld(_ path: String) -> Bool { (FileSystem.lastModification(inDirectory: path) ?? Date()) < cutoff }
+            for job in partial.jobs where isOld(directory.jobDirectory(key: job.key)) {
+                guard let lock = try KeyLock.tryAcquire(key: job.key, in: directory) else { continue }
+                let path = directory.jobDirectory(key: job.key)
+                // A resume may have run and ended between the listing and the lock.
+                guard isOld(path) else { continue }
+                withExtendedLifetime(lock) {
+                    report.bytesFreed += FileSystem.diskUsage(ofDirectory: path)
+                    FileSystem.removeTree(path)
+                }
+                report.oldPartialJobs += 1
+            }
+        }
+        for leftover in StagedObject.removeAbandoned(in: directory) {
+            report.stagedImportFiles += 1
+            report.bytesFreed += leftover.size
+        }
 
         removeLegacyLockFiles()
 
         var total = objects.reduce(Int64(0)) { $0 + $1.size }
         if let maxSize {
             for object in objects.sorted(by: { $0.lastUsedAt < $1.lastUsedAt }) where total > maxSize {
-                guard (try? remove(object.cacheKey)) != nil else { continue }
+                guard (try? remove(object.cacheKey))?.objectBytes != nil else { continue }
                 total -= object.size
                 report.bytesFreed += object.size
                 report.evicted.append(object.url)
@@ -112,6 +163,9 @@ public struct CacheMaintenance: Sendable {
         public var relocated = 0
         public var partialJobs = 0
         public var partialBytes: Int64 = 0
+        /// Temporary files of imports, running or killed (`gc` removes the latter).
+        public var stagedImports = 0
+        public var stagedImportBytes: Int64 = 0
     }
 
     public func statistics() throws -> Statistics {
@@ -125,19 +179,11 @@ public struct CacheMaintenance: Sendable {
             stats.partialJobs += 1
             stats.partialBytes += job.state.bytesDone
         }
-        return stats
-    }
-
-    /// What `gc` would clean, without touching anything: files in `objects/` without an
-    /// index row (relative paths) and partial jobs whose state cannot be read.
-    public func orphans() throws -> (files: [String], unreadableJobs: [String]) {
-        let known = Set(try index.all().map(\.path))
-        let files = objectFiles().filter { !known.contains($0) }
-        let readable = Set(PartialJobs.list(in: directory).jobs.map(\.key.hex))
-        let jobs = FileSystem.contentsOfDirectory(directory.partialDirectory).filter {
-            CacheKey(hex: $0) != nil && !readable.contains($0)
+        for staged in StagedObject.all(in: directory) {
+            stats.stagedImports += 1
+            stats.stagedImportBytes += staged.size
         }
-        return (files, jobs.map { "partial/" + $0 })
+        return stats
     }
 
     /// Earlier versions kept one lock file per key in `locks/` (now one byte of

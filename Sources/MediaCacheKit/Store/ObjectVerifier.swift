@@ -45,10 +45,27 @@ public final class ObjectVerifier {
     private let directory: CacheDirectory
     private let index: CacheIndex?
 
-    /// A cache without an index has nothing to verify; none is created.
+    /// A cache without an index has nothing to verify; none is created. Throws when
+    /// the cache directory cannot be used at all.
     public init(directory: CacheDirectory) throws {
         self.directory = directory
-        index = FileSystem.exists(directory.indexPath) ? try CacheIndex(directory: directory) : nil
+        let exists = try directory.existsForReading()
+        index = exists && FileSystem.exists(directory.indexPath) ? try CacheIndex(directory: directory) : nil
+    }
+
+    /// What `gc` would clean, found without changing anything (verify also works on a
+    /// read-only cache): files in `objects/` without an index row, partial jobs whose
+    /// state cannot be read, and temporary files of imports that were killed. Paths are
+    /// relative to the cache root.
+    public func orphans() throws -> [String] {
+        let known = Set(try index?.all().map(\.path) ?? [])
+        let files = IndexRebuilder.objectFiles(directory).filter { !known.contains($0) }
+        let readable = Set(PartialJobs.list(in: directory).jobs.map(\.key.hex))
+        let jobs = FileSystem.contentsOfDirectory(directory.partialDirectory).sorted().filter {
+            CacheKey(hex: $0) != nil && !readable.contains($0)
+        }
+        let staged = StagedObject.abandoned(in: directory).map { "partial/" + ($0.path as NSString).lastPathComponent }
+        return files + jobs.map { "partial/" + $0 } + staged.sorted()
     }
 
     /// Checks every object, or those `names` (URLs, mirrors or cache keys) stand for.

@@ -24,6 +24,24 @@ enum FileSystem {
         return Int64(info.st_size)
     }
 
+    /// Bytes the files directly inside `directory` take on disk (a preallocated data file
+    /// counts what is allocated, not its length).
+    static func diskUsage(ofDirectory directory: String) -> Int64 {
+        contentsOfDirectory(directory).reduce(Int64(0)) { total, name in
+            var info = stat()
+            return lstat(directory + "/" + name, &info) == 0 ? total + Int64(info.st_blocks) * 512 : total
+        }
+    }
+
+    /// When anything directly inside `directory` (or the directory itself) last changed.
+    static func lastModification(inDirectory directory: String) -> Date? {
+        ([directory] + contentsOfDirectory(directory).map { directory + "/" + $0 }).compactMap { path -> Date? in
+            var info = stat()
+            guard lstat(path, &info) == 0 else { return nil }
+            return Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+        }.max()
+    }
+
     /// Bytes an unprivileged writer may still use on the file system holding `path`.
     static func freeBytes(_ path: String) -> Int64? {
         var info = statvfs()

@@ -21,8 +21,8 @@ struct BundleInfo: ParsableCommand {
     @OptionGroup var cache: CacheOptions
 
     func run() throws {
-        guard FileManager.default.isReadableFile(atPath: bundle) else {
-            Terminal.err("mediacache: cannot read bundle \(bundle): no such file or not readable")
+        if let reason = CommandInputs.unreadableBundleReason(bundle) {
+            Terminal.err("mediacache: cannot read bundle \(bundle): \(reason)")
             throw ExitStatus.usage
         }
         let manifest: BundleManifest
@@ -30,7 +30,7 @@ struct BundleInfo: ParsableCommand {
             manifest = try BundleManifest.read(bundleAt: bundle)
         } catch {
             Terminal.err("mediacache: \(error)")
-            throw ExitStatus.someFailed
+            throw ExitStatus.usage
         }
         if json {
             let encoder = JSONEncoder()
@@ -39,13 +39,14 @@ struct BundleInfo: ParsableCommand {
             Terminal.out(String(decoding: try encoder.encode(manifest), as: UTF8.self))
             return
         }
+        // Only for the "cached" column: no index yet is "?", a path that cannot be a cache is exit 3.
+        let index = try CommandInputs.cacheExists(cache.directory) && FileManager.default.fileExists(atPath: cache.directory.indexPath)
+            ? try? CacheIndex(directory: cache.directory) : nil
         let total = manifest.entries.reduce(Int64(0)) { $0 + $1.size }
         Terminal.out(
             "\(bundle): mediacache bundle version \(manifest.version), created \(Self.date(manifest.created)) by "
                 + "\(Printable.name(manifest.generator)); \(manifest.entries.count) object\(manifest.entries.count == 1 ? "" : "s"), "
                 + "\(ByteCount.format(total))")
-        let index = FileManager.default.fileExists(atPath: cache.directory.indexPath)
-            ? try? CacheIndex(directory: cache.directory) : nil
         for entry in manifest.entries {
             var cached = "?"
             if let index {

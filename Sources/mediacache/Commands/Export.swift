@@ -43,7 +43,7 @@ struct Export: ParsableCommand {
     @Flag(help: "Keep the query of URLs of objects cached under a cache-key (it may hold expiring tokens).")
     var keepQuery = false
 
-    @Flag(help: "Print no progress, only errors.")
+    @Flag(name: [.short, .long], help: "Print no progress, only errors.")
     var quiet = false
 
     @OptionGroup var cache: CacheOptions
@@ -58,7 +58,7 @@ struct Export: ParsableCommand {
 
     func run() throws {
         let directory = cache.directory
-        guard FileManager.default.fileExists(atPath: directory.indexPath) else {
+        guard try CommandInputs.cacheExists(directory), FileManager.default.fileExists(atPath: directory.indexPath) else {
             Terminal.err("mediacache: the cache at \(directory.root) is empty; nothing to export")
             throw ExitStatus.someFailed
         }

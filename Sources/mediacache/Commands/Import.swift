@@ -12,7 +12,9 @@ struct Import: ParsableCommand {
             importing a bundle twice changes nothing. Unsafe or tampered entries (absolute \
             paths, '..', links, devices, entries not in the manifest, oversized or \
             truncated objects) are rejected and named; nothing is ever written outside the \
-            cache directory. Exit 1 when any entry was rejected or skipped.
+            cache directory. Exit 1 when any entry was rejected or skipped; exit 2 when a \
+            bundle cannot be used at all (not a readable bundle file, no or a malformed \
+            manifest): the others named are still imported.
             """)
 
     @Argument(help: ArgumentHelp("Bundle files made by `mediacache export`.", valueName: "bundle"), completion: .file())
@@ -27,7 +29,7 @@ struct Import: ParsableCommand {
     @Flag(help: "Print one JSON object per event on stdout.")
     var json = false
 
-    @Flag(help: "Print only problems.")
+    @Flag(name: [.short, .long], help: "Print only problems.")
     var quiet = false
 
     @OptionGroup var cache: CacheOptions
@@ -37,10 +39,8 @@ struct Import: ParsableCommand {
     }
 
     func run() throws {
-        for bundle in bundles where !FileManager.default.isReadableFile(atPath: bundle) {
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: bundle, isDirectory: &isDirectory)
-            let reason = !exists ? "no such file" : isDirectory.boolValue ? "it is a directory" : "permission denied"
+        for bundle in bundles {
+            guard let reason = CommandInputs.unreadableBundleReason(bundle) else { continue }
             Terminal.err("mediacache: cannot read bundle \(bundle): \(reason)")
             throw ExitStatus.usage
         }
@@ -57,10 +57,21 @@ struct Import: ParsableCommand {
             throw ExitStatus.cacheError
         }
         var failed = false
+        var unusable = false
         for bundle in bundles {
             let started = Date()
+            let opened: OpenedBundle
             do {
-                let summary = try importer.importBundle(at: bundle, name: bundle)
+                opened = try OpenedBundle(path: bundle, name: bundle)
+            } catch {
+                // Not a bundle at all: an input error; the other bundles still count.
+                Terminal.err("mediacache: \(error)")
+                if json { Terminal.out(JSONEvent.encode(["event": "failed", "bundle": bundle, "reason": error.description])) }
+                unusable = true
+                continue
+            }
+            do {
+                let summary = try importer.importBundle(opened)
                 line.clear()
                 if let damage = summary.damage { Terminal.err("mediacache: \(damage)") }
                 printSummary(summary, seconds: Date().timeIntervalSince(started))
@@ -80,6 +91,7 @@ struct Import: ParsableCommand {
                 throw ExitStatus.cacheError
             }
         }
+        if unusable { throw ExitStatus.usage }
         if failed { throw ExitStatus.someFailed }
     }
 

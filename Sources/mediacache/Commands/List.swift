@@ -21,7 +21,7 @@ struct List: ParsableCommand {
 
     func run() throws {
         let directory = cache.directory
-        guard FileManager.default.fileExists(atPath: directory.indexPath) else {
+        guard try CommandInputs.cacheExists(directory), FileManager.default.fileExists(atPath: directory.indexPath) else {
             if !json { Terminal.err("the cache at \(directory.root) is empty") }
             return
         }
@@ -43,8 +43,9 @@ struct List: ParsableCommand {
         }
         var rows = [["NAME", "SIZE", "TYPE", "FASTSTART", "ADDED", "LAST USED"]]
         for object in sorted {
+            let name = object.name ?? (object.url.isEmpty ? "(URL not known yet) \(object.path)" : object.url)
             rows.append([
-                object.name ?? (object.url.isEmpty ? "(URL not known yet) \(object.path)" : object.url),
+                TextTable.cutInTheMiddle(Printable.name(name, limit: .max), width: Self.nameWidth),
                 ByteCount.format(object.size), object.contentType ?? "-", object.faststart,
                 Self.date(object.addedAt), Self.date(object.lastUsedAt),
             ])
@@ -53,6 +54,10 @@ struct List: ParsableCommand {
         let total = objects.reduce(Int64(0)) { $0 + $1.size }
         Terminal.err("\(objects.count) object\(objects.count == 1 ? "" : "s"), \(ByteCount.format(total))")
     }
+
+    /// Longer names (URLs with long tokens) are cut in the middle, keeping the host and
+    /// the file name; `--json` has them whole.
+    static let nameWidth = 72
 
     static func fields(_ object: CachedObject, directory: CacheDirectory) -> [String: Any] {
         var fields: [String: Any] = [
@@ -87,6 +92,13 @@ extension List.SortKey {
 
 /// Columns padded to their widest cell; the last column is not padded.
 enum TextTable {
+    /// `text` at most `width` characters long: its start and end around an ellipsis.
+    static func cutInTheMiddle(_ text: String, width: Int) -> String {
+        guard text.count > width, width > 1 else { return text }
+        let tail = (width - 1) / 2
+        return text.prefix(width - 1 - tail) + "…" + text.suffix(tail)
+    }
+
     static func render(_ rows: [[String]]) -> [String] {
         guard let columns = rows.first?.count else { return [] }
         let widths = (0..<columns).map { column in rows.map { $0[column].count }.max() ?? 0 }

@@ -20,8 +20,11 @@ struct Remove: ParsableCommand {
         var failed = false
         for url in urls {
             do {
-                let freed = try maintenance.remove(url)
-                Terminal.err("removed  \(url) (\(ByteCount.format(freed)))")
+                let removal = try maintenance.remove(url)
+                if let bytes = removal.objectBytes { Terminal.err("removed  \(url) (\(ByteCount.format(bytes)))") }
+                if let bytes = removal.partialBytes {
+                    Terminal.err("removed partial download of \(url) (\(ByteCount.format(bytes)) on disk)")
+                }
             } catch {
                 Terminal.err("mediacache: \(error)")
                 failed = true
@@ -36,13 +39,21 @@ struct CollectGarbage: ParsableCommand {
         commandName: "gc",
         abstract: "Clean orphans and evict least-recently-used objects down to a size.",
         discussion: """
-            Removes files in objects/ without an index row, rows without a file and partial \
-            jobs whose state cannot be read; then, with --max-size, evicts the objects used \
-            longest ago (`path` counts as a use) until the cache fits.
+            Removes files in objects/ without an index row, rows without a file, partial \
+            jobs whose state cannot be read and temporary files of imports that were killed; \
+            with --partial-older-than, partial downloads nothing has written to for that long; \
+            then, with --max-size, evicts the objects used longest ago (`path` counts as a \
+            use) until the cache fits. Anything another mediacache process is working on is \
+            left alone.
             """)
 
     @Option(help: ArgumentHelp("Largest total size of the objects to keep (e.g. 20G).", valueName: "size"))
     var maxSize: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Also remove partial downloads untouched for longer than this (e.g. 30m, 12h, 7d).", valueName: "duration"))
+    var partialOlderThan: String?
 
     @OptionGroup var cache: CacheOptions
 
@@ -50,15 +61,28 @@ struct CollectGarbage: ParsableCommand {
         if let maxSize, ByteCount.parse(maxSize) == nil {
             throw ValidationError("--max-size must be a size like 500M or 20G, got '\(maxSize)'")
         }
+        if let partialOlderThan, TimeSpan.parse(partialOlderThan) == nil {
+            throw ValidationError(
+                "--partial-older-than must be a duration like 30m, 12h or 7d, got '\(partialOlderThan)' "
+                    + "(units: s, m, h, d, w)")
+        }
     }
 
     func run() throws {
         let maintenance = try CacheMaintenance.open(cache.directory)
-        let report = try maintenance.collectGarbage(maxSize: maxSize.flatMap(ByteCount.parse))
+        let report = try maintenance.collectGarbage(
+            maxSize: maxSize.flatMap(ByteCount.parse), partialOlderThan: partialOlderThan.flatMap(TimeSpan.parse))
         for url in report.evicted { Terminal.err("evicted  \(url)") }
+        var removed = [
+            "\(report.evicted.count) evicted", "\(report.orphanFiles) orphan files",
+            "\(report.rowsWithoutFile) rows without a file", "\(report.unreadablePartialJobs) unreadable partial jobs",
+            "\(report.stagedImportFiles) staged import file\(report.stagedImportFiles == 1 ? "" : "s")",
+        ]
+        if let partialOlderThan {
+            removed.append("\(report.oldPartialJobs) partial download\(report.oldPartialJobs == 1 ? "" : "s") older than \(partialOlderThan)")
+        }
         Terminal.err(
-            "\(report.evicted.count) evicted, \(report.orphanFiles) orphan files, \(report.rowsWithoutFile) rows without a file, "
-                + "\(report.unreadablePartialJobs) unreadable partial jobs removed; \(ByteCount.format(report.bytesFreed)) freed, "
+            removed.joined(separator: ", ") + " removed; \(ByteCount.format(report.bytesFreed)) freed, "
                 + "\(ByteCount.format(report.remainingBytes)) kept")
     }
 }
@@ -78,10 +102,12 @@ struct Stats: ParsableCommand {
                 JSONEvent.encode([
                     "objects": stats.objects, "bytes": stats.bytes, "relocated": stats.relocated,
                     "partial_jobs": stats.partialJobs, "partial_bytes": stats.partialBytes,
+                    "staged_imports": stats.stagedImports, "staged_import_bytes": stats.stagedImportBytes,
                 ]))
         } else {
             Terminal.out("objects       \(stats.objects) (\(ByteCount.format(stats.bytes)), \(stats.relocated) relocated)")
             Terminal.out("partial jobs  \(stats.partialJobs) (\(ByteCount.format(stats.partialBytes)) held)")
+            Terminal.out("imports       \(stats.stagedImports) staged file\(stats.stagedImports == 1 ? "" : "s") (\(ByteCount.format(stats.stagedImportBytes)))")
             Terminal.out("cache         \(cache.directory.root)")
         }
     }

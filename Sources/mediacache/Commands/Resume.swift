@@ -11,7 +11,7 @@ struct Resume: ParsableCommand {
 
     func run() throws {
         let directory = cache.directory
-        let (jobs, problems) = PartialJobs.list(in: directory)
+        let (jobs, problems) = try CommandInputs.cacheExists(directory) ? PartialJobs.list(in: directory) : ([], [])
         for problem in problems { Terminal.err("mediacache: \(problem)") }
         if jobs.isEmpty {
             if !download.quiet && !download.json { Terminal.err("nothing to resume in \(directory.root)") }

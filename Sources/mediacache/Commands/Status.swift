@@ -11,6 +11,10 @@ struct Status: ParsableCommand {
     var json = false
 
     func run() throws {
+        guard try CommandInputs.cacheExists(cache.directory) else {
+            if !json { Terminal.err("no interrupted downloads in \(cache.directory.root)") }
+            return
+        }
         let (jobs, problems) = PartialJobs.list(in: cache.directory)
         for problem in problems { Terminal.err("mediacache: \(problem)") }
         for job in jobs {

@@ -14,7 +14,7 @@ struct Verify: ParsableCommand {
     @Argument(help: ArgumentHelp("URLs, mirrors or cache keys (default: every object).", valueName: "url"))
     var urls: [String] = []
 
-    @Flag(help: "Print only problems.")
+    @Flag(name: [.short, .long], help: "Print only problems.")
     var quiet = false
 
     @Flag(help: "Remove every bad object (index row and file) so the next prefetch fetches it again.")
@@ -62,15 +62,20 @@ struct Verify: ParsableCommand {
             let advice = finding.problem == .notCached ? "" : "; fetch it again (prefetch), import it, or run verify --repair"
             Terminal.err("mediacache: bad object \(finding)\(advice)")
         }
-        if urls.isEmpty, let orphans = try? CacheMaintenance.open(cache.directory).orphans(),
-            !orphans.files.isEmpty || !orphans.unreadableJobs.isEmpty
-        {
-            for path in orphans.files + orphans.unreadableJobs {
+        if urls.isEmpty {
+            let orphans: [String]
+            do {
+                orphans = try verifier.orphans()
+            } catch {
+                Terminal.err("mediacache: cannot read the cache index at \(cache.directory.indexPath): \(error)")
+                throw ExitStatus.cacheError
+            }
+            for path in orphans {
                 Terminal.err("mediacache: orphan \(cache.directory.absolute(path)) (not in the index; `mediacache gc` removes it)")
             }
         }
         if repair && repaired == report.bad.count && !report.bad.isEmpty {
-            Terminal.out("\(report.verified) object\(report.verified == 1 ? "" : "s") verified, \(repaired) bad removed")
+            if !quiet { Terminal.out("\(report.verified) object\(report.verified == 1 ? "" : "s") verified, \(repaired) bad removed") }
             return
         }
         if report.bad.isEmpty {

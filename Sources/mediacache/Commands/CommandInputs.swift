@@ -1,0 +1,26 @@
+import Foundation
+import MediaCacheKit
+
+/// Checks every command makes the same way, with one message and the documented exit
+/// code: 3 when the cache cannot be used, 2 when a named bundle cannot be opened.
+enum CommandInputs {
+    /// For commands that only read the cache: whether it exists (a cache not created
+    /// yet is empty). A path that cannot be a cache (a regular file, no permission) is
+    /// exit 3, never an empty cache.
+    static func cacheExists(_ directory: CacheDirectory) throws -> Bool {
+        do {
+            return try directory.existsForReading()
+        } catch {
+            Terminal.err("mediacache: cannot use the cache at \(directory.root): \(error)")
+            throw ExitStatus.cacheError
+        }
+    }
+
+    /// Why the bundle file `path` cannot be opened at all, or nil.
+    static func unreadableBundleReason(_ path: String) -> String? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "no such file" }
+        if isDirectory.boolValue { return "it is a directory" }
+        return FileManager.default.isReadableFile(atPath: path) ? nil : "permission denied"
+    }
+}

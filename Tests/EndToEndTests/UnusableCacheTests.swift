@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import TestOrigin
+
+extension EndToEnd {
+    /// A cache directory that cannot be used is exit 3 for every command, with a message
+    /// naming it, and never a report about an "empty" cache.
+    @Suite struct UnusableCache {
+        @Test func aRegularFileAsCacheIsExitThreeForEveryCommand() throws {
+            let fixture = try BundleFixture(sizes: [20_000])
+            let scratch = fixture.target.scratch
+            let notADirectory = scratch.write("not-a-directory", "a file\n")
+            let list = scratch.write("list.txt", fixture.files[0].url)
+            let url = fixture.files[0].url
+            let commands: [[String]] = [
+                ["prefetch", list], ["resume"], ["status"], ["path", url], ["info", url], ["ls"], ["ls", "--json"],
+                ["rm", url], ["gc"], ["stats"], ["verify"], ["verify", url], ["export", scratch.path + "/out.mcbundle"],
+                ["import", fixture.bundle], ["import", "--dry-run", fixture.bundle], ["bundle-info", fixture.bundle],
+            ]
+            for command in commands {
+                let result = try MediaCacheProcess.run(command + ["--cache-dir", notADirectory])
+                #expect(result.status == 3, "\(command): exit \(result.status), \(result.stderr)")
+                #expect(result.stderr.contains(notADirectory), "\(command): \(result.stderr)")
+                #expect(!result.stdout.contains("verified") && !result.stderr.contains("empty"), "\(command): \(result.stdout) \(result.stderr)")
+            }
+            #expect(TestBytes.read(notADirectory) == Array("a file\n".utf8), "the file is left alone")
+            #expect(!FileManager.default.fileExists(atPath: scratch.path + "/out.mcbundle"))
+        }
+
+        /// The index cannot be opened on a read-only file system: `verify` says so once
+        /// and exits 3, and never adds a count of verified objects after the error.
+        @Test(.enabled(if: TmpfsMount.available, "needs root and mount"))
+        func verifyOnAReadOnlyCacheSaysSoOnce() throws {
+            let fixture = try BundleFixture(sizes: [20_000])
+            let mount = try TmpfsMount(at: fixture.target.scratch.cache, size: "4m")
+            defer { mount.unmount() }
+            try #require(try fixture.importBundle(fixture.bundle).status == 0)
+            try mount.remount("ro")
+            for command in [["verify"], ["verify", "-q"], ["verify", fixture.files[0].url]] {
+                let result = try fixture.target.run(command)
+                if result.status == 0 {
+                    #expect(result.stderr.isEmpty, "\(command): \(result.stderr)")
+                } else {
+                    #expect(result.status == 3, "\(command): \(result.status) \(result.stderr)")
+                    #expect(result.stdout.isEmpty, "\(command): no count after the error: \(result.stdout)")
+                    #expect(result.stderr.components(separatedBy: "read-only").count == 2, "\(command): \(result.stderr)")
+                }
+            }
+            let gc = try fixture.target.run(["gc"])
+            #expect(gc.status == 3, "\(gc.stderr)")
+            #expect(gc.stderr.contains("read-only"), "\(gc.stderr)")
+        }
+    }
+}
