@@ -107,7 +107,8 @@ extension EndToEnd {
             #expect(run.wait().status == 143)
             try #require(partialJobs.count == 1)
 
-            let removed = try harness.run(["rm", url])
+            // Named as a player would link it: the fragment is no part of the download.
+            let removed = try harness.run(["rm", url + "#t=3"])
             #expect(removed.status == 0, "\(removed.stderr)")
             #expect(removed.stderr.contains("removed partial download of \(url)"), "\(removed.stderr)")
             #expect(partialJobs.isEmpty, "the partial download is gone")

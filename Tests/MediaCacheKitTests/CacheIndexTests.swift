@@ -191,16 +191,6 @@ struct CacheDirectoryTests {
         #expect(dir.absolute("objects/ba/x") == "/var/cache/mc/objects/ba/x")
     }
 
-    @Test func resolvePrecedence() {
-        let env = ["MEDIACACHE_DIR": "/env/dir", "XDG_CACHE_HOME": "/xdg", "HOME": "/home/u"]
-        #expect(CacheDirectory.resolve(explicit: "/flag/dir", environment: env).root == "/flag/dir")
-        #expect(CacheDirectory.resolve(explicit: nil, environment: env).root == "/env/dir")
-        #expect(CacheDirectory.resolve(explicit: "", environment: env).root == "/env/dir")
-        #expect(CacheDirectory.resolve(explicit: nil, environment: ["XDG_CACHE_HOME": "/xdg", "HOME": "/home/u"]).root == "/xdg/mediacache")
-        #expect(CacheDirectory.resolve(explicit: nil, environment: ["XDG_CACHE_HOME": "rel", "HOME": "/home/u"]).root == "/home/u/.cache/mediacache")
-        #expect(CacheDirectory.resolve(explicit: nil, environment: ["HOME": "/home/u"]).root == "/home/u/.cache/mediacache")
-    }
-
     @Test func prepareCreatesPrivateDirectories() throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }

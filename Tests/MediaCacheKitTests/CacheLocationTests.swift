@@ -29,14 +29,3 @@ import Testing
         #expect(root("/given", environment) == "/given")
     }
 }
-
-@Suite struct FileDescriptorLimitTests {
-    /// The test process's hard limit is at least its soft limit: raising never lowers it.
-    @Test func raisingKeepsOrRaisesTheSoftLimit() {
-        let before = FileDescriptorLimit.current
-        let after = FileDescriptorLimit.raiseSoftLimit()
-        #expect(after >= before)
-        #expect(after == FileDescriptorLimit.current)
-        #expect(after >= FileDescriptorLimit.minimumForARun)
-    }
-}

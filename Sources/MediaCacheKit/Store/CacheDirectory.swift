@@ -1,26 +1,11 @@
 import Foundation
 
-/// The layout of a cache directory (DESIGN §4) and where it is.
+/// The layout of a cache directory (where it is: `CacheLocation`).
 public struct CacheDirectory: Sendable {
     public let root: String
 
     public init(root: String) {
         self.root = (root as NSString).standardizingPath
-    }
-
-    /// `--cache-dir`, else `MEDIACACHE_DIR`, else `${XDG_CACHE_HOME:-~/.cache}/mediacache`.
-    public static func resolve(explicit: String?, environment: [String: String]) -> CacheDirectory {
-        if let explicit, !explicit.isEmpty { return CacheDirectory(root: absolute(explicit)) }
-        if let dir = environment["MEDIACACHE_DIR"], !dir.isEmpty { return CacheDirectory(root: absolute(dir)) }
-        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
-            return CacheDirectory(root: xdg + "/mediacache")
-        }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        return CacheDirectory(root: home + "/.cache/mediacache")
-    }
-
-    private static func absolute(_ path: String) -> String {
-        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
     public var objectsDirectory: String { root + "/objects" }

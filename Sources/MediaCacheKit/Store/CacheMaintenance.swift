@@ -64,11 +64,13 @@ public struct CacheMaintenance: Sendable {
     }
 
     /// The key of the partial download `name` stands for: its cache key, its URL or a
-    /// mirror (saved downloads are filed under their cache key).
+    /// mirror (saved downloads are filed under their cache key), `#fragment` ignored.
     private func partialJobKey(named name: String) -> CacheKey? {
-        let direct = CacheKey(identity: name)
-        if FileSystem.exists(directory.jobDirectory(key: direct)) { return direct }
-        return PartialJobs.list(in: directory).jobs.first { $0.state.entry.urls.contains(name) }?.key
+        let names = [name] + [URLParts.removingFragment(name)].compactMap { $0 }
+        if let direct = names.map(CacheKey.init(identity:)).first(where: { FileSystem.exists(directory.jobDirectory(key: $0)) }) {
+            return direct
+        }
+        return PartialJobs.list(in: directory).jobs.first { job in names.contains { job.state.entry.urls.contains($0) } }?.key
     }
 
     public struct CollectionReport: Sendable, Equatable {

@@ -11,12 +11,15 @@ public final class ObjectStore: Sendable {
     /// The committed object known by `name`, even if its file is gone (for `info`).
     public func object(named name: String) throws -> CachedObject? { try index.lookup(name) }
 
-    /// The saved state of an unfinished download of `name` (its URL or cache key).
+    /// The saved state of an unfinished download of `name` (its URL or cache key,
+    /// `#fragment` ignored).
     public func partialJob(named name: String) -> JobState? {
-        let key = CacheKey(identity: name)
-        let path = directory.statePath(key: key)
-        guard let bytes = try? FileSystem.readAll(path) else { return nil }
-        return try? JobStateCodec.decode(bytes, path: path)
+        for candidate in [name] + [URLParts.removingFragment(name)].compactMap({ $0 }) {
+            let path = directory.statePath(key: CacheKey(identity: candidate))
+            guard let bytes = try? FileSystem.readAll(path) else { continue }
+            return try? JobStateCodec.decode(bytes, path: path)
+        }
+        return nil
     }
 
     /// Every object in the index.

@@ -2,8 +2,8 @@
 /// characters replaced (no terminal escapes) and cut to a readable length.
 public enum Printable {
     public static func name(_ text: String, limit: Int = 300) -> String {
-        // Only what is shown is mapped: the text may be megabytes.
-        let scalars = text.unicodeScalars.prefix(limit + 1)
+        // Only what is shown is mapped (the text may be megabytes); one more tells it was cut.
+        let scalars = text.unicodeScalars.prefix(limit == .max ? limit : limit + 1)
         var result = String(scalars.map { scalar -> Character in
             scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
                 ? "?" : Character(scalar)

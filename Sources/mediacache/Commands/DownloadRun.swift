@@ -29,9 +29,7 @@ struct DownloadRun {
         do {
             engine = try PrefetchEngine(cache: cache, options: options.engineOptions, events: printer.handle)
         } catch {
-            SummaryPrinter.printRunFailure(
-                "cannot use the cache at \(cache.root): \(error)", code: "cache-unusable", json: options.json)
-            throw ExitStatus.cacheError
+            throw cacheUnusable(error)
         }
         if !options.quiet, !options.json, let warning = engine.descriptorBudget.warning(limit: FileDescriptorLimit.current) {
             printer.note("mediacache: warning: \(warning)")
@@ -45,6 +43,16 @@ struct DownloadRun {
             throw trap.exitStatus
         }
         if !summary.failed.isEmpty || errors > 0 { throw ExitStatus.someFailed }
+    }
+}
+
+extension DownloadRun {
+    /// Says why the cache cannot be used (with `--json`, as a `failed` event and an
+    /// empty summary) and returns the exit status for it.
+    func cacheUnusable(_ error: Error) -> ExitCode {
+        SummaryPrinter.printRunFailure(
+            "cannot use the cache at \(cache.root): \(error)", code: "cache-unusable", json: options.json)
+        return ExitStatus.cacheError
     }
 }
 

@@ -11,7 +11,10 @@ struct Resume: ParsableCommand {
 
     func run() throws {
         let directory = cache.directory
-        let (jobs, problems) = try CommandInputs.cacheExists(directory) ? PartialJobs.list(in: directory) : ([], [])
+        let run = DownloadRun(cache: directory, options: download)
+        let exists: Bool
+        do { exists = try directory.existsForReading() } catch { throw run.cacheUnusable(error) }
+        let (jobs, problems) = exists ? PartialJobs.list(in: directory) : ([], [])
         for problem in problems { Terminal.err("mediacache: \(problem)") }
         if jobs.isEmpty {
             if !download.quiet && !download.json { Terminal.err("nothing to resume in \(directory.root)") }
@@ -19,6 +22,6 @@ struct Resume: ParsableCommand {
             return
         }
         let requests = jobs.map { JobRequest(entry: $0.state.entry, commandHeaders: $0.state.commandHeaders) }
-        try DownloadRun(cache: directory, options: download).run(requests, inputErrors: 0)
+        try run.run(requests, inputErrors: 0)
     }
 }
