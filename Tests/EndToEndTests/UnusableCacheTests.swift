@@ -27,6 +27,20 @@ extension EndToEnd {
             #expect(!FileManager.default.fileExists(atPath: scratch.path + "/out.mcbundle"))
         }
 
+        /// A cache directory not made yet is an empty cache, not an unusable one: lookups
+        /// say "not cached" (exit 1), listings are empty (exit 0), and nothing is created.
+        @Test func aCacheNotMadeYetIsEmptyForEveryReadingCommand() throws {
+            let scratch = Scratch()
+            let missing = scratch.path + "/not-made-yet"
+            let url = "http://127.0.0.1:9/a.mp4"
+            for (command, status) in [(["path", url], 1), (["info", url], 1), (["ls"], 0), (["status"], 0)] {
+                let result = try MediaCacheProcess.run(command + ["--cache-dir", missing])
+                #expect(result.status == Int32(status), "\(command): exit \(result.status), \(result.stderr)")
+                if status == 1 { #expect(result.stderr.contains("not cached"), "\(command): \(result.stderr)") }
+            }
+            #expect(!FileManager.default.fileExists(atPath: missing))
+        }
+
         /// The index cannot be opened on a read-only file system: `verify` says so once
         /// and exits 3, and never adds a count of verified objects after the error.
         @Test(.enabled(if: TmpfsMount.available, "needs root and mount"))

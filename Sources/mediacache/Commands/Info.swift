@@ -24,6 +24,10 @@ struct Info: ParsableCommand {
 
     func run() throws {
         let directory = cache.directory
+        guard try CommandInputs.cacheExists(directory), FileManager.default.fileExists(atPath: directory.indexPath) else {
+            Terminal.err("mediacache: not cached and no unfinished download: \(url) (the cache at \(directory.root) is empty)")
+            throw ExitStatus.someFailed
+        }
         let store: ObjectStore
         do {
             store = try ObjectStore(directory: directory)
