@@ -172,6 +172,42 @@ struct FragmentPlannerTests {
         return (set.ranges.shuffled(using: &generator), Int.random(in: 1...10, using: &generator))
     }
 
+    // MARK: endgameCut
+
+    /// A 4 MiB range at 2 MiB/s needs 2 s; a fresh request answers in 40 ms. Split below
+    /// the 4 MiB minimum, the front keeps what it delivers while the fresh request starts,
+    /// and both ends finish together: front / r == latency + back / r.
+    @Test func endgameCutBalancesBothEndsBelowMinFragment() throws {
+        let planner = FragmentPlanner(minFragment: 4 * MiB)
+        #expect(planner.stealPoint(next: 4 * MiB, end: 8 * MiB) == nil)
+        let rate = 2.0 * Double(MiB)
+        let cut = try #require(planner.endgameCut(next: 4 * MiB, end: 8 * MiB, bytesPerSecond: rate, requestSeconds: 0.04))
+        let front = Double(cut - 4 * MiB) / rate
+        let back = 0.04 + Double(8 * MiB - cut) / rate
+        #expect(abs(front - back) < Double(64 * KiB) / rate, "front \(front) s, back \(back) s")
+        #expect(cut % (64 * KiB) == 0)
+    }
+
+    @Test func endgameCutIsNilWhenAFreshRequestWouldNotFinishSooner() {
+        let planner = FragmentPlanner(minFragment: 4 * MiB)
+        // 1 MiB at 100 MiB/s is 10 ms: less than two requests' latency.
+        #expect(planner.endgameCut(next: 0, end: 1 * MiB, bytesPerSecond: 100 * Double(MiB), requestSeconds: 0.04) == nil)
+        // Too small to share: both sides would be under the endgame piece.
+        #expect(planner.endgameCut(next: 0, end: 200 * KiB, bytesPerSecond: 1024, requestSeconds: 0.04) == nil)
+        #expect(planner.endgameCut(next: 0, end: 8 * MiB, bytesPerSecond: 0, requestSeconds: 0.04) == nil)
+    }
+
+    @Test func endgameCutLeavesAtLeastOnePieceOnEachSide() throws {
+        let planner = FragmentPlanner(minFragment: 4 * MiB)
+        let piece = FragmentPlanner.endgamePiece
+        // A very slow connection with a long latency: the ideal cut is near the end.
+        let late = try #require(planner.endgameCut(next: 0, end: 2 * piece + 10, bytesPerSecond: 100_000, requestSeconds: 1))
+        #expect(late >= piece && (2 * piece + 10) - late >= piece, "\(late)")
+        // Near-zero latency: the cut is in the middle.
+        let middle = try #require(planner.endgameCut(next: 0, end: 16 * piece, bytesPerSecond: 100_000, requestSeconds: 0))
+        #expect(middle == 8 * piece)
+    }
+
     // MARK: stealPoint
 
     @Test func stealPointIsNilBelowTwoMinFragments() {

@@ -205,6 +205,9 @@ extension DownloadJob: HTTPTransferDelegate {
         }
         let count = Int(min(Int64(chunk.count), fragment.end - fragment.next))
         guard count > 0 else { return consumed }
+        if let latency = fragment.noteBytes(now: TransferLoop.now()) {
+            requestLatency = requestLatency.map { 0.7 * $0 + 0.3 * latency } ?? latency
+        }
         do {
             try chunk.prefix(count).write(to: file, at: fragment.next)
         } catch {
@@ -225,6 +228,9 @@ extension DownloadJob: HTTPTransferDelegate {
             failuresInARow = 0
             furthestStreamed = fragment.next
         }
+        // The last bytes may come on a connection whose response goes on past them (its
+        // range was cut): commit now, not when that response ends.
+        if state.isComplete { scheduleWake(at: 0) }
         if moovLocator != nil { advanceMoovSearch() }
         // Until the layout is known, the relocated digest could not follow the prefix.
         if moovLocator == nil { hasher?.advance(to: state.completed.contiguousPrefix) }

@@ -44,6 +44,9 @@ final class DownloadJob: @unchecked Sendable {
     /// Every length the origin gave for this file in this run: one it gives again after
     /// a restart shows an origin that flips between two answers.
     var lengthsAnnounced: Set<Int64> = []
+    /// Seconds from a request to its first body byte (a moving average): what the endgame
+    /// weighs against a running range's time left. Nil until one has been seen.
+    var requestLatency: Double?
     var mirrorIndex = 0
     var retryNotBefore = 0.0
     var wakeTimer: Int?
@@ -325,7 +328,15 @@ final class DownloadJob: @unchecked Sendable {
             // Hold the other connections only if there will be other connections.
             let probeCoversTheRest = fragments.values.contains { $0.isProbe && $0.end >= length }
                 && state.completed.gaps(within: ByteRange(0, length)).count <= 1
-            if !probeCoversTheRest { holdFillUntil = now + 1.0 }
+            if !probeCoversTheRest {
+                holdFillUntil = now + 1.0
+                // The probe asked for two fragments so a small file takes one request; in a
+                // file that is split anyway it takes one piece like every other connection,
+                // or it would be the last to finish.
+                if let probe = fragments.values.first(where: \.isProbe) {
+                    probe.end = min(probe.end, max(probe.next, probe.compareUntil) + pieceSize(of: length))
+                }
+            }
             advanceMoovSearch()
         }
         fillConnections()
@@ -346,9 +357,13 @@ final class DownloadJob: @unchecked Sendable {
         guard phase == .fetching else { return }
         let now = TransferLoop.now()
         // Every byte is held, whatever path got here (a retry after the last byte, a
-        // response that ended badly): commit once nothing is in flight.
+        // response that ended badly): what is still in flight can only bring bytes held
+        // already, unless it is comparing held bytes with the origin's (a changed origin
+        // restarts the file), so it is stopped and the file committed.
         if state.isComplete {
-            if fragments.isEmpty { commit() }
+            guard !fragments.values.contains(where: { $0.next < $0.compareUntil }) else { return }
+            cancelAllTransfers()
+            commit()
             return
         }
         if now < retryNotBefore {
@@ -380,9 +395,8 @@ final class DownloadJob: @unchecked Sendable {
         }
         var slots = options.connectionsPerFile - fragments.count
         guard slots > 0 else { return }
-        let pieceSize = length / Int64(options.connectionsPerFile * 8)
         let unassigned = busy.gaps(within: ByteRange(0, length))
-        for piece in planner.planInOrder(unassigned: unassigned, slots: slots, pieceSize: pieceSize) {
+        for piece in planner.planInOrder(unassigned: unassigned, slots: slots, pieceSize: pieceSize(of: length)) {
             startFragment(piece)
             slots -= 1
         }
@@ -390,14 +404,52 @@ final class DownloadJob: @unchecked Sendable {
             let candidates = fragments.values.filter {
                 $0.accepted && $0.end != Int64.max && $0.next >= $0.compareUntil
             }
-            guard let victim = candidates.max(by: { $0.remaining < $1.remaining }),
+            if let victim = candidates.max(by: { $0.remaining < $1.remaining }),
                 let cut = planner.stealPoint(next: victim.next, end: victim.end)
+            {
+                steal(from: victim, at: cut, rate: victim.bytesPerSecond(now: now))
+                slots -= 1
+                continue
+            }
+            // The endgame: nothing is left to halve, but the range that would take longest
+            // at its connection's rate may still finish sooner shared with a fresh request.
+            let timed = candidates.compactMap { fragment in fragment.bytesPerSecond(now: now).map { (fragment, $0) } }
+            guard let (victim, rate) = timed.max(by: { Double($0.0.remaining) / $0.1 < Double($1.0.remaining) / $1.1 }),
+                let cut = planner.endgameCut(
+                    next: victim.next, end: victim.end, bytesPerSecond: rate, requestSeconds: requestLatency ?? 0.05)
             else { break }
-            let end = victim.end
-            victim.end = cut
-            startFragment(ByteRange(cut, end))
+            steal(from: victim, at: cut, rate: rate)
             slots -= 1
         }
+        guard slots > 0, !fragments.isEmpty else { return }
+        // Connections sit idle while ranges still run. A connection that has stopped
+        // delivering (a throttling server that sends in bursts, a stalling one) gives its
+        // range to a fresh request; meanwhile, look again shortly.
+        let stallLimit = max(0.25, 4 * (requestLatency ?? 0.05))
+        let stalled = fragments.values.filter {
+            $0.accepted && $0.firstByte != nil && $0.end != Int64.max && $0.next >= $0.compareUntil
+                && $0.remaining > 0 && $0.secondsIdle(now: now) > stallLimit
+        }
+        if let victim = stalled.max(by: { $0.remaining < $1.remaining }) {
+            loop.cancel(victim.transfer)
+            fragments.removeValue(forKey: ObjectIdentifier(victim.transfer))
+            return fillConnections()
+        }
+        scheduleWake(at: now + 0.1)
+    }
+
+    /// The most a connection is given at once: the file fills front to back in pieces
+    /// that keep every connection busy to the end, never below `--min-fragment`.
+    private func pieceSize(of length: Int64) -> Int64 {
+        max(length / Int64(options.connectionsPerFile * 8), planner.minFragment)
+    }
+
+    /// A free connection takes `[cut, end)` of `victim`'s range; its rate is assumed to
+    /// be the victim's until it has one of its own.
+    private func steal(from victim: Fragment, at cut: Int64, rate: Double?) {
+        let end = victim.end
+        victim.end = cut
+        startFragment(ByteRange(cut, end)).rateHint = rate
     }
 
     @discardableResult

@@ -21,6 +21,14 @@ final class Fragment {
     var accepted = false
     /// Fetched ahead of everything else (the tail holding a late moov).
     var isPriority = false
+    /// When this transfer started, and when its first body byte arrived with `next` then:
+    /// this connection's own rate is measured from there.
+    let startedAt: Double
+    private(set) var firstByte: (time: Double, offset: Int64)?
+    /// When body bytes last arrived.
+    private(set) var lastByteAt: Double?
+    /// The rate of the range this one was split from, until it has its own.
+    var rateHint: Double?
 
     enum Outcome {
         case data
@@ -43,6 +51,28 @@ final class Fragment {
         self.end = end
         self.compareUntil = start
         self.redirectHops = redirectHops
+        startedAt = TransferLoop.now()
+    }
+
+    /// Notes body bytes arriving (at offset `next`); for the first ones, returns the
+    /// seconds they took since the request started.
+    func noteBytes(now: Double) -> Double? {
+        lastByteAt = now
+        guard firstByte == nil else { return nil }
+        firstByte = (now, next)
+        return now - startedAt
+    }
+
+    /// Seconds since this connection last delivered a byte (or since it started).
+    func secondsIdle(now: Double) -> Double { now - (lastByteAt ?? startedAt) }
+
+    /// Bytes per second this connection delivers: measured once it has run a moment,
+    /// else the rate it inherited, else unknown.
+    func bytesPerSecond(now: Double) -> Double? {
+        if let firstByte, now - firstByte.time >= 0.05, next > firstByte.offset {
+            return Double(next - firstByte.offset) / (now - firstByte.time)
+        }
+        return rateHint
     }
 
     var remaining: Int64 { end == Int64.max ? Int64.max : end - next }

@@ -3,7 +3,8 @@
 /// Unfetched bytes are split across free connections, never into pieces smaller than
 /// `minFragment`. When nothing is left unassigned, a free connection steals: it takes
 /// the back half of the largest range still in flight, so one slow connection does not
-/// hold the tail of the file.
+/// hold the tail of the file; in the endgame, when nothing that large is left, it takes
+/// the back of whichever range would take longest, however short.
 public struct FragmentPlanner: Sendable {
     public let minFragment: Int64
     /// Split points are rounded to this so writes stay page-aligned.
@@ -66,6 +67,31 @@ public struct FragmentPlanner: Sendable {
         let cut = align(middle) - next >= minFragment ? align(middle) : middle
         guard cut - next >= minFragment, end - cut >= minFragment else { return nil }
         return cut
+    }
+
+    /// The smallest piece an endgame split leaves on either side of its cut.
+    public static let endgamePiece: Int64 = 128 * 1024
+
+    /// The endgame: where a free connection should cut an in-flight range `[next, end)`
+    /// even below `minFragment`, or nil when that would not finish it sooner.
+    ///
+    /// At `bytesPerSecond` the range needs `remaining / rate`; split, the old connection
+    /// keeps the front and a fresh request, whose first byte comes `requestSeconds` later,
+    /// takes the back. The cut makes both finish together, so it pays only when the
+    /// range would take longer than two fresh requests' latency.
+    public func endgameCut(next: Int64, end: Int64, bytesPerSecond: Double, requestSeconds: Double) -> Int64? {
+        let remaining = end - next
+        guard remaining >= 2 * Self.endgamePiece, bytesPerSecond > 0 else { return nil }
+        let secondsLeft = Double(remaining) / bytesPerSecond
+        guard secondsLeft > 2 * requestSeconds else { return nil }
+        // Front x bytes take x / r; the back takes latency + (remaining - x) / r.
+        let front = (Double(remaining) + requestSeconds * bytesPerSecond) / 2
+        let ideal = next + Int64(front.rounded())
+        // To the nearest boundary: rounding down could undo the latency's share.
+        let nearest = align(ideal + alignment / 2)
+        let aligned = nearest > next ? nearest : ideal
+        let cut = min(max(aligned, next + Self.endgamePiece), end - Self.endgamePiece)
+        return cut > next && cut < end ? cut : nil
     }
 
     func split(_ range: ByteRange, into parts: Int) -> [ByteRange] {

@@ -11,7 +11,9 @@ struct DownloadOptions: ParsableArguments {
 
     @Option(
         name: .customLong("min-fragment"),
-        help: ArgumentHelp("Smallest byte range given to one connection (e.g. 512K, 4M).", valueName: "size"))
+        help: ArgumentHelp(
+            "Smallest byte range planned for one connection (e.g. 512K, 4M); at the end of a slow file, idle connections take smaller ones.",
+            valueName: "size"))
     var minFragment = "4M"
 
     @Option(

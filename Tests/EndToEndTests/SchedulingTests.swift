@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import TestOrigin
+
+extension EndToEnd {
+    /// How a file's bytes are shared among its connections when the origin is slow: no
+    /// connection sits idle while another still has seconds of work.
+    @Suite struct Scheduling {
+        let origin: TestOrigin
+        let harness = Harness()
+
+        init() throws { origin = try TestOrigin() }
+
+        /// 12 MiB at 1 MiB/s per connection with -x 8 and the default 4 MiB minimum: the
+        /// planner gives three connections 4 MiB each, and the probe one piece like them
+        /// (it asked for 8 MiB). The endgame hands the idle connections the backs of those
+        /// ranges, below the minimum, so the file takes about 12 / 8 seconds, not 4 (or 8,
+        /// the probe's share before).
+        @Test func idleConnectionsTakeTheBacksOfSlowRangesBelowMinFragment() throws {
+            var faults = Faults()
+            faults.bytesPerSecond = 1 << 20
+            let bytes = TestBytes.make(12 << 20, seed: 90)
+            origin.serve("/slow.bin", Resource(bytes, faults: faults))
+            let url = origin.url("/slow.bin")
+            let result = try harness.prefetch(list: url, ["-x", "8"], timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try harness.cachedBytes(url) == bytes)
+            let requests = origin.requests(for: "/slow.bin")
+            let ranges = requests.compactMap(\.range)
+            #expect(ranges.contains { $0.count < 4 << 20 && $0.upperBound + 1 < bytes.count }, "\(ranges)")
+            #expect(Set(requests.map(\.connectionID)).count >= 6, "\(requests.count) requests")
+            // Cut ranges cost at most what was in flight past each cut.
+            #expect(Harness.bytesServed(origin, "/slow.bin") < bytes.count + bytes.count / 10)
+            #expect(result.seconds < 5, "took \(result.seconds) s; one connection alone needs 4")
+        }
+
+        /// The probe asks for two fragments (so a file of that size takes one request); in
+        /// a file split anyway, it stops after one piece, like every other connection.
+        @Test func theProbeOfALargeFileStopsAfterOnePiece() throws {
+            var faults = Faults()
+            faults.bytesPerSecond = 4 << 20
+            let bytes = TestBytes.make(64 << 20, seed: 91)
+            origin.serve("/big.bin", Resource(bytes, faults: faults))
+            let url = origin.url("/big.bin")
+            let result = try harness.prefetch(list: url, ["-x", "16"], timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try harness.cachedBytes(url) == bytes)
+            let probe = try #require(origin.requests(for: "/big.bin").first)
+            #expect(probe.range == 0...(8 << 20) - 1)
+            // Stopped after its piece: what passed the cut was only what was in flight.
+            #expect(probe.bodyBytesSent < (4 << 20) + (1 << 20), "the probe sent \(probe.bodyBytesSent) bytes")
+        }
+    }
+}
