@@ -192,6 +192,8 @@ struct FragmentPlannerTests {
         let planner = FragmentPlanner(minFragment: 4 * MiB)
         // 1 MiB at 100 MiB/s is 10 ms: less than two requests' latency.
         #expect(planner.endgameCut(next: 0, end: 1 * MiB, bytesPerSecond: 100 * Double(MiB), requestSeconds: 0.04) == nil)
+        // 0.4 s left with a 1 ms latency: under the floor, not worth a request.
+        #expect(planner.endgameCut(next: 0, end: 4 * MiB, bytesPerSecond: 10 * Double(MiB), requestSeconds: 0.001) == nil)
         // Too small to share: both sides would be under the endgame piece.
         #expect(planner.endgameCut(next: 0, end: 200 * KiB, bytesPerSecond: 1024, requestSeconds: 0.04) == nil)
         #expect(planner.endgameCut(next: 0, end: 8 * MiB, bytesPerSecond: 0, requestSeconds: 0.04) == nil)

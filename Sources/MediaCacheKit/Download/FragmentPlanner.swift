@@ -71,6 +71,9 @@ public struct FragmentPlanner: Sendable {
 
     /// The smallest piece an endgame split leaves on either side of its cut.
     public static let endgamePiece: Int64 = 128 * 1024
+    /// A range done within this many seconds is left alone: on a fast link a split would
+    /// cost a request (and CPU, with many files at once) to save milliseconds.
+    public static let endgameFloor = 0.5
 
     /// The endgame: where a free connection should cut an in-flight range `[next, end)`
     /// even below `minFragment`, or nil when that would not finish it sooner.
@@ -78,12 +81,12 @@ public struct FragmentPlanner: Sendable {
     /// At `bytesPerSecond` the range needs `remaining / rate`; split, the old connection
     /// keeps the front and a fresh request, whose first byte comes `requestSeconds` later,
     /// takes the back. The cut makes both finish together, so it pays only when the
-    /// range would take longer than two fresh requests' latency.
+    /// range would take longer than two fresh requests' latency (and `endgameFloor`).
     public func endgameCut(next: Int64, end: Int64, bytesPerSecond: Double, requestSeconds: Double) -> Int64? {
         let remaining = end - next
         guard remaining >= 2 * Self.endgamePiece, bytesPerSecond > 0 else { return nil }
         let secondsLeft = Double(remaining) / bytesPerSecond
-        guard secondsLeft > 2 * requestSeconds else { return nil }
+        guard secondsLeft > max(2 * requestSeconds, Self.endgameFloor) else { return nil }
         // Front x bytes take x / r; the back takes latency + (remaining - x) / r.
         let front = (Double(remaining) + requestSeconds * bytesPerSecond) / 2
         let ideal = next + Int64(front.rounded())
