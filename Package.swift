@@ -45,10 +45,12 @@ let package = Package(
         .executableTarget(name: "DemoOrigin", dependencies: ["TestOrigin"], path: "Tests/DemoOrigin"),
         // Runs a program under a given RLIMIT_NOFILE (setrlimit, then exec).
         .executableTarget(name: "WithFileLimit", path: "Tests/WithFileLimit"),
+        // Helpers both test targets use (a seeded random generator).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
 
-        .testTarget(name: "MediaCacheKitTests", dependencies: ["MediaCacheKit"]),
+        .testTarget(name: "MediaCacheKitTests", dependencies: ["MediaCacheKit", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MediaCacheKit", "TestOrigin", "mediacache", "WithFileLimit"]),
+            dependencies: ["MediaCacheKit", "TestOrigin", "TestSupport", "mediacache", "WithFileLimit"]),
     ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MediaCacheKit
 
 /// A cache in a fresh temporary folder, filled the way the committer fills it: a file

@@ -34,6 +34,13 @@ public struct CacheDirectory: Sendable {
 
     public func absolute(_ relative: String) -> String { root + "/" + relative }
 
+    /// Every file under `objects/`, relative to the root, in name order.
+    func objectFiles() -> [String] {
+        FileSystem.contentsOfDirectory(objectsDirectory).sorted().flatMap { shard in
+            FileSystem.contentsOfDirectory(objectsDirectory + "/" + shard).sorted().map { "objects/\(shard)/\($0)" }
+        }
+    }
+
     /// For commands that only read the cache: whether it exists (a cache that does not
     /// exist yet is empty, and is not created for them). Throws when `root` is there but
     /// is not a directory this process can read, which is never an empty cache.

@@ -27,6 +27,22 @@ public struct CachedObject: Sendable, Codable, Equatable, FetchableRecord, Persi
     public var lastUsedAt: Date
 }
 
+extension CachedObject {
+    /// A row for the object stored at `path` under `key`, as a commit, an import or an
+    /// index rebuild makes it: what the source does not know (a rebuilt index knows no
+    /// URL, names or validators) stays empty.
+    init(
+        key: CacheKey, cacheKey: String, path: String, size: Int64, sha256: String, faststart: String,
+        url: String = "", mirrors: [String] = [], name: String? = nil, contentType: String? = nil,
+        validators: (etag: String?, lastModified: String?) = (nil, nil), addedAt: Date, lastUsedAt: Date
+    ) {
+        self.init(
+            key: key.hex, cacheKey: cacheKey, url: url, mirrors: mirrors, name: name, path: path, size: size,
+            sha256: sha256, contentType: contentType, etag: validators.etag, lastModified: validators.lastModified,
+            faststart: faststart, addedAt: addedAt, lastUsedAt: lastUsedAt)
+    }
+}
+
 /// Rows are written and read by hand: GRDB's Codable path converts every column name
 /// and formats dates with ICU, which dominated the cost of committing a small file.
 extension CachedObject {

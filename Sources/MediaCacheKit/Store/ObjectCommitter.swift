@@ -74,10 +74,10 @@ struct ObjectCommitter: Sendable {
         let destination = cache.absolute(relative)
         let now = Date()
         let object = CachedObject(
-            key: key.hex, cacheKey: entry.identity, url: entry.url, mirrors: Array(entry.urls.dropFirst()),
-            name: entry.outName, path: relative, size: stored.size, sha256: stored.sha256,
-            contentType: state.contentType, etag: state.validators.etag, lastModified: state.validators.lastModified,
-            faststart: stored.faststart, addedAt: now, lastUsedAt: now)
+            key: key, cacheKey: entry.identity, path: relative, size: stored.size, sha256: stored.sha256,
+            faststart: stored.faststart, url: entry.url, mirrors: Array(entry.urls.dropFirst()), name: entry.outName,
+            contentType: state.contentType, validators: (state.validators.etag, state.validators.lastModified),
+            addedAt: now, lastUsedAt: now)
         return CommitBatcher.Publication(
             source: stored.path, unnamed: stored.file, durable: stored.durable || originFlushed,
             destination: destination, object: object, aliases: entry.urls + [entry.identity],
