@@ -8,13 +8,13 @@ public enum FaststartDecision: Equatable {
     case skipped(String)
     case relocate(RelocationPlan)
 
-    /// The state recorded in the index: `original`, `relocated`, `skipped(reason)`, or `-`.
-    public var indexValue: String {
+    /// The state recorded for an object stored as decided.
+    public var state: FaststartState {
         switch self {
-        case .notMP4: "-"
-        case .original: "original"
-        case .skipped(let reason): "skipped(\(reason))"
-        case .relocate: "relocated"
+        case .notMP4: .notMP4
+        case .original: .original
+        case .skipped(let reason): .skipped(reason)
+        case .relocate: .relocated
         }
     }
 }

@@ -175,7 +175,7 @@ public struct CacheMaintenance: Sendable {
         for object in try index.all() {
             stats.objects += 1
             stats.bytes += object.size
-            if object.faststart == "relocated" { stats.relocated += 1 }
+            if object.faststart == .relocated { stats.relocated += 1 }
         }
         for job in PartialJobs.list(in: directory).jobs {
             stats.partialJobs += 1

@@ -21,8 +21,7 @@ public struct CachedObject: Sendable, Codable, Equatable, FetchableRecord, Persi
     public var contentType: String?
     public var etag: String?
     public var lastModified: String?
-    /// `original`, `relocated` or `skipped(reason)`.
-    public var faststart: String
+    public var faststart: FaststartState
     public var addedAt: Date
     public var lastUsedAt: Date
 }
@@ -32,7 +31,7 @@ extension CachedObject {
     /// index rebuild makes it: what the source does not know (a rebuilt index knows no
     /// URL, names or validators) stays empty.
     init(
-        key: CacheKey, cacheKey: String, path: String, size: Int64, sha256: String, faststart: String,
+        key: CacheKey, cacheKey: String, path: String, size: Int64, sha256: String, faststart: FaststartState,
         url: String = "", mirrors: [String] = [], name: String? = nil, contentType: String? = nil,
         validators: (etag: String?, lastModified: String?) = (nil, nil), addedAt: Date, lastUsedAt: Date
     ) {
@@ -58,7 +57,7 @@ extension CachedObject {
         contentType = row["content_type"]
         etag = row["etag"]
         lastModified = row["last_modified"]
-        faststart = row["faststart"]
+        faststart = FaststartState(rawValue: row["faststart"])
         addedAt = Self.date(row["added_at"])
         lastUsedAt = Self.date(row["last_used_at"])
     }
@@ -75,7 +74,7 @@ extension CachedObject {
         container["content_type"] = contentType
         container["etag"] = etag
         container["last_modified"] = lastModified
-        container["faststart"] = faststart
+        container["faststart"] = faststart.rawValue
         container["added_at"] = IndexDate.text(addedAt)
         container["last_used_at"] = IndexDate.text(lastUsedAt)
     }

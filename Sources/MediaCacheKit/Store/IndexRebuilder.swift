@@ -120,6 +120,6 @@ struct IndexRebuilder {
         let modified = (try? FileManager.default.attributesOfItem(atPath: absolute)[.modificationDate] as? Date) ?? Date()
         return CachedObject(
             key: key, cacheKey: key.hex, path: relative, size: size, sha256: sha256,
-            faststart: "unknown (index rebuilt)", addedAt: modified, lastUsedAt: modified)
+            faststart: .lostInIndexRebuild, addedAt: modified, lastUsedAt: modified)
     }
 }
