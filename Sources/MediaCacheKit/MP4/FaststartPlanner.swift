@@ -1,4 +1,5 @@
-/// Decides how a finished MP4/MOV is stored (DESIGN §6) and computes the patched moov.
+/// Decides how a finished MP4/MOV is stored (README, "MP4 and MOV: playable early, stored
+/// faststart") and computes the patched moov.
 public enum FaststartDecision: Equatable {
     /// Not an ISO BMFF file.
     case notMP4
