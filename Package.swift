@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "mediacache", targets: ["mediacache"]),
         .executable(name: "demo-origin", targets: ["DemoOrigin"]),
+        .executable(name: "bench-inspect", targets: ["BenchInspect"]),
         .library(name: "MediaCacheKit", targets: ["MediaCacheKit"]),
     ],
     dependencies: [
@@ -45,10 +46,14 @@ let package = Package(
         .executableTarget(name: "DemoOrigin", dependencies: ["TestOrigin"], path: "Tests/DemoOrigin"),
         // Runs a program under a given RLIMIT_NOFILE (setrlimit, then exec).
         .executableTarget(name: "WithFileLimit", path: "Tests/WithFileLimit"),
+        // Reads MP4 boxes and job states with the engine's code for Benchmarks/run.
+        .executableTarget(name: "BenchInspect", dependencies: ["MediaCacheKit"], path: "Benchmarks/Inspect"),
+        // Helpers both test targets use (a seeded random generator).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
 
-        .testTarget(name: "MediaCacheKitTests", dependencies: ["MediaCacheKit"]),
+        .testTarget(name: "MediaCacheKitTests", dependencies: ["MediaCacheKit", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MediaCacheKit", "TestOrigin", "mediacache", "WithFileLimit"]),
+            dependencies: ["MediaCacheKit", "TestOrigin", "TestSupport", "mediacache", "WithFileLimit"]),
     ]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestOrigin
+import TestSupport
 
 extension EndToEnd {
     /// `kill -9` at random moments of a mixed prefetch, then a run to the end: every

@@ -4,7 +4,8 @@ import Testing
 import TestOrigin
 
 extension EndToEnd {
-    /// Real moov-at-end media from ffmpeg through the test origin (DESIGN §6).
+    /// Real moov-at-end media from ffmpeg through the test origin (README, "MP4 and MOV:
+    /// playable early, stored faststart").
     @Suite struct Faststart {
         let origin: TestOrigin
         let harness = Harness()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestOrigin
+import TestSupport
 
 extension EndToEnd {
     /// One test per origin fault not covered by OriginFaults/Resume. Each ends with the

@@ -162,9 +162,10 @@ extension EndToEnd {
             }
         }
 
-        /// DESIGN §5/§6 and the committer: a file that starts like an MP4 but whose boxes
-        /// lie is refused as damaged (nothing cached, the reason named); one whose moov is
-        /// well formed but unusual is cached byte-exact and recorded as skipped(reason).
+        /// `FaststartPlanner` and `ObjectCommitter`: a file that starts like an MP4 but
+        /// whose boxes lie is refused as damaged (nothing cached, the reason named); one
+        /// whose moov is well formed but unusual is cached byte-exact and recorded as
+        /// skipped(reason).
         @Test func hostileMP4IsRefusedOrKeptAsItIs() throws {
             let ftyp = SyntheticMP4.box("ftyp", Array("isom".utf8) + [0, 0, 2, 0] + Array("isomiso2".utf8))
             let mdat = SyntheticMP4.box("mdat", TestBytes.make(4000, seed: 65))

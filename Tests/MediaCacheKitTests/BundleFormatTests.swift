@@ -53,7 +53,7 @@ struct BundleManifestTests {
         return BundleManifest.Entry(
             key: key.hex, path: "objects/\(key.hex).mp4", url: url ?? identity, mirrors: ["https://m.example/x.mp4"],
             cacheKey: identity, name: "clip.mp4", size: size, sha256: String(repeating: "a", count: 64),
-            contentType: "video/mp4", faststart: "relocated",
+            contentType: "video/mp4", faststart: .relocated,
             validators: .init(etag: "\"v1\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT"),
             added: Date(timeIntervalSince1970: 1_700_000_000), urlsRedacted: false)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MediaCacheKit
 
 /// A cache in a fresh temporary folder, filled the way the committer fills it: a file
@@ -34,7 +35,7 @@ final class BundleTestCache {
         let object = CachedObject(
             key: key.hex, cacheKey: identity, url: url ?? identity, mirrors: mirrors, name: nil, path: relative,
             size: Int64(bytes.count), sha256: digest.finalizeHex(), contentType: "video/mp4", etag: "\"e\"",
-            lastModified: nil, faststart: "original", addedAt: added, lastUsedAt: added)
+            lastModified: nil, faststart: .original, addedAt: added, lastUsedAt: added)
         try index.insert(object, aliases: [object.url] + mirrors + [identity])
         return object
     }

@@ -11,7 +11,7 @@ private func makeObject(
         key: key.hex, cacheKey: identity, url: url, mirrors: mirrors, name: "clip.mp4",
         path: "objects/\(key.hex.prefix(2))/\(key.hex).mp4", size: size,
         sha256: String(repeating: "ab", count: 32), contentType: "video/mp4", etag: "\"v1\"",
-        lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", faststart: "original",
+        lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", faststart: .original,
         addedAt: Date(timeIntervalSince1970: added), lastUsedAt: Date(timeIntervalSince1970: added))
 }
 

@@ -28,7 +28,7 @@ struct CommitBatcherTests {
         let object = CachedObject(
             key: key.hex, cacheKey: "https://o.example/\(name)", url: "https://o.example/\(name)", mirrors: [],
             name: nil, path: relative, size: Int64(bytes.count), sha256: String(repeating: "0", count: 64),
-            contentType: nil, etag: nil, lastModified: nil, faststart: "-", addedAt: Date(), lastUsedAt: Date())
+            contentType: nil, etag: nil, lastModified: nil, faststart: .notMP4, addedAt: Date(), lastUsedAt: Date())
         return CommitBatcher.Publication(
             source: cache.dataPath(key: key), unnamed: file, durable: false, destination: cache.absolute(relative),
             object: object, aliases: [object.url], jobDirectory: cache.jobDirectory(key: key))

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import MediaCacheKit
 
 private let KiB: Int64 = 1024

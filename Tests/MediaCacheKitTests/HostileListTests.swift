@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MediaCacheKit
 
 /// Lists that are not lists, or that try to smuggle something in: every problem is a

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MediaCacheKit
 
 /// Builds ISO BMFF bytes for tests.

@@ -241,9 +241,9 @@ public final class BundleImporter {
         let previous = try index.object(key: key)
         let now = Date()
         let object = CachedObject(
-            key: key.hex, cacheKey: entry.cacheKey, url: entry.url, mirrors: entry.mirrors, name: entry.name,
-            path: relative, size: entry.size, sha256: entry.sha256, contentType: entry.contentType,
-            etag: entry.validators.etag, lastModified: entry.validators.lastModified, faststart: entry.faststart,
+            key: key, cacheKey: entry.cacheKey, path: relative, size: entry.size, sha256: entry.sha256,
+            faststart: entry.faststart, url: entry.url, mirrors: entry.mirrors, name: entry.name,
+            contentType: entry.contentType, validators: (entry.validators.etag, entry.validators.lastModified),
             addedAt: entry.added, lastUsedAt: now)
         // With --replace, the old row goes first: a crash in between leaves an unlisted
         // file (harmless, replaced by the next import), never a row over other bytes.

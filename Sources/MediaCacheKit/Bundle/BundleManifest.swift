@@ -35,8 +35,8 @@ public struct BundleManifest: Sendable, Codable, Equatable {
         public var size: Int64
         public var sha256: String
         public var contentType: String?
-        /// `original`, `relocated` or `skipped(reason)`, as the index records it.
-        public var faststart: String
+        /// As the index records it, in the same text.
+        public var faststart: FaststartState
         public var validators: Validators
         public var added: Date
         /// True when `url` and `mirrors` lost their query (expiring tokens): they are
@@ -118,7 +118,7 @@ enum BundleManifestCodec {
             let at = "entry \(index + 1)"
             guard let key = CacheKey(hex: entry.key) else { return "\(at): key is not 64 lowercase hex digits" }
             guard keys.insert(entry.key).inserted else { return "\(at): key \(entry.key) is listed twice" }
-            let strings = [entry.url, entry.cacheKey, entry.faststart] + entry.mirrors
+            let strings = [entry.url, entry.cacheKey, entry.faststart.rawValue] + entry.mirrors
                 + [entry.name, entry.contentType, entry.validators.etag, entry.validators.lastModified].compactMap { $0 }
             if strings.contains(where: { $0.utf8.count > maximumStringBytes }) { return "\(at): a field is too long" }
             if entry.url.isEmpty || entry.cacheKey.isEmpty { return "\(at): empty URL or cache key" }

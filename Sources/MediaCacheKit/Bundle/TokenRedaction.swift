@@ -1,9 +1,9 @@
 /// What of an object's URLs a bundle may carry. Request headers never reach a bundle
 /// (the index does not store them). An object cached under a `cache-key=` has one
-/// because its URLs carry expiring tokens (DESIGN §4): by default the bundle keeps those
-/// URLs only without user-info, query and fragment, marked redacted, and after import
-/// the object answers to its cache key. An object cached under its URL keeps it: that
-/// URL is its identity, the only name it can be found by.
+/// because its URLs carry expiring tokens (`ListEntry.cacheKey`): by default the bundle
+/// keeps those URLs only without user-info, query and fragment, marked redacted, and
+/// after import the object answers to its cache key. An object cached under its URL
+/// keeps it: that URL is its identity, the only name it can be found by.
 enum TokenRedaction {
     struct Shareable: Equatable {
         var url: String

@@ -42,7 +42,3 @@ public struct PrefetchOptions: Sendable {
 
     public init() {}
 }
-
-public enum MediaCacheVersion {
-    public static let string = "0.1.0"
-}

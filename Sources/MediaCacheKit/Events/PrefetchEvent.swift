@@ -17,8 +17,7 @@ public enum PrefetchEvent: Sendable {
     /// All bytes arrived and checked (coverage, length, checksum).
     case verified(url: String, sha256: String)
     /// The object is in the cache.
-    /// `faststart`: `original`, `relocated`, `skipped(reason)`, or `-` for non-MP4 files.
-    case committed(url: String, name: String, path: String, size: Int64, faststart: String)
+    case committed(url: String, name: String, path: String, size: Int64, faststart: FaststartState)
     /// The object was already in the cache.
     case skipped(url: String, name: String, path: String)
     case failed(url: String, name: String, failure: JobFailure)

@@ -1,4 +1,5 @@
-/// Decides how a finished MP4/MOV is stored (DESIGN §6) and computes the patched moov.
+/// Decides how a finished MP4/MOV is stored (README, "MP4 and MOV: playable early, stored
+/// faststart") and computes the patched moov.
 public enum FaststartDecision: Equatable {
     /// Not an ISO BMFF file.
     case notMP4
@@ -8,13 +9,13 @@ public enum FaststartDecision: Equatable {
     case skipped(String)
     case relocate(RelocationPlan)
 
-    /// The state recorded in the index: `original`, `relocated`, `skipped(reason)`, or `-`.
-    public var indexValue: String {
+    /// The state recorded for an object stored as decided.
+    public var state: FaststartState {
         switch self {
-        case .notMP4: "-"
-        case .original: "original"
-        case .skipped(let reason): "skipped(\(reason))"
-        case .relocate: "relocated"
+        case .notMP4: .notMP4
+        case .original: .original
+        case .skipped(let reason): .skipped(reason)
+        case .relocate: .relocated
         }
     }
 }

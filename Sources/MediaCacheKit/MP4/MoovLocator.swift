@@ -1,5 +1,5 @@
 /// Finds the moov of an MP4 while it downloads, from whatever bytes are on disk, so the
-/// tail after mdat can be fetched first (DESIGN §6).
+/// tail after mdat can be fetched first (`DownloadJob+Moov.swift`).
 ///
 /// It walks top-level box headers from offset 0. Each step needs at most 16 bytes at
 /// the next box's offset; when they are not held yet it says which bytes it needs.

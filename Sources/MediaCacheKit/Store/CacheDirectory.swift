@@ -34,6 +34,13 @@ public struct CacheDirectory: Sendable {
 
     public func absolute(_ relative: String) -> String { root + "/" + relative }
 
+    /// Every file under `objects/`, relative to the root, in name order.
+    func objectFiles() -> [String] {
+        FileSystem.contentsOfDirectory(objectsDirectory).sorted().flatMap { shard in
+            FileSystem.contentsOfDirectory(objectsDirectory + "/" + shard).sorted().map { "objects/\(shard)/\($0)" }
+        }
+    }
+
     /// For commands that only read the cache: whether it exists (a cache that does not
     /// exist yet is empty, and is not created for them). Throws when `root` is there but
     /// is not a directory this process can read, which is never an empty cache.
@@ -59,21 +66,4 @@ public struct CacheDirectory: Sendable {
             throw error.code == EROFS ? CacheError.readOnly(path: root) : CacheError.io(error)
         }
     }
-}
-
-/// The identity of a cached object: SHA-256 of its cache key (the URL unless
-/// `cache-key=` says otherwise).
-public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
-    public let hex: String
-
-    public init(identity: String) {
-        hex = Digest.sha256Hex(identity)
-    }
-
-    public init?(hex: String) {
-        guard hex.count == 64, hex.allSatisfy({ $0.isASCII && $0.isHexDigit && !$0.isUppercase }) else { return nil }
-        self.hex = hex
-    }
-
-    public var description: String { hex }
 }

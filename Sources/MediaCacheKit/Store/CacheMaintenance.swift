@@ -102,7 +102,7 @@ public struct CacheMaintenance: Sendable {
         }
         objects = try index.all()
         let known = Set(objects.map(\.path))
-        for relative in objectFiles() where !known.contains(relative) {
+        for relative in directory.objectFiles() where !known.contains(relative) {
             // A commit renames first and inserts its row second, under the job lock.
             let name = (relative as NSString).lastPathComponent
             guard let key = CacheKey(hex: String(name.prefix(64))),
@@ -175,7 +175,7 @@ public struct CacheMaintenance: Sendable {
         for object in try index.all() {
             stats.objects += 1
             stats.bytes += object.size
-            if object.faststart == "relocated" { stats.relocated += 1 }
+            if object.faststart == .relocated { stats.relocated += 1 }
         }
         for job in PartialJobs.list(in: directory).jobs {
             stats.partialJobs += 1
@@ -196,13 +196,6 @@ public struct CacheMaintenance: Sendable {
             guard let lock = try? FileLock.tryAcquire(path: path) else { continue }
             FileSystem.remove(path)
             withExtendedLifetime(lock) {}
-        }
-    }
-
-    /// Paths of every file under `objects/`, relative to the cache root.
-    private func objectFiles() -> [String] {
-        FileSystem.contentsOfDirectory(directory.objectsDirectory).flatMap { shard in
-            FileSystem.contentsOfDirectory(directory.objectsDirectory + "/" + shard).map { "objects/\(shard)/\($0)" }
         }
     }
 }

@@ -21,10 +21,25 @@ public struct CachedObject: Sendable, Codable, Equatable, FetchableRecord, Persi
     public var contentType: String?
     public var etag: String?
     public var lastModified: String?
-    /// `original`, `relocated` or `skipped(reason)`.
-    public var faststart: String
+    public var faststart: FaststartState
     public var addedAt: Date
     public var lastUsedAt: Date
+}
+
+extension CachedObject {
+    /// A row for the object stored at `path` under `key`, as a commit, an import or an
+    /// index rebuild makes it: what the source does not know (a rebuilt index knows no
+    /// URL, names or validators) stays empty.
+    init(
+        key: CacheKey, cacheKey: String, path: String, size: Int64, sha256: String, faststart: FaststartState,
+        url: String = "", mirrors: [String] = [], name: String? = nil, contentType: String? = nil,
+        validators: (etag: String?, lastModified: String?) = (nil, nil), addedAt: Date, lastUsedAt: Date
+    ) {
+        self.init(
+            key: key.hex, cacheKey: cacheKey, url: url, mirrors: mirrors, name: name, path: path, size: size,
+            sha256: sha256, contentType: contentType, etag: validators.etag, lastModified: validators.lastModified,
+            faststart: faststart, addedAt: addedAt, lastUsedAt: lastUsedAt)
+    }
 }
 
 /// Rows are written and read by hand: GRDB's Codable path converts every column name
@@ -42,7 +57,7 @@ extension CachedObject {
         contentType = row["content_type"]
         etag = row["etag"]
         lastModified = row["last_modified"]
-        faststart = row["faststart"]
+        faststart = FaststartState(rawValue: row["faststart"])
         addedAt = Self.date(row["added_at"])
         lastUsedAt = Self.date(row["last_used_at"])
     }
@@ -59,7 +74,7 @@ extension CachedObject {
         container["content_type"] = contentType
         container["etag"] = etag
         container["last_modified"] = lastModified
-        container["faststart"] = faststart
+        container["faststart"] = faststart.rawValue
         container["added_at"] = IndexDate.text(addedAt)
         container["last_used_at"] = IndexDate.text(lastUsedAt)
     }

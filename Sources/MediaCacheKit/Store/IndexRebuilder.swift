@@ -64,7 +64,7 @@ struct IndexRebuilder {
     /// An object file no commit is working on: a commit renames its file before it
     /// inserts the row, holding the job lock throughout.
     private static func hasUnindexedObject(_ directory: CacheDirectory) -> Bool {
-        objectFiles(directory).contains { relative in
+        directory.objectFiles().contains { relative in
             let name = (relative as NSString).lastPathComponent
             guard let key = CacheKey(hex: String(name.prefix(64))) else { return false }
             return (try? KeyLock.tryAcquire(key: key, in: directory)) != nil
@@ -90,7 +90,7 @@ struct IndexRebuilder {
             FileSystem.remove(path + "-shm")
             let pool = try open(path)
             var report = IndexRebuild(indexPath: path, damagedCopy: damaged, reason: reason, objects: 0, bytes: 0)
-            for relative in Self.objectFiles(directory) {
+            for relative in directory.objectFiles() {
                 guard let object = try recovered(relative) else { continue }
                 try pool.write { db in
                     try object.insert(db)
@@ -119,15 +119,7 @@ struct IndexRebuilder {
         let sha256 = try FileDigester.digest(file, length: size, algorithms: [.sha256])[.sha256]!
         let modified = (try? FileManager.default.attributesOfItem(atPath: absolute)[.modificationDate] as? Date) ?? Date()
         return CachedObject(
-            key: key.hex, cacheKey: key.hex, url: "", mirrors: [], name: nil, path: relative, size: size,
-            sha256: sha256, contentType: nil, etag: nil, lastModified: nil, faststart: "unknown (index rebuilt)",
-            addedAt: modified, lastUsedAt: modified)
-    }
-
-    /// Every file under `objects/`, relative to the cache root.
-    static func objectFiles(_ directory: CacheDirectory) -> [String] {
-        FileSystem.contentsOfDirectory(directory.objectsDirectory).sorted().flatMap { shard in
-            FileSystem.contentsOfDirectory(directory.objectsDirectory + "/" + shard).sorted().map { "objects/\(shard)/\($0)" }
-        }
+            key: key, cacheKey: key.hex, path: relative, size: size, sha256: sha256,
+            faststart: .lostInIndexRebuild, addedAt: modified, lastUsedAt: modified)
     }
 }

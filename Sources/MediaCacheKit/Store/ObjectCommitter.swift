@@ -74,10 +74,10 @@ struct ObjectCommitter: Sendable {
         let destination = cache.absolute(relative)
         let now = Date()
         let object = CachedObject(
-            key: key.hex, cacheKey: entry.identity, url: entry.url, mirrors: Array(entry.urls.dropFirst()),
-            name: entry.outName, path: relative, size: stored.size, sha256: stored.sha256,
-            contentType: state.contentType, etag: state.validators.etag, lastModified: state.validators.lastModified,
-            faststart: stored.faststart, addedAt: now, lastUsedAt: now)
+            key: key, cacheKey: entry.identity, path: relative, size: stored.size, sha256: stored.sha256,
+            faststart: stored.faststart, url: entry.url, mirrors: Array(entry.urls.dropFirst()), name: entry.outName,
+            contentType: state.contentType, validators: (state.validators.etag, state.validators.lastModified),
+            addedAt: now, lastUsedAt: now)
         return CommitBatcher.Publication(
             source: stored.path, unnamed: stored.file, durable: stored.durable || originFlushed,
             destination: destination, object: object, aliases: entry.urls + [entry.identity],
@@ -93,7 +93,7 @@ struct ObjectCommitter: Sendable {
         var durable = false
         var size: Int64
         var sha256: String
-        var faststart: String
+        var faststart: FaststartState
     }
 
     /// The origin digests and the relocated layout's SHA-256, in one read pass; what the
@@ -138,11 +138,11 @@ struct ObjectCommitter: Sendable {
         let unnamed = file.isNamed ? nil : file
         guard case .relocate = decision else {
             return StoredLayout(
-                path: origin, file: unnamed, size: length, sha256: originSHA256, faststart: decision.indexValue)
+                path: origin, file: unnamed, size: length, sha256: originSHA256, faststart: decision.state)
         }
         guard let relocation else {
             return StoredLayout(
-                path: origin, file: unnamed, size: length, sha256: originSHA256, faststart: "skipped(disabled)")
+                path: origin, file: unnamed, size: length, sha256: originSHA256, faststart: .skipped("disabled"))
         }
         let path = cache.jobDirectory(key: key) + "/faststart"
         do {
@@ -153,13 +153,13 @@ struct ObjectCommitter: Sendable {
             try MP4StructureCheck.check(relocated, length: size)
             let sha256 = try relocation.sha256
                 ?? FileDigester.digest(relocated, length: size, algorithms: [.sha256])[.sha256]!
-            return StoredLayout(path: path, durable: true, size: size, sha256: sha256, faststart: "relocated")
+            return StoredLayout(path: path, durable: true, size: size, sha256: sha256, faststart: .relocated)
         } catch {
             // Never half-fixed: keep the origin bytes and say why.
             FileSystem.remove(path)
             return StoredLayout(
                 path: origin, file: unnamed, size: length, sha256: originSHA256,
-                faststart: "skipped(relocation failed: \(error))")
+                faststart: .skipped("relocation failed: \(error)"))
         }
     }
 

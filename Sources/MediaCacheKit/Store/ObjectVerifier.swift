@@ -59,7 +59,7 @@ public final class ObjectVerifier {
     /// relative to the cache root.
     public func orphans() throws -> [String] {
         let known = Set(try index?.all().map(\.path) ?? [])
-        let files = IndexRebuilder.objectFiles(directory).filter { !known.contains($0) }
+        let files = directory.objectFiles().filter { !known.contains($0) }
         let readable = Set(PartialJobs.list(in: directory).jobs.map(\.key.hex))
         let jobs = FileSystem.contentsOfDirectory(directory.partialDirectory).sorted().filter {
             CacheKey(hex: $0) != nil && !readable.contains($0)

@@ -43,7 +43,7 @@ struct Info: ParsableCommand {
                 ("state", present ? "cached" : "missing file"), ("url", object.url), ("mirrors", object.mirrors),
                 ("cache_key", object.cacheKey), ("key", object.key), ("path", path), ("size", object.size),
                 ("sha256", object.sha256), ("content_type", object.contentType ?? "-"),
-                ("faststart", object.faststart), ("etag", object.etag ?? "-"),
+                ("faststart", object.faststart.rawValue), ("etag", object.etag ?? "-"),
                 ("last_modified", object.lastModified ?? "-"), ("name", object.name ?? "-"),
                 ("added", List.date(object.addedAt)), ("last_used", List.date(object.lastUsedAt)),
             ]

@@ -46,7 +46,7 @@ struct List: ParsableCommand {
             let name = object.name ?? (object.url.isEmpty ? "(URL not known yet) \(object.path)" : object.url)
             rows.append([
                 TextTable.cutInTheMiddle(Printable.name(name, limit: .max), width: Self.nameWidth),
-                ByteCount.format(object.size), object.contentType ?? "-", object.faststart,
+                ByteCount.format(object.size), object.contentType ?? "-", object.faststart.rawValue,
                 Self.date(object.addedAt), Self.date(object.lastUsedAt),
             ])
         }
@@ -62,7 +62,7 @@ struct List: ParsableCommand {
     static func fields(_ object: CachedObject, directory: CacheDirectory) -> [String: Any] {
         var fields: [String: Any] = [
             "url": object.url, "cache_key": object.cacheKey, "key": object.key, "size": object.size,
-            "sha256": object.sha256, "faststart": object.faststart, "path": directory.absolute(object.path),
+            "sha256": object.sha256, "faststart": object.faststart.rawValue, "path": directory.absolute(object.path),
             "added": ISO8601DateFormatter().string(from: object.addedAt),
             "last_used": ISO8601DateFormatter().string(from: object.lastUsedAt), "mirrors": object.mirrors,
         ]

@@ -27,8 +27,8 @@ final class ByteProgressLine {
         var text = "\(label) \(percent)%  \(ByteCount.format(done)) / \(ByteCount.format(total))  \(ByteCount.format(Int64(rate)))/s"
         if rate > 0 && total > done { text += "  ETA \(ByteCount.formatSeconds(Double(total - done) / rate))" }
         if !detail.isEmpty { text += "  " + detail }
-        let width = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 100
-        if text.count > width - 1 { text = String(text.prefix(max(10, width - 2))) + "…" }
+        let width = Terminal.lineWidth
+        if text.count > width { text = String(text.prefix(width - 1)) + "…" }
         Terminal.write("\r\u{1B}[K" + text, to: .err)
         shown = true
     }

@@ -41,7 +41,7 @@ final class EventPrinter: Sendable {
             break
         case .committed(let url, let name, _, let size, let faststart):
             board?.remove(url: url)
-            let layout = faststart == "-" || faststart == "original" ? "" : ", faststart: \(faststart)"
+            let layout = faststart == .notMP4 || faststart == .original ? "" : ", faststart: \(faststart)"
             say("done     \(name) (\(ByteCount.format(size))\(layout))")
         case .skipped(_, let name, _):
             say("cached   \(name)")

@@ -26,7 +26,7 @@ enum JSONEvent {
         case .moovFound(let url, let offset, let size, let received):
             fields = ["event": "moov-found", "url": url, "offset": offset, "size": size, "bytes_received": received]
         case .committed(let url, let name, let path, let size, let faststart):
-            fields = ["event": "committed", "url": url, "name": name, "path": path, "size": size, "faststart": faststart]
+            fields = ["event": "committed", "url": url, "name": name, "path": path, "size": size, "faststart": faststart.rawValue]
         case .skipped(let url, let name, let path):
             fields = ["event": "skipped", "url": url, "name": name, "path": path, "reason": "already-cached"]
         case .failed(let url, let name, let failure):

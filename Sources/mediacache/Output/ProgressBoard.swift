@@ -75,7 +75,7 @@ final class ProgressBoard: @unchecked Sendable {
             Terminal.writeRaw(erase())
             return
         }
-        let width = max(20, Terminal.columns - 1)
+        let width = Terminal.lineWidth
         var lines = files.prefix(Self.maxFileLines).map { Self.line(for: $0.file, width: width) }
         if files.count > Self.maxFileLines { lines.append("  … and \(files.count - Self.maxFileLines) more") }
         let done = files.reduce(Int64(0)) { $0 + $1.file.done }

@@ -49,6 +49,11 @@ enum Terminal {
         return Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 80
     }
 
+    /// The longest line that is redrawn in place: one column short of the width, since
+    /// some terminals wrap a line that fills the last column (and the cursor-up count
+    /// would then be wrong), and never below 20.
+    static var lineWidth: Int { max(20, columns - 1) }
+
     static func write(_ text: String, to stream: Stream) {
         var readerLeft = false
         let handler = lock.withLock { () -> (@Sendable () -> Void)? in
