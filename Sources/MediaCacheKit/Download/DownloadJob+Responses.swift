@@ -67,6 +67,7 @@ extension DownloadJob: HTTPTransferDelegate {
             guard prepareDataFile(length: total, fresh: fresh) else { return false }
             let gapEnd = state.completed.gaps(within: ByteRange(0, total)).first?.end ?? total
             fragment.end = min(fragment.end, gapEnd)
+            fragment.responseEnd = range.end + 1
         } else {
             // 200: the whole file from byte 0. Held bytes may be of another version.
             if !state.completed.isEmpty {
@@ -86,6 +87,7 @@ extension DownloadJob: HTTPTransferDelegate {
             fragment.next = 0
             fragment.compareUntil = 0
             fragment.end = incoming.length ?? Int64.max
+            fragment.responseEnd = incoming.length
         }
         if let length = state.length { lengthsAnnounced.insert(length) }
         state.finalURL = url
@@ -113,6 +115,7 @@ extension DownloadJob: HTTPTransferDelegate {
             versionConflict(incoming, "during the download")
             return false
         }
+        fragment.responseEnd = range.end + 1
         fragment.accepted = true
         return true
     }
@@ -228,9 +231,9 @@ extension DownloadJob: HTTPTransferDelegate {
             failuresInARow = 0
             furthestStreamed = fragment.next
         }
-        // The last bytes may come on a connection whose response goes on past them (its
-        // range was cut): commit now, not when that response ends.
-        if state.isComplete { scheduleWake(at: 0) }
+        // Every byte is held, but a response whose range was cut may go on past it, and
+        // end only with the origin's next burst: commit now, not then.
+        if state.isComplete && fragments.values.contains(where: \.isCutShort) { scheduleWake(at: 0) }
         if moovLocator != nil { advanceMoovSearch() }
         // Until the layout is known, the relocated digest could not follow the prefix.
         if moovLocator == nil { hasher?.advance(to: state.completed.contiguousPrefix) }

@@ -8,7 +8,7 @@ enum JobResult {
     case interrupted
 }
 
-/// One file's life: probe → plan → fetch → verify → commit (DESIGN §5).
+/// One file's life: probe → plan → fetch → verify → commit (README, "How it stays correct").
 ///
 /// Confined to the transfer loop's thread, except for the work it hands to `diskQueue`
 /// (checkpoints and the commit), which reports back through `loop.post`.
@@ -361,7 +361,9 @@ final class DownloadJob: @unchecked Sendable {
         // already, unless it is comparing held bytes with the origin's (a changed origin
         // restarts the file), so it is stopped and the file committed.
         if state.isComplete {
-            guard !fragments.values.contains(where: { $0.next < $0.compareUntil }) else { return }
+            // Responses that end by themselves soon are let be (their connections stay
+            // open for reuse); those cut short are stopped.
+            guard !fragments.values.contains(where: { $0.next < $0.compareUntil || !$0.isCutShort }) else { return }
             cancelAllTransfers()
             commit()
             return

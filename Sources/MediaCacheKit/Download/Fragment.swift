@@ -11,6 +11,9 @@ final class Fragment {
     var next: Int64
     /// Exclusive; `Int64.max` while the length is unknown.
     var end: Int64
+    /// Where the response's bytes end (exclusive), once its head is accepted: past `end`
+    /// when the range was cut (stolen, or a probe trimmed to one piece).
+    var responseEnd: Int64?
     /// Bytes before this offset are compared with the disk, not written (the overlap
     /// re-check when the origin sent no validators).
     var compareUntil: Int64
@@ -77,4 +80,6 @@ final class Fragment {
 
     var remaining: Int64 { end == Int64.max ? Int64.max : end - next }
     var isFinished: Bool { next >= end }
+    /// The response goes on past this fragment's range.
+    var isCutShort: Bool { responseEnd.map { end < $0 } ?? false }
 }
