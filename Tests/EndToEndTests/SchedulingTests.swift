@@ -11,20 +11,29 @@ extension EndToEnd {
 
         init() throws { origin = try TestOrigin() }
 
+        /// Serves `size` bytes paced at `bytesPerSecond` per response, prefetches them
+        /// with `-x connections` and checks the run and the cached bytes.
+        func fetchPaced(
+            _ path: String, size: Int, bytesPerSecond: Int, connections: Int, seed: UInt64
+        ) throws -> (bytes: [UInt8], result: RunResult) {
+            var faults = Faults()
+            faults.bytesPerSecond = bytesPerSecond
+            let bytes = TestBytes.make(size, seed: seed)
+            origin.serve(path, Resource(bytes, faults: faults))
+            let url = origin.url(path)
+            let result = try harness.prefetch(list: url, ["-x", "\(connections)"], timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try harness.cachedBytes(url) == bytes)
+            return (bytes, result)
+        }
+
         /// 12 MiB at 1 MiB/s per connection with -x 8 and the default 4 MiB minimum: the
         /// planner gives three connections 4 MiB each, and the probe one piece like them
         /// (it asked for 8 MiB). The endgame hands the idle connections the backs of those
         /// ranges, below the minimum, so the file takes about 12 / 8 seconds, not 4 (or 8,
         /// the probe's share before).
         @Test func idleConnectionsTakeTheBacksOfSlowRangesBelowMinFragment() throws {
-            var faults = Faults()
-            faults.bytesPerSecond = 1 << 20
-            let bytes = TestBytes.make(12 << 20, seed: 90)
-            origin.serve("/slow.bin", Resource(bytes, faults: faults))
-            let url = origin.url("/slow.bin")
-            let result = try harness.prefetch(list: url, ["-x", "8"], timeout: 60)
-            #expect(result.status == 0, "\(result.stderr)")
-            #expect(try harness.cachedBytes(url) == bytes)
+            let (bytes, result) = try fetchPaced("/slow.bin", size: 12 << 20, bytesPerSecond: 1 << 20, connections: 8, seed: 90)
             let requests = origin.requests(for: "/slow.bin")
             let ranges = requests.compactMap(\.range)
             #expect(ranges.contains { $0.count < 4 << 20 && $0.upperBound + 1 < bytes.count }, "\(ranges)")
@@ -37,14 +46,7 @@ extension EndToEnd {
         /// The probe asks for two fragments (so a file of that size takes one request); in
         /// a file split anyway, it stops after one piece, like every other connection.
         @Test func theProbeOfALargeFileStopsAfterOnePiece() throws {
-            var faults = Faults()
-            faults.bytesPerSecond = 4 << 20
-            let bytes = TestBytes.make(64 << 20, seed: 91)
-            origin.serve("/big.bin", Resource(bytes, faults: faults))
-            let url = origin.url("/big.bin")
-            let result = try harness.prefetch(list: url, ["-x", "16"], timeout: 60)
-            #expect(result.status == 0, "\(result.stderr)")
-            #expect(try harness.cachedBytes(url) == bytes)
+            _ = try fetchPaced("/big.bin", size: 64 << 20, bytesPerSecond: 4 << 20, connections: 16, seed: 91)
             let probe = try #require(origin.requests(for: "/big.bin").first)
             #expect(probe.range == 0...(8 << 20) - 1)
             // Stopped after its piece: what passed the cut was only what was in flight.
