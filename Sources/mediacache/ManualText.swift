@@ -14,7 +14,9 @@ enum ManualText {
         path), header=Name: value (repeatable; sent only to that URL's host), \
         checksum=sha-256=HEX (also sha-1=, md5=; checked against the origin bytes), \
         cache-key=KEY (the identity of the object, for URLs that carry expiring tokens). \
-        # starts a comment. CRLF line ends and a UTF-8 BOM are accepted. A URL's \
+        # starts a comment. CRLF line ends and a UTF-8 BOM are accepted. Lists are \
+        UTF-8, read line by line: a comment may hold any bytes, and a line that is not \
+        UTF-8 is an error for that line (and its entry) only. A URL's \
         #fragment is dropped (it never reaches the server). URLs longer than 64 KiB and \
         lines longer than 256 KiB are refused. A bad line is reported as file:line and \
         the other entries still run.

@@ -46,8 +46,26 @@ extension EndToEnd {
         @Test func binaryListIsOneLocatedError() throws {
             let result = try prefetch(listBytes: [0xFF, 0xFE, 0x00, 0x80] + Array("https://127.0.0.1:9/x.mp4\n".utf8))
             #expect(result.status == 1)
-            #expect(result.stderr.contains("list.txt:1: the list is not UTF-8 text"), "\(result.stderr)")
+            #expect(result.stderr.contains("list.txt:1: line is not UTF-8 text"), "\(result.stderr)")
             #expect(harness.scratch.objectFiles.isEmpty)
+        }
+
+        /// Latin-1 bytes in a comment and in one URL line: the other entries are cached,
+        /// the bad line is named, exit 1 (one byte used to reject the whole list as line 1).
+        @Test func latin1InACommentAndOneURLLineLeavesTheRestRunning() throws {
+            let a = TestBytes.make(30_000, seed: 66)
+            let b = TestBytes.make(40_000, seed: 67)
+            origin.serve("/a.bin", Resource(a))
+            origin.serve("/b.bin", Resource(b))
+            var list = Array("# exported by caf".utf8) + [0xE9] + Array("\n\(origin.url("/a.bin"))\n".utf8)
+            list += Array(origin.url("/caf").utf8) + [0xE9] + Array(".bin\n  out=cafe.bin\n\(origin.url("/b.bin"))\n".utf8)
+            let result = try prefetch(listBytes: list)
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("list.txt:3: line is not UTF-8 text (save the list as UTF-8); entry skipped"), "\(result.stderr)")
+            #expect(!result.stderr.contains("list.txt:1:") && !result.stderr.contains("list.txt:4:"), "\(result.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/a.bin")) == a)
+            #expect(try harness.cachedBytes(origin.url("/b.bin")) == b)
+            #expect(origin.requests(for: "/caf\u{E9}.bin").isEmpty)
         }
 
         @Test func endlessListIsRefusedNotReadIntoMemory() throws {

@@ -60,6 +60,24 @@ struct HostileListTests {
         #expect(list.entries.map(\.url) == ["https://a.example/ok.mp4"])
     }
 
+    /// Lists are decoded line by line: Latin-1 (or any bytes) in a comment is fine; a
+    /// URL line that is not UTF-8 is an error for that line, and its options go with it;
+    /// an option line that is not UTF-8 takes its entry; the rest of the list stands.
+    @Test func nonUTF8LinesAreErrorsForThoseLinesOnly() throws {
+        let latin1: [UInt8] = [0xE9, 0x74, 0xE9]  // "été" in Latin-1
+        var bytes: [UInt8] = Array("# r".utf8) + latin1 + Array("sum\nhttps://a.example/1.mp4 # ".utf8) + latin1
+        bytes += Array("\n  out=one.mp4\nhttps://a.example/".utf8) + latin1 + Array(".mp4\n  out=bad.mp4\n".utf8)
+        bytes += Array("https://a.example/3.mp4\n  out=".utf8) + latin1 + Array("\nhttps://a.example/4.mp4\n".utf8)
+        let list = parse(bytes)
+        #expect(list.entries.map(\.url) == ["https://a.example/1.mp4", "https://a.example/4.mp4"])
+        #expect(list.entries.first?.outName == "one.mp4")
+        #expect(list.errors.map(\.line) == [4, 7], "\(list.diagnostics)")
+        for error in list.errors {
+            #expect(error.description.hasPrefix("list.txt:\(error.line): line is not UTF-8 text (save the list as UTF-8)"))
+        }
+        #expect(list.warnings.isEmpty, "\(list.diagnostics)")
+    }
+
     /// A URL over 64 KiB (still shorter than the longest line read) is named, shortly, by
     /// its length; its options go with it and the next entry stands. So does a mirror.
     @Test func urlLongerThanTheLimitIsALineError() throws {

@@ -173,14 +173,15 @@ struct ListParserTests {
         #expect(entry.outName == "x.mp4")
     }
 
-    @Test func invalidUTF8IsOneError() throws {
+    /// Decoded line by line: the undecodable line is the one error, the good one stands.
+    @Test func invalidUTF8IsOneErrorForItsLine() throws {
         let bytes: [UInt8] = Array("https://a.example/x.mp4\n".utf8) + [0xFF, 0xFE, 0x80] + Array("\n".utf8)
         let list = ListParser.parse(bytes, file: "list.txt")
-        #expect(list.entries.isEmpty)
+        #expect(list.entries.map(\.url) == ["https://a.example/x.mp4"])
         #expect(list.diagnostics.count == 1)
         let diagnostic = try #require(list.diagnostics.first)
         #expect(diagnostic.severity == .error)
-        #expect(diagnostic.file == "list.txt")
+        #expect(diagnostic.file == "list.txt" && diagnostic.line == 2)
         #expect(diagnostic.message.contains("UTF-8"))
     }
 

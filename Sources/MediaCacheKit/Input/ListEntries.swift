@@ -2,10 +2,14 @@
 public struct ListText: Sendable {
     public let text: String
     public let file: String
+    /// Lines (1-based) that were not UTF-8: in `text` they keep only their indentation,
+    /// and the parser reports them.
+    public let undecodableLines: Set<Int>
 
-    public init(text: String, file: String) {
+    public init(text: String, file: String, undecodableLines: Set<Int> = []) {
         self.text = text
         self.file = file
+        self.undecodableLines = undecodableLines
     }
 }
 
@@ -38,7 +42,7 @@ public final class ListEntries: @unchecked Sendable {
             let index = listIndex
             let list = lists[index]
             if builder == nil {
-                builder = ListParser.Builder(file: list.file)
+                builder = ListParser.Builder(file: list.file, undecodableLines: list.undecodableLines)
                 position = list.text.startIndex
                 lineNumber = 0
             }

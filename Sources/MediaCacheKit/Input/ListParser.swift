@@ -16,35 +16,53 @@ public enum ListParser {
     /// megabytes of one line would only produce a long error.
     static let maxLineLength = 4 * URLParts.maxLength
 
-    /// The text of a list file: UTF-8, without a byte order mark. Anything else is
-    /// reported as one error for line 1.
-    public static func text(of bytes: [UInt8], file: String) -> Result<ListText, ListDiagnostic> {
+    /// The text of a list file, without a byte order mark, decoded line by line: a
+    /// comment may hold any bytes (it is dropped), and a line that is not UTF-8 keeps
+    /// only its indentation and is reported by the parser; the other lines stand.
+    public static func text(of bytes: [UInt8], file: String) -> ListText {
         var body = bytes[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        guard let text = String(validating: body, as: UTF8.self) else {
-            return .failure(
-                ListDiagnostic(
-                    severity: .error, file: file, line: 1,
-                    message: "the list is not UTF-8 text; save it as UTF-8 and try again"))
+        if let text = String(validating: body, as: UTF8.self) { return ListText(text: text, file: file) }
+        var lines: [String] = []
+        var undecodable: Set<Int> = []
+        for (index, line) in body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            let kept = line[..<commentStart(line)]
+            if let text = String(validating: kept, as: UTF8.self) {
+                lines.append(text)
+            } else {
+                undecodable.insert(index + 1)
+                let indentation = line.prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+                lines.append(String(decoding: indentation, as: UTF8.self))
+            }
         }
-        return .success(ListText(text: text, file: file))
+        return ListText(text: lines.joined(separator: "\n"), file: file, undecodableLines: undecodable)
+    }
+
+    /// Where a line's comment starts: a `#` at its start or after a space or tab (as
+    /// `Builder.stripComment` finds it in text), else its end.
+    static func commentStart(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8>.Index {
+        var previous = UInt8(ascii: " ")
+        for index in line.indices {
+            if line[index] == UInt8(ascii: "#") && (previous == UInt8(ascii: " ") || previous == UInt8(ascii: "\t")) {
+                return index
+            }
+            previous = line[index]
+        }
+        return line.endIndex
     }
 
     /// Every entry and problem of one list at once (`ListEntries` parses as it goes).
     public static func parse(_ bytes: [UInt8], file: String) -> ParsedList {
-        switch text(of: bytes, file: file) {
-        case .success(let list): parse(list.text, file: file)
-        case .failure(let diagnostic): ParsedList(entries: [], diagnostics: [diagnostic])
-        }
-    }
-
-    public static func parse(_ text: String, file: String) -> ParsedList {
-        let entries = ListEntries([ListText(text: text, file: file)])
+        let entries = ListEntries([text(of: bytes, file: file)])
         var parsed = ParsedList(entries: [], diagnostics: [])
         while let entry = entries.next(diagnose: { parsed.diagnostics.append($0) }) {
             parsed.entries.append(entry)
         }
         return parsed
+    }
+
+    public static func parse(_ text: String, file: String) -> ParsedList {
+        parse(Array(text.utf8), file: file)
     }
 
     /// Turns lines into entries: `consume` returns the entry a new URL line completes,
@@ -57,16 +75,28 @@ public enum ListParser {
         /// True while the options of a rejected entry are being skipped.
         var skippingOptions = false
         var currentLine = 0
+        /// Lines that were not UTF-8 (`ListText.undecodableLines`).
+        let undecodableLines: Set<Int>
 
-        init(file: String) { self.file = file }
+        init(file: String, undecodableLines: Set<Int> = []) {
+            self.file = file
+            self.undecodableLines = undecodableLines
+        }
 
         mutating func consume(_ line: Substring, at number: Int) -> (entry: ListEntry, line: Int)? {
             let indented = line.first == " " || line.first == "\t"
+            // A line that cannot be read takes its entry with it: a URL line its options,
+            // an option line the entry it belongs to.
             let length = line.utf8.count
-            if length > ListParser.maxLineLength {
+            let unreadable =
+                undecodableLines.contains(number)
+                ? "line is not UTF-8 text (save the list as UTF-8)"
+                : length > ListParser.maxLineLength
+                    ? "line is \(length) bytes long; no URL or option may be longer than \(URLParts.maxLength) bytes" : nil
+            if let unreadable {
                 if indented && skippingOptions { return nil }
                 let completed = indented ? nil : finish()
-                rejectEntry(number, "line is \(length) bytes long; no URL or option may be longer than \(URLParts.maxLength) bytes")
+                rejectEntry(number, unreadable)
                 return completed
             }
             let content = stripComment(line).trimmingCharacters(in: .whitespaces)

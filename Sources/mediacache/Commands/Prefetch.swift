@@ -23,10 +23,9 @@ struct Prefetch: ParsableCommand {
     }
 
     func run() throws {
-        // Every list is read (and checked to be text) first: a missing one stops the
-        // command before anything is fetched. Entries are parsed as jobs are started.
+        // Every list is read first: a missing one stops the command before anything is
+        // fetched. Entries are parsed as jobs are started.
         var texts: [ListText] = []
-        var undecodable = 0
         for list in lists {
             let bytes: [UInt8]
             do {
@@ -36,16 +35,11 @@ struct Prefetch: ParsableCommand {
                 SummaryPrinter.printRunFailure(message, code: "bad-list", json: download.json)
                 throw ExitStatus.usage
             }
-            switch ListParser.text(of: bytes, file: list == "-" ? "<stdin>" : list) {
-            case .success(let text): texts.append(text)
-            case .failure(let diagnostic):
-                Terminal.err(diagnostic.description)
-                undecodable += 1
-            }
+            texts.append(ListParser.text(of: bytes, file: list == "-" ? "<stdin>" : list))
         }
         let entries = ListEntries(texts)
         var pending = entries.next { Terminal.err($0.description) }
-        if pending == nil && entries.errorCount + undecodable == 0 {
+        if pending == nil && entries.errorCount == 0 {
             Terminal.err("mediacache: the list has no URLs; nothing to do")
             SummaryPrinter.printNothingToDo(json: download.json)
             return
@@ -58,7 +52,7 @@ struct Prefetch: ParsableCommand {
                 return entry.map { JobRequest(entry: $0, commandHeaders: headers) }
             },
             countRest: { (pending == nil ? 0 : 1) + entries.skipRest() },
-            inputErrors: { entries.errorCount + undecodable })
+            inputErrors: { entries.errorCount })
     }
 }
 
