@@ -67,10 +67,10 @@ public struct CacheMaintenance: Sendable {
     /// mirror (saved downloads are filed under their cache key), `#fragment` ignored.
     private func partialJobKey(named name: String) -> CacheKey? {
         let names = [name] + [URLParts.removingFragment(name)].compactMap { $0 }
-        if let direct = names.map(CacheKey.init(identity:)).first(where: { FileSystem.exists(directory.jobDirectory(key: $0)) }) {
-            return direct
-        }
-        return PartialJobs.list(in: directory).jobs.first { job in names.contains { job.state.entry.urls.contains($0) } }?.key
+        let keys = names.map(CacheKey.init(identity:))
+        if let direct = keys.first(where: { FileSystem.exists(directory.jobDirectory(key: $0)) }) { return direct }
+        let jobs = PartialJobs.list(in: directory).jobs
+        return jobs.first { job in names.contains { job.state.entry.urls.contains($0) } }?.key
     }
 
     public struct CollectionReport: Sendable, Equatable {

@@ -1,15 +1,21 @@
 /// Text from outside (bundle entry names, list lines, URLs) shown to a person: control
 /// characters replaced (no terminal escapes) and cut to a readable length.
 public enum Printable {
+    /// `text` cut to `limit` characters (with an ellipsis), control characters replaced.
     public static func name(_ text: String, limit: Int = 300) -> String {
-        // Only what is shown is mapped (the text may be megabytes); one more tells it was cut.
-        let scalars = text.unicodeScalars.prefix(limit == .max ? limit : limit + 1)
-        var result = String(scalars.map { scalar -> Character in
+        // Only what is shown is cleaned (the text may be megabytes); one more tells it was cut.
+        var result = visible(Substring(text).unicodeScalars.prefix(limit + 1))
+        if result.count > limit { result = String(result.prefix(limit)) + "…" }
+        return result
+    }
+
+    /// `text` whole, control and format characters replaced by `?`, for callers that
+    /// shorten it their own way.
+    public static func visible<Scalars: Sequence<Unicode.Scalar>>(_ scalars: Scalars) -> String {
+        String(scalars.map { scalar -> Character in
             scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
                 ? "?" : Character(scalar)
         })
-        if result.count > limit { result = String(result.prefix(limit)) + "…" }
-        return result
     }
 
     /// A URL for a message: whole up to `limit` bytes, else its start and end around an

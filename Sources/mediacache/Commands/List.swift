@@ -45,7 +45,7 @@ struct List: ParsableCommand {
         for object in sorted {
             let name = object.name ?? (object.url.isEmpty ? "(URL not known yet) \(object.path)" : object.url)
             rows.append([
-                TextTable.cutInTheMiddle(Printable.name(name, limit: .max), width: Self.nameWidth),
+                TextTable.cutInTheMiddle(Printable.visible(name.unicodeScalars), width: Self.nameWidth),
                 ByteCount.format(object.size), object.contentType ?? "-", object.faststart.rawValue,
                 Self.date(object.addedAt), Self.date(object.lastUsedAt),
             ])
