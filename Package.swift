@@ -13,6 +13,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
     ],
     targets: [
         // C libraries, imported through module maps; apt names the -dev packages.
@@ -34,10 +36,17 @@ let package = Package(
                 "CCurl", "CShims", "CArchive", "CCrypto",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
+        // `serve`: the local HTTP endpoint over the cache and downloads in progress.
+        .target(
+            name: "MediaCacheServe",
+            dependencies: [
+                "MediaCacheKit", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .executableTarget(
             name: "mediacache",
             dependencies: [
-                "MediaCacheKit",
+                "MediaCacheKit", "MediaCacheServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -52,6 +61,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
 
         .testTarget(name: "MediaCacheKitTests", dependencies: ["MediaCacheKit", "TestSupport"]),
+        // The command line's own logic (config file, manual rendering), without running it.
+        .testTarget(name: "mediacacheTests", dependencies: ["mediacache"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["MediaCacheKit", "TestOrigin", "TestSupport", "mediacache", "WithFileLimit"]),

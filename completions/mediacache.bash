@@ -173,28 +173,32 @@ _mediacache() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    prefetch|resume|status|path|info|ls|rm|gc|stats|verify|export|import|bundle-info|help)
+    prefetch|resume|status|path|info|ls|rm|gc|stats|verify|export|import|bundle-info|serve|url|config|help)
         # Offer subcommand argument completions
         "_mediacache_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'prefetch resume status path info ls rm gc stats verify export import bundle-info help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'prefetch resume status path info ls rm gc stats verify export import bundle-info serve url config help' -- "${cur}"))
         ;;
     esac
 }
 
 _mediacache_prefetch() {
     repeating_flags=()
-    non_repeating_flags=(-k --insecure --no-faststart --json -q --quiet --version -h --help)
+    non_repeating_flags=(--no-config -k --insecure --netrc --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(--cache-dir -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit)
+    non_repeating_options=(--cache-dir --config -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--cache-dir')
         __mediacache_add_completions -d
+        return
+        ;;
+    '--config')
+        __mediacache_add_completions -f
         return
         ;;
     '-j'|'--jobs')
@@ -216,6 +220,35 @@ _mediacache_prefetch() {
         return
         ;;
     '--lowest-speed-limit')
+        return
+        ;;
+    '--limit-rate')
+        return
+        ;;
+    '--max-download-limit')
+        return
+        ;;
+    '--proxy')
+        return
+        ;;
+    '--no-proxy')
+        return
+        ;;
+    '--load-cookies')
+        __mediacache_add_completions -f
+        return
+        ;;
+    '--netrc-file')
+        __mediacache_add_completions -f
+        return
+        ;;
+    '--user-agent')
+        return
+        ;;
+    '--referer')
+        return
+        ;;
+    '--max-connections-per-host')
         return
         ;;
     esac
@@ -231,15 +264,19 @@ _mediacache_prefetch() {
 
 _mediacache_resume() {
     repeating_flags=()
-    non_repeating_flags=(-k --insecure --no-faststart --json -q --quiet --version -h --help)
+    non_repeating_flags=(--no-config -k --insecure --netrc --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(--cache-dir -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit)
+    non_repeating_options=(--cache-dir --config -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host)
     __mediacache_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--cache-dir')
         __mediacache_add_completions -d
+        return
+        ;;
+    '--config')
+        __mediacache_add_completions -f
         return
         ;;
     '-j'|'--jobs')
@@ -263,20 +300,53 @@ _mediacache_resume() {
     '--lowest-speed-limit')
         return
         ;;
+    '--limit-rate')
+        return
+        ;;
+    '--max-download-limit')
+        return
+        ;;
+    '--proxy')
+        return
+        ;;
+    '--no-proxy')
+        return
+        ;;
+    '--load-cookies')
+        __mediacache_add_completions -f
+        return
+        ;;
+    '--netrc-file')
+        __mediacache_add_completions -f
+        return
+        ;;
+    '--user-agent')
+        return
+        ;;
+    '--referer')
+        return
+        ;;
+    '--max-connections-per-host')
+        return
+        ;;
     esac
 }
 
 _mediacache_status() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--no-config --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--cache-dir)
+    non_repeating_options=(--cache-dir --config)
     __mediacache_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--cache-dir')
         __mediacache_add_completions -d
+        return
+        ;;
+    '--config')
+        __mediacache_add_completions -f
         return
         ;;
     esac
@@ -284,15 +354,19 @@ _mediacache_status() {
 
 _mediacache_path() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--no-config --version -h --help)
     repeating_options=()
-    non_repeating_options=(--cache-dir)
+    non_repeating_options=(--cache-dir --config)
     __mediacache_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--cache-dir')
         __mediacache_add_completions -d
+        return
+        ;;
+    '--config')
+        __mediacache_add_completions -f
         return
         ;;
     esac
@@ -300,9 +374,9 @@ _mediacache_path() {
 
 _mediacache_info() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--no-config --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--cache-dir)
+    non_repeating_options=(--cache-dir --config)
     __mediacache_offer_flags_options 1
 
     # Offer option value completions
@@ -311,20 +385,28 @@ _mediacache_info() {
         __mediacache_add_completions -d
         return
         ;;
+    '--config')
+        __mediacache_add_completions -f
+        return
+        ;;
     esac
 }
 
 _mediacache_ls() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--no-config --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--cache-dir --sort)
+    non_repeating_options=(--cache-dir --config --sort)
     __mediacache_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--cache-dir')
         __mediacache_add_completions -d
+        return
+        ;;
+    '--config')
+        __mediacache_add_completions -f
         return
         ;;
     '--sort')
@@ -336,9 +418,9 @@ _mediacache_ls() {
 
 _mediacache_rm() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--no-config --version -h --help)
     repeating_options=()
-    non_repeating_options=(--cache-dir)
+    non_repeating_options=(--cache-dir --config)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
@@ -347,14 +429,18 @@ _mediacache_rm() {
         __mediacache_add_completions -d
         return
         ;;
+    '--config')
+        __mediacache_add_completions -f
+        return
+        ;;
     esac
 }
 
 _mediacache_gc() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--no-config --version -h --help)
     repeating_options=()
-    non_repeating_options=(--max-size --partial-older-than --cache-dir)
+    non_repeating_options=(--max-size --partial-older-than --cache-dir --config)
     __mediacache_offer_flags_options 0
 
     # Offer option value completions
@@ -369,14 +455,18 @@ _mediacache_gc() {
         __mediacache_add_completions -d
         return
         ;;
+    '--config')
+        __mediacache_add_completions -f
+        return
+        ;;
     esac
 }
 
 _mediacache_stats() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--no-config --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--cache-dir)
+    non_repeating_options=(--cache-dir --config)
     __mediacache_offer_flags_options 0
 
     # Offer option value completions
@@ -385,14 +475,18 @@ _mediacache_stats() {
         __mediacache_add_completions -d
         return
         ;;
+    '--config')
+        __mediacache_add_completions -f
+        return
+        ;;
     esac
 }
 
 _mediacache_verify() {
     repeating_flags=()
-    non_repeating_flags=(-q --quiet --repair --version -h --help)
+    non_repeating_flags=(-q --quiet --repair --no-config --version -h --help)
     repeating_options=()
-    non_repeating_options=(--cache-dir)
+    non_repeating_options=(--cache-dir --config)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
@@ -401,14 +495,18 @@ _mediacache_verify() {
         __mediacache_add_completions -d
         return
         ;;
+    '--config')
+        __mediacache_add_completions -f
+        return
+        ;;
     esac
 }
 
 _mediacache_export() {
     repeating_flags=()
-    non_repeating_flags=(--keep-query -q --quiet --version -h --help)
+    non_repeating_flags=(--keep-query -q --quiet --no-config --version -h --help)
     repeating_options=(--exclude-manifest)
-    non_repeating_options=(--since --level --threads --cache-dir)
+    non_repeating_options=(--since --level --threads --cache-dir --config)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
@@ -430,6 +528,10 @@ _mediacache_export() {
         __mediacache_add_completions -d
         return
         ;;
+    '--config')
+        __mediacache_add_completions -f
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -443,15 +545,19 @@ _mediacache_export() {
 
 _mediacache_import() {
     repeating_flags=()
-    non_repeating_flags=(--dry-run --replace --json -q --quiet --version -h --help)
+    non_repeating_flags=(--dry-run --replace --json -q --quiet --no-config --version -h --help)
     repeating_options=()
-    non_repeating_options=(--cache-dir)
+    non_repeating_options=(--cache-dir --config)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--cache-dir')
         __mediacache_add_completions -d
+        return
+        ;;
+    '--config')
+        __mediacache_add_completions -f
         return
         ;;
     esac
@@ -467,9 +573,9 @@ _mediacache_import() {
 
 _mediacache_bundle-info() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--json --no-config --version -h --help)
     repeating_options=()
-    non_repeating_options=(--cache-dir)
+    non_repeating_options=(--cache-dir --config)
     __mediacache_offer_flags_options 1
 
     # Offer option value completions
@@ -478,11 +584,141 @@ _mediacache_bundle-info() {
         __mediacache_add_completions -d
         return
         ;;
+    '--config')
+        __mediacache_add_completions -f
+        return
+        ;;
     esac
 
     # Offer positional completions
     case "${positional_number}" in
     1)
+        __mediacache_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_mediacache_serve() {
+    repeating_flags=()
+    non_repeating_flags=(--no-config -k --insecure --netrc --no-faststart --json -q --quiet --version -h --help)
+    repeating_options=(-H --header)
+    non_repeating_options=(--listen --cache-dir --config -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host)
+    __mediacache_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--listen')
+        return
+        ;;
+    '--cache-dir')
+        __mediacache_add_completions -d
+        return
+        ;;
+    '--config')
+        __mediacache_add_completions -f
+        return
+        ;;
+    '-j'|'--jobs')
+        return
+        ;;
+    '-x'|'--connections')
+        return
+        ;;
+    '--min-fragment')
+        return
+        ;;
+    '-H'|'--header')
+        return
+        ;;
+    '--retries')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--lowest-speed-limit')
+        return
+        ;;
+    '--limit-rate')
+        return
+        ;;
+    '--max-download-limit')
+        return
+        ;;
+    '--proxy')
+        return
+        ;;
+    '--no-proxy')
+        return
+        ;;
+    '--load-cookies')
+        __mediacache_add_completions -f
+        return
+        ;;
+    '--netrc-file')
+        __mediacache_add_completions -f
+        return
+        ;;
+    '--user-agent')
+        return
+        ;;
+    '--referer')
+        return
+        ;;
+    '--max-connections-per-host')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    *)
+        __mediacache_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_mediacache_url() {
+    repeating_flags=()
+    non_repeating_flags=(--no-config --version -h --help)
+    repeating_options=(-H --header)
+    non_repeating_options=(--cache-key --server --cache-dir --config)
+    __mediacache_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '-H'|'--header')
+        return
+        ;;
+    '--cache-key')
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--cache-dir')
+        __mediacache_add_completions -d
+        return
+        ;;
+    '--config')
+        __mediacache_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_mediacache_config() {
+    repeating_flags=()
+    non_repeating_flags=(--no-config --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--config)
+    __mediacache_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--config')
         __mediacache_add_completions -f
         return
         ;;

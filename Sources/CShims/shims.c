@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <linux/fs.h>
 #include "CShims.h"
@@ -48,6 +49,23 @@ CURLcode CShims_multi_message_result(const CURLMsg *message) {
 }
 
 size_t CShims_error_buffer_size(void) { return CURL_ERROR_SIZE; }
+
+static int set_receive_buffer(void *clientp, curl_socket_t fd, curlsocktype purpose) {
+    int bytes = (int)(intptr_t)clientp;
+    if (purpose == CURLSOCKTYPE_IPCXN) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+    return CURL_SOCKOPT_OK;
+}
+CURLcode CShims_easy_set_receive_buffer(CURL *easy, long bytes) {
+    // The size travels as the callback's pointer argument: nothing to keep alive.
+    CURLcode result = curl_easy_setopt(easy, CURLOPT_SOCKOPTDATA, (void *)(intptr_t)bytes);
+    if (result != CURLE_OK) return result;
+    return curl_easy_setopt(easy, CURLOPT_SOCKOPTFUNCTION, set_receive_buffer);
+}
+int CShims_easy_resize_active_receive_buffer(CURL *easy, int bytes) {
+    curl_socket_t fd = CURL_SOCKET_BAD;
+    if (curl_easy_getinfo(easy, CURLINFO_ACTIVESOCKET, &fd) != CURLE_OK || fd == CURL_SOCKET_BAD) return -1;
+    return setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+}
 
 int CShims_fallocate(int fd, int mode, off_t offset, off_t length) {
     return fallocate(fd, mode, offset, length);

@@ -11,9 +11,15 @@ struct MediaCacheCommand: ParsableCommand {
         version: VersionText.full,
         subcommands: [
             Prefetch.self, Resume.self, Status.self, PathCommand.self, Info.self, List.self, Remove.self, CollectGarbage.self,
-            Stats.self, Verify.self, Export.self, Import.self, BundleInfo.self,
+            Stats.self, Verify.self, Export.self, Import.self, BundleInfo.self, Serve.self, LocalURLCommand.self,
+            ConfigCommand.self,
         ]
     )
+
+    /// The subcommands whose options the config file can set (all but `config` itself).
+    static var configurableCommands: [ParsableCommand.Type] {
+        configuration.subcommands.filter { $0 != ConfigCommand.self }
+    }
 
     /// Like ArgumentParser's, but usage errors exit 2 (the documented code) instead of 64.
     static func main() {
@@ -25,7 +31,10 @@ struct MediaCacheCommand: ParsableCommand {
         MemoryTuning.limitMallocArenas()
         IndexNotices.observe { Terminal.err("mediacache: warning: \($0)") }
         do {
-            var command = try parseAsRoot()
+            let arguments = try ConfigArguments.expand(
+                Array(CommandLine.arguments.dropFirst()), commands: configurableCommands,
+                environment: ProcessInfo.processInfo.environment)
+            var command = try parseAsRoot(arguments)
             // Before any dispatch source exists: libdispatch traps when it has too few.
             if descriptors < FileDescriptorLimit.minimumForARun {
                 SummaryPrinter.printRunFailure(
@@ -37,6 +46,10 @@ struct MediaCacheCommand: ParsableCommand {
             }
             try command.run()
         } catch {
+            if let problem = error as? ConfigError {
+                Terminal.err("mediacache: \(problem)")
+                Foundation.exit(ExitStatus.usage.rawValue)
+            }
             if exitCode(for: error) == .validationFailure {
                 Terminal.err(fullMessage(for: error))
                 Foundation.exit(ExitStatus.usage.rawValue)

@@ -22,6 +22,27 @@ extension EndToEnd {
             return files
         }
 
+        /// JSON lines: one object a line, and nothing at all, not `[]`, for an empty cache
+        /// (none yet, and one emptied by rm).
+        @Test func jsonListingsAreJSONLinesAndEmptyForAnEmptyCache() throws {
+            for command in [["ls", "--json"], ["status", "--json"]] {
+                let none = try harness.run(command)
+                #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.isEmpty, "\(command): \(none)")
+            }
+            _ = try fill(["a.mp4", "b.mp4"])
+            let listed = try harness.run(["ls", "--json"]).stdout.split(separator: "\n")
+            #expect(listed.count == 2)
+            for line in listed {
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                #expect(object?["url"] != nil, "\(line)")
+            }
+            #expect(try harness.run(["rm", origin.url("/a.mp4"), origin.url("/b.mp4")]).status == 0)
+            for command in [["ls", "--json"], ["status", "--json"]] {
+                let emptied = try harness.run(command)
+                #expect(emptied.status == 0 && emptied.stdout.isEmpty, "\(command): \(emptied)")
+            }
+        }
+
         @Test func rmRemovesTheObjectAndNamesUnknownOnes() throws {
             let files = try fill(["a.mp4", "b.mp4"])
             let path = try harness.run(["path", origin.url("/a.mp4")]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)

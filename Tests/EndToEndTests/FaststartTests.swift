@@ -115,24 +115,7 @@ struct MediaSample: Sendable, CustomStringConvertible {
 
 enum FFmpeg {
     static func run(_ arguments: [String]) throws -> RunResult {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") else {
-            throw FFmpegFailed(message: "ffmpeg is not installed; .ci/run installs it (Scripts/install-deps)")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-nostdin", "-hide_banner"] + arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let started = Date()
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return RunResult(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self), seconds: Date().timeIntervalSince(started))
+        try ExternalTool.run("/usr/bin/ffmpeg", ["-nostdin", "-hide_banner"] + arguments)
     }
 
     /// Per-frame MD5s of every stream, copied without decoding: equal iff the media is.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import mediacache
+
 extension EndToEnd {
     /// man/mediacache.1 and completions/ are generated from the command definitions and
     /// committed. These tests fail when a committed file is stale. To re-record:
@@ -47,9 +49,31 @@ extension EndToEnd {
             try process.run()
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
-            let page = try String(contentsOfFile: output + "/mediacache.1", encoding: .utf8)
-            #expect(page.contains("EXIT STATUS") && page.contains("MEDIACACHE_DIR"))
+            // The plugin writes the long help as one text block; ManPage makes sections of it.
+            let generated = try String(contentsOfFile: output + "/mediacache.1", encoding: .utf8)
+            let page = try ManPage.finish(generated)
+            #expect(page.contains(".Sh \"EXIT STATUS\"") && page.contains(".It Ev \"MEDIACACHE_DIR\""))
             try Self.compare(generated: page, committed: "man/mediacache.1")
+        }
+
+        /// The committed page is clean for mandoc: no style, warning or error messages.
+        @Test func manPageIsLintClean() throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/mandoc")
+            process.arguments = ["-T", "lint", Self.root + "/man/mediacache.1"]
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = out
+            // No mandoc is a failure, not a skip: Scripts/install-deps installs it.
+            try process.run()
+            let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            // Whether aria2c(1), curl(1) and mpv(1) (SEE ALSO) are installed depends on the
+            // machine, not on the page: only those messages are left out.
+            let messages = output.split(separator: "\n").filter {
+                !$0.contains("referenced manual not found") && !$0.contains("mandoc.db")
+            }
+            #expect(messages.isEmpty, "mandoc -T lint man/mediacache.1:\n\(messages.joined(separator: "\n"))")
         }
 
         static func compare(generated: String, committed relative: String) throws {

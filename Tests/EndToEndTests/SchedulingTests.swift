@@ -43,6 +43,24 @@ extension EndToEnd {
             #expect(result.seconds < 5, "took \(result.seconds) s; one connection alone needs 4")
         }
 
+        /// Two files started together on one plain-http host each get a connection at
+        /// once: neither waits until the other's response has ended (libcurl's PIPEWAIT,
+        /// meant for HTTP/2, did that over http).
+        @Test func filesStartedTogetherOnOneHostRunAtOnce() throws {
+            var faults = Faults()
+            faults.bytesPerSecond = 1 << 20
+            origin.serve("/first.bin", Resource(TestBytes.make(1 << 20, seed: 92), faults: faults))
+            origin.serve("/second.bin", Resource(TestBytes.make(1 << 20, seed: 93), faults: faults))
+            let list = origin.url("/first.bin") + "\n" + origin.url("/second.bin")
+            let result = try harness.prefetch(list: list, ["-j", "2", "-x", "1"], timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            let first = try #require(origin.requests(for: "/first.bin").first)
+            let second = try #require(origin.requests(for: "/second.bin").first)
+            let (a, b) = (try #require(first.startedAt), try #require(second.startedAt))
+            let ends = try [#require(first.finishedAt), #require(second.finishedAt)]
+            #expect(max(a, b) < ends.min()!, "one response began only after the other had ended")
+        }
+
         /// The probe asks for two fragments (so a file of that size takes one request); in
         /// a file split anyway, it stops after one piece, like every other connection.
         @Test func theProbeOfALargeFileStopsAfterOnePiece() throws {

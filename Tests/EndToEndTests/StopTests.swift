@@ -67,7 +67,11 @@ extension EndToEnd {
             let list = harness.scratch.write("list.txt", origin.url("/movie.mp4"))
             let process = Process()
             process.executableURL = URL(fileURLWithPath: MediaCacheProcess.binary)
-            process.arguments = ["prefetch", list, "--cache-dir", harness.scratch.cache, "-x", "2", "--min-fragment", "512K", "--json"]
+            // Not through MediaCacheProcess: --no-config keeps a developer's config out.
+            process.arguments = [
+                "prefetch", list, "--cache-dir", harness.scratch.cache, "-x", "2", "--min-fragment", "512K", "--json",
+                "--no-config",
+            ]
             let out = Pipe()
             let err = Pipe()
             process.standardOutput = out

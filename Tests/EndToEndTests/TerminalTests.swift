@@ -3,7 +3,8 @@ import Testing
 import TestOrigin
 
 extension EndToEnd {
-    /// The live progress board, driven through a real terminal (tmux, 60 columns).
+    /// The live progress board, driven through a real terminal (tmux, 60 columns). Runs
+    /// take --no-config: tmux's shell does not get MediaCacheProcess's environment.
     @Suite struct Terminal {
         let origin: TestOrigin
         let harness = Harness()
@@ -25,7 +26,7 @@ extension EndToEnd {
         @Test func progressIsDrawnInPlaceAndLeavesACleanScreen() throws {
             let list = serveSlowFiles()
             let session = try TmuxSession(
-                command: "\(MediaCacheProcess.binary) prefetch \(list) --cache-dir \(harness.scratch.cache) -x 2 --min-fragment 256K")
+                command: "\(MediaCacheProcess.binary) prefetch \(list) --cache-dir \(harness.scratch.cache) -x 2 --min-fragment 256K --no-config")
             defer { session.kill() }
             let during = Harness.waitUntil(timeout: 10) { session.screen().contains("total: ") }
             let screen = session.screen()
@@ -43,7 +44,7 @@ extension EndToEnd {
         @Test func ctrlCClearsTheBoard() throws {
             let list = serveSlowFiles()
             let session = try TmuxSession(
-                command: "\(MediaCacheProcess.binary) prefetch \(list) --cache-dir \(harness.scratch.cache) -x 2 --min-fragment 256K")
+                command: "\(MediaCacheProcess.binary) prefetch \(list) --cache-dir \(harness.scratch.cache) -x 2 --min-fragment 256K --no-config")
             defer { session.kill() }
             #expect(Harness.waitUntil(timeout: 10) { session.screen().contains("total: ") })
             session.sendKeys("C-c")

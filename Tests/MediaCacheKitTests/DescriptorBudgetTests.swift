@@ -35,6 +35,19 @@ struct DescriptorBudgetTests {
         #expect((wide.jobs, wide.connectionsPerFile) == (1, 24), "\(wide)")
     }
 
+    /// Commits behind (slots freed when the bytes are written) hold files of their own:
+    /// they get only what is left, and none when nothing is.
+    @Test(arguments: [64, 100, 256, 1024, 1 << 20])
+    func commitsBehindFitUnderTheLimit(limit: Int) {
+        let budget = DescriptorBudget(limit: limit, inUse: 20, jobs: 16, connectionsPerFile: 16, maxConnections: 64)
+        let used = 20 + DescriptorBudget.headroom + budget.spareFiles
+            + (budget.jobs + budget.commitsBehind) * DescriptorBudget.perFile + budget.jobs * budget.connectionsPerFile
+        #expect(used <= limit, "\(budget)")
+        if limit >= 1024 { #expect(budget.commitsBehind >= budget.jobs, "\(budget)") }
+        let none = DescriptorBudget(limit: 30, inUse: 20, jobs: 4, connectionsPerFile: 8, maxConnections: 64)
+        #expect(none.commitsBehind == 0)
+    }
+
     @Test func noRoomAtAllStillRunsOneFileOverOneConnection() {
         let budget = DescriptorBudget(limit: 30, inUse: 20, jobs: 4, connectionsPerFile: 8, maxConnections: 64)
         #expect((budget.jobs, budget.connectionsPerFile, budget.spareFiles) == (1, 1, 0))

@@ -57,7 +57,9 @@ final class Connection {
         log.update(sequence) {
             $0.status = plan.head.status
             $0.range = plan.requestedRange
+            $0.startedAt = RequestRecord.now()
         }
+        if let bytes = plan.faults?.sendBufferBytes { socket.setSendBuffer(bytes) }
 
         var bodySent = 0
         var ending = BodyStreamer.Ending.complete
@@ -81,6 +83,7 @@ final class Connection {
         log.update(sequence) {
             $0.bodyBytesSent = bodySent
             $0.finished = true
+            $0.finishedAt = RequestRecord.now()
         }
         // Dropped, stalled, failed or broken responses leave the connection unusable.
         if case .complete = ending, !plan.endsBroken { return keepAlive }

@@ -9,6 +9,17 @@ final class ConnectionRegistry: @unchecked Sendable {
     private var sockets: [Int: Int32] = [:]
     private var lastConnectionID = 0
     private var runningThreads = 0
+    /// The most connections open at once (at the client's end too) since the start or
+    /// the last `resetPeak()`.
+    private var peak = 0
+
+    var peakConnections: Int {
+        condition.withLock { peak }
+    }
+
+    func resetPeak() {
+        condition.withLock { peak = sockets.count }
+    }
 
     var isStopped: Bool {
         condition.withLock { stopped }
@@ -20,8 +31,19 @@ final class ConnectionRegistry: @unchecked Sendable {
             guard !stopped else { return nil }
             lastConnectionID += 1
             sockets[lastConnectionID] = fd
+            // Sockets whose client already closed do not count: the origin may not have
+            // noticed yet (it finds out at its next send), but the client has moved on.
+            peak = max(peak, sockets.values.filter { !Self.peerClosed($0) }.count)
             return lastConnectionID
         }
+    }
+
+    /// Whether the kernel already holds the peer's FIN or RST for `fd`.
+    private static func peerClosed(_ fd: Int32) -> Bool {
+        // POLLRDHUP (Linux, _GNU_SOURCE only): the peer closed or shut down its side.
+        let readHangUp: Int16 = 0x2000
+        var entry = pollfd(fd: fd, events: readHangUp, revents: 0)
+        return poll(&entry, 1, 0) > 0 && entry.revents & (readHangUp | Int16(POLLHUP | POLLERR)) != 0
     }
 
     /// Forgets the socket and closes it. The fd is removed under the lock before closing,

@@ -24,6 +24,9 @@ public struct Faults: Sendable {
     public var resetAfterBytes: [Int] = []
     /// Per-response pacing of the body, in bytes per second.
     public var bytesPerSecond: Int? = nil
+    /// The kernel send buffer (SO_SNDBUF) for this path's responses, so the bytes the log
+    /// records as sent are about the bytes on the wire (rate measurements).
+    public var sendBufferBytes: Int? = nil
     /// A much slower pacing (bytes per second) for the first `trickleCount` bodies only.
     public var trickleBytesPerSecond: Int? = nil
     public var trickleCount = 1

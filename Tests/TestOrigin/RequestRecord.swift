@@ -1,3 +1,5 @@
+import Glibc
+
 /// What the origin saw and did for one request.
 ///
 /// Records are appended to the log when the request head arrives (so the log is in
@@ -22,4 +24,24 @@ public struct RequestRecord: Sendable {
     public var connectionID: Int
     /// True once the response has ended (completed, dropped, stalled out or failed).
     public var finished: Bool
+    /// When the response head went out and when its body ended, in seconds of the
+    /// monotonic clock (`RequestRecord.now()`): rates measured here are the origin's own.
+    public var startedAt: Double? = nil
+    public var finishedAt: Double? = nil
+
+    /// The monotonic clock of `startedAt` and `finishedAt`.
+    public static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    /// Body bytes per second `records` sent together: their bytes over the time from the
+    /// first one's start to the last one's end. Nil until one of them has ended.
+    public static func sendRate(_ records: [RequestRecord]) -> Double? {
+        let timed = records.filter { $0.startedAt != nil && $0.finishedAt != nil }
+        guard let start = timed.compactMap(\.startedAt).min(), let end = timed.compactMap(\.finishedAt).max(), end > start
+        else { return nil }
+        return Double(timed.reduce(0) { $0 + $1.bodyBytesSent }) / (end - start)
+    }
 }

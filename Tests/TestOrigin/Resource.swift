@@ -13,6 +13,8 @@ public struct Resource: Sendable {
     /// Sent as `Last-Modified` and matched against a date `If-Range` when non-nil.
     public var lastModified: String?
     public var faults: Faults
+    /// A cookie or login the request must carry (none by default).
+    public var access = AccessRule()
 
     /// The default for `etag:`/`lastModified:` parameters: derive a value.
     /// (A sentinel, so that passing `nil` explicitly still means "send none".)

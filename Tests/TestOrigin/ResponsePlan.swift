@@ -31,6 +31,7 @@ struct ResponsePlan {
         guard let route else {
             return text(404, "not found\n", sendsBody: sendsBody)
         }
+        if let denied = route.resource.access.denial(for: request, sendsBody: sendsBody) { return denied }
         if let scripted = route.scriptedStatus {
             var plan = text(scripted.status, scripted.body, sendsBody: sendsBody)
             if let retryAfter = scripted.retryAfter { plan.head.add("Retry-After", retryAfter) }

@@ -52,6 +52,14 @@ struct Socket {
         while case .bytes = scratch.withUnsafeMutableBytes({ receive(into: $0) }) {}
     }
 
+    /// Keeps the kernel's send buffer at about `bytes` (SO_SNDBUF, which also stops its
+    /// autotuning), so a byte handed to the socket is a byte on the wire, not one of
+    /// megabytes queued behind a receiver that reads slowly.
+    func setSendBuffer(_ bytes: Int) {
+        var size = Int32(clamping: bytes)
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// Makes the coming close(2) abort the connection with a RST instead of a FIN, and
     /// throw away whatever is still unsent (SO_LINGER on, timeout 0).
     func resetOnClose() {

@@ -63,6 +63,11 @@ public final class TestOrigin: @unchecked Sendable {
         log.clear()
     }
 
+    /// The most connections open at once since the start or `resetPeakConnections()`.
+    public var peakConnections: Int { registry.peakConnections }
+
+    public func resetPeakConnections() { registry.resetPeak() }
+
     /// Waits until `predicate` holds for the log (re-evaluated on every change), up to `timeout` seconds.
     /// Useful because records complete asynchronously, e.g. after the client saw a drop.
     @discardableResult

@@ -34,6 +34,15 @@ CURLcode CShims_multi_message_result(const CURLMsg *message);
 /// Size of one CURL_ERROR_SIZE error buffer.
 size_t CShims_error_buffer_size(void);
 
+// A rate-limited transfer keeps the kernel from buffering far ahead of the limit
+// (aria2 #1755): its sockets get a small SO_RCVBUF, which also turns off autotuning.
+/// Installs a CURLOPT_SOCKOPTFUNCTION that gives every new socket of `easy` an
+/// SO_RCVBUF of `bytes` before it connects (so the window it offers starts small).
+CURLcode CShims_easy_set_receive_buffer(CURL *easy, long bytes);
+/// Sets SO_RCVBUF of the connection `easy` uses now (a reused one keeps the buffer it
+/// was made with). 0, or -1 when there is no socket or setsockopt fails.
+int CShims_easy_resize_active_receive_buffer(CURL *easy, int bytes);
+
 int CShims_fallocate(int fd, int mode, off_t offset, off_t length);
 ssize_t CShims_copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t length, unsigned int flags);
 /// renameat2 with RENAME_NOREPLACE: fails with EEXIST instead of replacing the target.

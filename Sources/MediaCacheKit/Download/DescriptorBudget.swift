@@ -18,6 +18,9 @@ public struct DescriptorBudget: Sendable, Equatable {
     public let connectionsPerFile: Int
     /// Data files to make ahead.
     public let spareFiles: Int
+    /// Downloads that may commit behind at once (all bytes written, slot given back): each
+    /// still holds its data file, maybe a relocated copy and a temporary state file.
+    public let commitsBehind: Int
     /// Connections libcurl may keep open, idle ones included.
     public let maxConnections: Int
     /// What was asked for (`-j`, `-x`).
@@ -51,6 +54,7 @@ public struct DescriptorBudget: Sendable, Equatable {
         let reduced = fittedJobs < jobs || fittedConnections < connectionsPerFile
         let left = free - fittedJobs * (Self.perFile + fittedConnections)
         spareFiles = max(0, min(Self.maxSpareFiles, fittedJobs, left))
+        commitsBehind = max(0, left - spareFiles) / Self.perFile
         self.maxConnections = reduced ? fittedJobs * fittedConnections : maxConnections
     }
 

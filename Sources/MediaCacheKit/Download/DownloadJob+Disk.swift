@@ -10,6 +10,7 @@ extension DownloadJob {
     /// ran, before a byte is overwritten, so a crash here never pairs old claims with
     /// new or zeroed bytes.
     func prepareDataFile(length: Int64?, fresh: Bool) -> Bool {
+        loop.assertOnLoop()
         guard fresh, let file = dataFile else { return true }
         let statePath = cache.statePath(key: key)
         let directory = cache.jobDirectory(key: key)
@@ -21,8 +22,10 @@ extension DownloadJob {
             }
             stateMayBeOnDisk = false
         }
-        // New contents: no journal record of the old ones may ever vouch for them.
+        // New contents: no journal record of the old ones may ever vouch for them, and
+        // no reader of the old ones may read on into them.
         state.epoch = JobState.newEpoch()
+        download.held.startOver()
         do {
             try file.truncate(length: 0)
             if let length, length > 0 { try file.preallocate(length: length) }
@@ -114,17 +117,24 @@ extension DownloadJob {
         }
     }
 
-    /// Every byte is held: verify and commit off the transfer thread.
+    /// Every byte is held: verify and commit off the transfer thread, behind the next
+    /// downloads (the service frees this one's slot when its bound on commits behind
+    /// allows).
     func commit() {
+        loop.assertOnLoop()
         guard let file = dataFile else { return }
         phase = .committing
         if let wakeTimer { loop.cancelTimer(wakeTimer) }
+        // Nothing is written any more: its descriptor goes back before the commit.
+        journal = nil
         let committer = ObjectCommitter(cache: cache, faststart: options.faststart)
-        let commits = engine.commits
+        let commits = service.commits
         let snapshot = state
         let key = key
         let hasher = hasher
+        let delay = options.commitDelayForTesting
         diskQueue.async { [weak self] in
+            if delay > 0 { Thread.sleep(forTimeInterval: delay) }
             do throws(JobFailure) {
                 let publication = try committer.prepare(key: key, file: file, state: snapshot, hasher: hasher)
                 // The disk queue is free again while the publication waits for its group.
@@ -136,9 +146,11 @@ extension DownloadJob {
                 self?.loop.post { [weak self] in self?.didCommit(.failure(error)) }
             }
         }
+        service.jobDidWriteAll(self, bytes: snapshot.length ?? 0)
     }
 
     private func didCommit(_ result: Result<CachedObject, JobFailure>) {
+        loop.assertOnLoop()
         dataFile = nil
         switch result {
         case .success(let object):

@@ -46,7 +46,7 @@ extension DownloadJob {
 
     /// Whether a running transfer will write `offset` within its next 256 KiB, or a
     /// priority request (a short one, answered or not yet) covers it.
-    private func isArrivingSoon(_ offset: Int64) -> Bool {
+    func isArrivingSoon(_ offset: Int64) -> Bool {
         fragments.values.contains {
             $0.next <= offset && offset < $0.end && ($0.isPriority || ($0.accepted && offset - $0.next < 256 * 1024))
         }

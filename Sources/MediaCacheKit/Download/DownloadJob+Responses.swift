@@ -4,6 +4,7 @@ import Foundation
 /// disk at their offsets, completions decide retry-or-done in one place.
 extension DownloadJob: HTTPTransferDelegate {
     func transfer(_ transfer: HTTPTransfer, didReceive head: HTTPResponseHead) -> Bool {
+        loop.assertOnLoop()
         guard let fragment = fragments[ObjectIdentifier(transfer)] else { return false }
         if head.isRedirect {
             if let location = head.location, let target = URLParts.resolve(location, against: transfer.request.url) {
@@ -178,6 +179,7 @@ extension DownloadJob: HTTPTransferDelegate {
     }
 
     func transfer(_ transfer: HTTPTransfer, didReceive chunk: BodyChunk) -> Int {
+        loop.assertOnLoop()
         guard let fragment = fragments[ObjectIdentifier(transfer)] else { return 0 }
         guard fragment.accepted, let file = dataFile else { return chunk.count }
         var chunk = chunk
@@ -219,6 +221,7 @@ extension DownloadJob: HTTPTransferDelegate {
         }
         let written = ByteRange(fragment.next, fragment.next + Int64(count))
         state.completed.insert(written)
+        download.held.didWrite(written)
         journalWrite(written)
         fragment.next += Int64(count)
         bytesFetched += Int64(count)
@@ -243,6 +246,7 @@ extension DownloadJob: HTTPTransferDelegate {
     }
 
     func transfer(_ transfer: HTTPTransfer, didCompleteWith error: TransferError?) {
+        loop.assertOnLoop()
         guard let fragment = fragments.removeValue(forKey: ObjectIdentifier(transfer)),
             phase == .probing || phase == .fetching
         else { return }
@@ -290,6 +294,7 @@ extension DownloadJob: HTTPTransferDelegate {
             guard error == nil else { return transientFailure("the connection closed early (\(url))", retryAfter: nil) }
             state.validators.length = fragment.next
             try? dataFile?.truncate(length: fragment.next)
+            download.held.didLearnLength(fragment.next)
         } else if !fragment.isFinished && fragment.next == fragment.requestedStart {
             transientFailure("the response ended before its first byte (\(url))", retryAfter: nil)
             return

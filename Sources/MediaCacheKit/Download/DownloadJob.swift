@@ -1,13 +1,5 @@
 import Foundation
 
-/// The result of one job, reported to the engine once.
-enum JobResult {
-    case committed(CachedObject)
-    case alreadyCached(CachedObject)
-    case failed(JobFailure)
-    case interrupted
-}
-
 /// One file's life: probe → plan → fetch → verify → commit (README, "How it stays correct").
 ///
 /// Confined to the transfer loop's thread, except for the work it hands to `diskQueue`
@@ -17,10 +9,12 @@ final class DownloadJob: @unchecked Sendable {
 
     let request: JobRequest
     let key: CacheKey
-    unowned let engine: PrefetchEngine
-    var loop: TransferLoop { engine.loop }
-    var options: PrefetchOptions { engine.options }
-    var cache: CacheDirectory { engine.cache }
+    /// Its entry in the service's registry: the readers' wants and what they may read.
+    let download: Download
+    unowned let service: DownloadService
+    var loop: TransferLoop { service.loop }
+    var options: PrefetchOptions { service.options }
+    var cache: CacheDirectory { service.cache }
     let planner: FragmentPlanner
     let retryPolicy: RetryPolicy
     /// Checkpoints and the commit run here, in order, off the transfer thread.
@@ -79,12 +73,19 @@ final class DownloadJob: @unchecked Sendable {
     var lastProgress = 0.0
     var bytesAtLastProgress: Int64 = 0
     var bytesFetched: Int64 = 0
+    /// This file's own limit (`max-download-limit=`, else `--max-download-limit`), which
+    /// its connections share; nil: only the run's limit, if any, applies.
+    private(set) lazy var fileRateLimit: TokenBucket? = {
+        let limit = request.entry.maxDownloadLimit ?? options.maxDownloadLimit
+        return limit > 0 ? TokenBucket(bytesPerSecond: limit, now: TransferLoop.now()) : nil
+    }()
 
-    init(request: JobRequest, engine: PrefetchEngine) {
-        self.request = request
-        self.key = request.key
-        self.engine = engine
-        let options = engine.options
+    init(download: Download, service: DownloadService) {
+        self.download = download
+        request = download.request
+        key = download.key
+        self.service = service
+        let options = service.options
         planner = FragmentPlanner(minFragment: options.minFragment)
         retryPolicy = RetryPolicy(
             baseDelay: options.retryBaseDelay, maxDelay: options.maxRetryDelay, maxRetryAfter: options.maxRetryAfter)
@@ -110,13 +111,14 @@ final class DownloadJob: @unchecked Sendable {
     /// The list URL (or mirror) in use: custom headers belong to its host.
     var currentURL: String { request.entry.urls[mirrorIndex] }
 
-    func emit(_ event: PrefetchEvent) { engine.emit(event) }
+    func emit(_ event: PrefetchEvent) { service.emit(event) }
 
     // MARK: Starting
 
     /// Takes the key's lock first (two `fcntl`s), so one index read settles whether the
     /// object is already cached.
     func start() {
+        loop.assertOnLoop()
         do {
             guard let lock = try KeyLock.tryAcquire(key: key, in: cache) else {
                 waitForLock()
@@ -132,7 +134,7 @@ final class DownloadJob: @unchecked Sendable {
                 return
             }
             try loadState()
-        } catch let error as SystemError where error.isDescriptorShortage && engine.runningJobs > 1 {
+        } catch let error as SystemError where error.isDescriptorShortage && service.runningJobs > 1 {
             // The other jobs free descriptors as they finish: start again shortly.
             lock = nil
             dataFile = nil
@@ -151,7 +153,7 @@ final class DownloadJob: @unchecked Sendable {
 
     /// The committed object, if the index has it and its file is intact.
     func committedObject() -> CachedObject? {
-        guard let object = try? engine.index.object(key: key),
+        guard let object = try? service.index.object(key: key),
             FileSystem.fileSize(cache.absolute(object.path)) == object.size
         else { return nil }
         return object
@@ -197,7 +199,7 @@ final class DownloadJob: @unchecked Sendable {
             }
         }
         if state.completed.isEmpty,
-            let unnamed = engine.spareFiles?.take(path: cache.dataPath(key: key))
+            let unnamed = service.spareFiles?.take(path: cache.dataPath(key: key))
                 ?? DataFile.unnamed(in: cache.partialDirectory, path: cache.dataPath(key: key))
         {
             // Nothing to resume. The data gets its name (and the job its directory) with
@@ -246,10 +248,13 @@ final class DownloadJob: @unchecked Sendable {
             headers.append("Range: " + (end == Int64.max ? "bytes=\(start)-" : ByteRange(start, end).httpRangeValue))
             if let ifRange { headers.append("If-Range: \(ifRange)") }
         }
-        let request = HTTPRequest(
+        var request = HTTPRequest(
             url: url, headers: headers, stallTimeout: options.stallTimeout,
             lowSpeedLimit: Int(options.lowestSpeedLimit), verifyTLS: options.verifyTLS)
-        let transfer = HTTPTransfer(request: request, userAgent: options.userAgent, delegate: self)
+        request.client = clientSettings()
+        let transfer = HTTPTransfer(
+            request: request, userAgent: userAgent, delegate: self,
+            rateLimits: loop.rateLimiter.limits(file: fileRateLimit))
         let fragment = Fragment(
             transfer: transfer, isProbe: isProbe, start: start, end: end, sentRange: sendRange,
             ifRange: sendRange ? ifRange : nil, redirectHops: redirectHops)
@@ -308,6 +313,12 @@ final class DownloadJob: @unchecked Sendable {
     /// The probe's head was accepted: split the work across the file's connections.
     func beginFetching() {
         phase = .fetching
+        if let dataFile {
+            let about = DownloadData(
+                length: state.length, contentType: state.contentType,
+                originVersion: state.validators.etag ?? state.validators.lastModified)
+            download.held.publish(file: dataFile, completed: state.completed, about: about)
+        }
         let now = TransferLoop.now()
         lastCheckpoint = now
         lastProgress = now
@@ -354,6 +365,7 @@ final class DownloadJob: @unchecked Sendable {
     /// Gives every free connection work: unassigned bytes first, then half of the
     /// largest range still in flight.
     func fillConnections() {
+        loop.assertOnLoop()
         guard phase == .fetching else { return }
         let now = TransferLoop.now()
         // Every byte is held, whatever path got here (a retry after the last byte, a
@@ -377,6 +389,7 @@ final class DownloadJob: @unchecked Sendable {
             if fragments.isEmpty { startProbe() }
             return
         }
+        serveDemands(length: length)
         var busy = state.completed
         for fragment in fragments.values where fragment.end != Int64.max && fragment.next < fragment.end {
             busy.insert(ByteRange(fragment.next, fragment.end))
@@ -402,7 +415,7 @@ final class DownloadJob: @unchecked Sendable {
             startFragment(piece)
             slots -= 1
         }
-        while slots > 0 {
+        while slots > 0 && !heldBackByRateLimit(now: now) {
             let candidates = fragments.values.filter {
                 $0.accepted && $0.end != Int64.max && $0.next >= $0.compareUntil
             }
@@ -446,12 +459,44 @@ final class DownloadJob: @unchecked Sendable {
         max(length / Int64(options.connectionsPerFile * 8), planner.minFragment)
     }
 
+    /// Readers' wants come first: the first missing byte of each is fetched now, by a
+    /// connection of its own (beyond `-x`) unless a running one brings it soon.
+    private func serveDemands(length: Int64) {
+        for (reader, wanted) in download.demands {
+            // A want past the end (of a new, shorter version) has nothing to fetch.
+            guard wanted.start < length else {
+                download.demands[reader] = nil
+                continue
+            }
+            let want = ByteRange(wanted.start, min(wanted.end, length))
+            guard let missing = state.completed.gaps(within: want).first else {
+                download.demands[reader] = nil
+                continue
+            }
+            let start = missing.start
+            if isArrivingSoon(start) { continue }
+            if let carrier = fragments.values.first(where: { $0.next <= start && start < $0.end }) {
+                // A running range brings it only later: it stops there, a new request takes the rest.
+                if carrier.next >= carrier.compareUntil { steal(from: carrier, at: start, rate: nil).isPriority = true }
+            } else {
+                var gap = missing
+                for fragment in fragments.values where fragment.next > start && fragment.next < gap.end {
+                    gap = ByteRange(start, fragment.next)
+                }
+                startFragment(gap).isPriority = true
+            }
+        }
+    }
+
     /// A free connection takes `[cut, end)` of `victim`'s range; its rate is assumed to
     /// be the victim's until it has one of its own.
-    private func steal(from victim: Fragment, at cut: Int64, rate: Double?) {
+    @discardableResult
+    private func steal(from victim: Fragment, at cut: Int64, rate: Double?) -> Fragment {
         let end = victim.end
         victim.end = cut
-        startFragment(ByteRange(cut, end)).rateHint = rate
+        let taker = startFragment(ByteRange(cut, end))
+        taker.rateHint = rate
+        return taker
     }
 
     @discardableResult
@@ -550,6 +595,7 @@ final class DownloadJob: @unchecked Sendable {
 
     /// Stops for Ctrl-C or SIGTERM, saving progress.
     func interrupt() {
+        loop.assertOnLoop()
         guard phase != .finished else { return }
         if phase == .committing {
             // The commit finishes on its own; its result is reported as usual.
@@ -561,6 +607,7 @@ final class DownloadJob: @unchecked Sendable {
     }
 
     func fail(_ failure: JobFailure, keepPartial: Bool) {
+        loop.assertOnLoop()
         guard phase != .finished else { return }
         cancelAllTransfers()
         if keepPartial {
@@ -573,18 +620,19 @@ final class DownloadJob: @unchecked Sendable {
         finish(.failed(failure))
     }
 
-    func finish(_ result: JobResult) {
+    func finish(_ result: DownloadResult) {
+        loop.assertOnLoop()
         guard phase != .finished else { return }
         phase = .finished
         if let wakeTimer { loop.cancelTimer(wakeTimer) }
         // The lock is held until every queued checkpoint is on disk.
         let lock = self.lock
         self.lock = nil
-        engine.diskWork.enter()
-        diskQueue.async { [engine] in
+        service.diskWork.enter()
+        diskQueue.async { [service] in
             withExtendedLifetime(lock) {}
-            engine.diskWork.leave()
+            service.diskWork.leave()
         }
-        engine.jobDidFinish(self, result: result)
+        service.jobDidFinish(self, result: result)
     }
 }

@@ -66,8 +66,12 @@ final class Fragment {
         return now - startedAt
     }
 
-    /// Seconds since this connection last delivered a byte (or since it started).
-    func secondsIdle(now: Double) -> Double { now - (lastByteAt ?? startedAt) }
+    /// Seconds since this connection last delivered a byte (or since it started). Time
+    /// held by the rate limiter is waiting, not idleness: it never counts as a stall.
+    func secondsIdle(now: Double) -> Double {
+        if transfer.isHeld { return 0 }
+        return now - max(lastByteAt ?? startedAt, transfer.releasedAt ?? 0)
+    }
 
     /// Bytes per second this connection delivers: measured once it has run a moment,
     /// else the rate it inherited, else unknown.

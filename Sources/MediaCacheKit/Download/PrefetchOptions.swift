@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a prefetch run behaves; the command line fills it from its flags.
 public struct PrefetchOptions: Sendable {
     /// Files downloaded at once (`-j`).
@@ -16,11 +18,18 @@ public struct PrefetchOptions: Sendable {
     /// A connection slower than this (bytes per second) for `stallTimeout` seconds is
     /// abandoned and its range retried (`--lowest-speed-limit`); 0: only a stall counts.
     public var lowestSpeedLimit: Int64 = 0
+    /// Bytes per second for the whole run, all files and connections together
+    /// (`--limit-rate`); 0: unlimited.
+    public var limitRate: Int64 = 0
+    /// Bytes per second for each file, unless its entry says otherwise
+    /// (`--max-download-limit`, the entry's `max-download-limit=`); 0: unlimited.
+    public var maxDownloadLimit: Int64 = 0
     /// Check TLS certificates (`--insecure` clears it).
     public var verifyTLS = true
     /// Relocate moov before mdat on commit (`--no-faststart` clears it).
     public var faststart = true
-    /// libcurl's per-host connection cap, shared by all files.
+    /// libcurl's per-host connection cap, shared by all files (`--max-connections-per-host`;
+    /// through a proxy it counts connections to the proxy).
     public var maxConnectionsPerHost = 16
     /// A running job checkpoints at least this often (seconds) ...
     public var checkpointInterval = 0.5
@@ -38,7 +47,25 @@ public struct PrefetchOptions: Sendable {
     public var maxRetryDelay = 30.0
     /// A `Retry-After` longer than this is cut down to it.
     public var maxRetryAfter = 300.0
+    /// `--user-agent`; a list entry's `user-agent=` wins.
     public var userAgent = "mediacache/\(MediaCacheVersion.string)"
+    /// Proxy, cookies, netrc and Referer for every request (`--proxy`, `--no-proxy`,
+    /// `--load-cookies`, `--netrc`, `--netrc-file`, `--referer`); a list entry's
+    /// `all-proxy=` and `referer=` win.
+    public var client = ClientSettings()
+    /// Bytes of downloads written in full but not committed yet (hashing, relocation,
+    /// sync, rename and index run behind) that may pile up before a download that ends
+    /// its writes keeps its slot until its commit is done, as on a disk too slow to keep
+    /// up. An eighth of RAM, between 64 MiB and 512 MiB: enough for the network never to
+    /// wait on a group's sync, little enough that dirty pages never crowd out the rest.
+    var uncommittedBytesLimit: Int64 = PrefetchOptions.defaultUncommittedBytesLimit
+    /// Tests: every commit waits this long first, as on a slow disk.
+    var commitDelayForTesting = 0.0
+
+    static let defaultUncommittedBytesLimit: Int64 = {
+        let eighth = Int64(clamping: ProcessInfo.processInfo.physicalMemory / 8)
+        return min(512 << 20, max(64 << 20, eighth))
+    }()
 
     public init() {}
 }

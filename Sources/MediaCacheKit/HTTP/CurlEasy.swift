@@ -9,7 +9,8 @@ final class CurlEasy {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
-    init(request: HTTPRequest, userAgent: String, owner: HTTPTransfer) {
+    /// `receiveBuffers`: the small buffers of a rate-limited transfer; nil for the usual ones.
+    init(request: HTTPRequest, userAgent: String, owner: HTTPTransfer, receiveBuffers: ReceiveBuffers? = nil) {
         handle = curl_easy_init()
         let size = CShims_error_buffer_size()
         errorBuffer = .allocate(capacity: size)
@@ -17,6 +18,7 @@ final class CurlEasy {
 
         setString(CURLOPT_URL, request.url)
         setString(CURLOPT_USERAGENT, userAgent)
+        apply(request.client)
         // Only http(s), for the first request and after any redirect.
         setString(CURLOPT_PROTOCOLS_STR, "http,https")
         setString(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
@@ -31,9 +33,12 @@ final class CurlEasy {
             setLong(CURLOPT_SSL_VERIFYHOST, 0)
         }
         setLong(CURLOPT_TCP_KEEPALIVE, 1)
-        setLong(CURLOPT_BUFFERSIZE, 256 * 1024)
-        // Prefer multiplexing on an existing HTTP/2 connection over opening a new one.
-        setLong(CURLOPT_PIPEWAIT, 1)
+        setLong(CURLOPT_BUFFERSIZE, receiveBuffers?.chunkBytes ?? 256 * 1024)
+        if let receiveBuffers { CShims_easy_set_receive_buffer(handle, receiveBuffers.socketBytes) }
+        // Prefer multiplexing on an existing HTTP/2 connection over opening a new one. Only
+        // https can be HTTP/2 here; over http, libcurl 7.88 would keep a transfer waiting
+        // for the first connection to the host until that one's response ended.
+        if request.url.lowercased().hasPrefix("https:") { setLong(CURLOPT_PIPEWAIT, 1) }
         setLong(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         CShims_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
 
@@ -55,17 +60,33 @@ final class CurlEasy {
         errorBuffer.deallocate()
     }
 
+    /// Stops reading the connection (libcurl keeps what it read already).
+    func pauseReceiving() {
+        curl_easy_pause(handle, CURLPAUSE_RECV)
+    }
+
+    /// Reads the connection again; what libcurl kept is delivered before this returns.
+    func resumeReceiving() -> CURLcode {
+        curl_easy_pause(handle, CURLPAUSE_RECV_CONT)
+    }
+
+    /// Sets the receive buffer of the connection in use now (a reused one keeps the
+    /// buffer it was made with). Best effort: the transfer runs either way.
+    func resizeReceiveBuffer(_ bytes: Int) {
+        _ = CShims_easy_resize_active_receive_buffer(handle, Int32(clamping: bytes))
+    }
+
     /// libcurl's detailed message for the last failure, else its generic text.
     func errorMessage(for code: CURLcode) -> String {
         let detail = String(cString: errorBuffer)
         return detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
     }
 
-    private func setLong(_ option: CURLoption, _ value: Int) {
+    func setLong(_ option: CURLoption, _ value: Int) {
         CShims_easy_setopt_long(handle, option, value)
     }
 
-    private func setString(_ option: CURLoption, _ value: String) {
+    func setString(_ option: CURLoption, _ value: String) {
         CShims_easy_setopt_string(handle, option, value)
     }
 }

@@ -9,6 +9,8 @@ public struct HTTPRequest: Sendable, Equatable {
     public var lowSpeedLimit: Int
     /// Check the server's TLS certificate and host name (`--insecure` turns this off).
     public var verifyTLS: Bool
+    /// Proxy, cookies, netrc and Referer.
+    public var client = ClientSettings()
 
     public init(url: String, headers: [String], stallTimeout: Int, lowSpeedLimit: Int = 0, verifyTLS: Bool = true) {
         self.url = url

@@ -21,16 +21,38 @@ final class HTTPTransfer {
     private var headLines: [(name: String, value: String)] = []
     private var headStatus: Int?
     private(set) var easy: CurlEasy!
+    /// The rate limits this transfer is held to, if any.
+    let rateLimits: RateLimits?
+    /// Paused by the rate limiter until its buckets refill: waiting, not stalled.
+    private(set) var isHeld = false
+    /// When the rate limiter last let it receive again.
+    private(set) var releasedAt: Double?
 
-    init(request: HTTPRequest, userAgent: String, delegate: HTTPTransferDelegate) {
+    init(request: HTTPRequest, userAgent: String, delegate: HTTPTransferDelegate, rateLimits: RateLimits? = nil) {
         self.request = request
         self.delegate = delegate
-        easy = CurlEasy(request: request, userAgent: userAgent, owner: self)
+        self.rateLimits = rateLimits
+        easy = CurlEasy(request: request, userAgent: userAgent, owner: self, receiveBuffers: rateLimits?.buffers)
+    }
+
+    /// Stops reading the connection until `release` (the rate limiter's).
+    func hold() {
+        isHeld = true
+        easy.pauseReceiving()
+    }
+
+    /// Reads the connection again; bytes libcurl kept may arrive before this returns.
+    func release(now: Double) -> CURLcode {
+        isHeld = false
+        releasedAt = now
+        return easy.resumeReceiving()
     }
 
     func receiveHeaderLine(_ line: String) -> Bool {
         let trimmed = Self.trimmingWhitespace(line[...])
         if trimmed.hasPrefix("HTTP/") {
+            // A reused connection keeps the receive buffer it was made with.
+            if let rateLimits, head == nil { easy.resizeReceiveBuffer(rateLimits.buffers.socketBytes) }
             // A new head (after 1xx, or a proxy's) replaces what came before.
             let fields = trimmed.split(separator: " ", maxSplits: 2)
             headStatus = fields.count > 1 ? Int(fields[1]) : nil
@@ -66,7 +88,12 @@ final class HTTPTransfer {
 
     func receiveBody(_ chunk: BodyChunk) -> Int {
         let consumed = delegate?.transfer(self, didReceive: chunk) ?? 0
-        if consumed < chunk.count { stoppedByDelegate = true }
+        if consumed < chunk.count {
+            stoppedByDelegate = true
+        } else if let rateLimits {
+            // Every byte off the connection counts, file data or not.
+            rateLimits.limiter.received(chunk.count, by: self, limits: rateLimits)
+        }
         return consumed
     }
 

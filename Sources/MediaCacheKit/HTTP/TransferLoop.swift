@@ -17,8 +17,14 @@ final class TransferLoop: @unchecked Sendable {
     private var nextTimerID = 0
     private var stopping = false
 
+    /// `--limit-rate` and the files' own limits (see `RateLimiter`).
+    private(set) lazy var rateLimiter = RateLimiter(loop: self)
+
     private let lock = NSLock()
     private var posted: [@Sendable () -> Void] = []
+    /// The thread that runs (or ran) `run()`, for the debug checks of confinement.
+    /// Guarded by `lock`.
+    private var owner: pthread_t?
 
     /// `maxConnections` bounds the connections kept open, idle ones included.
     init(maxConnectionsPerHost: Int, maxConnections: Int) {
@@ -40,9 +46,22 @@ final class TransferLoop: @unchecked Sendable {
         curl_multi_wakeup(multi)
     }
 
+    /// Traps in debug builds unless called on the loop thread (costs nothing in release):
+    /// every entry point of loop-owned state checks it, as NIO's `preconditionInEventLoop`.
+    func assertOnLoop(file: StaticString = #fileID, line: UInt = #line) {
+        assert(isLoopThread, "called off the transfer loop's thread", file: file, line: line)
+    }
+
+    /// Whether the caller runs on the loop thread (the one that called `run()`).
+    var isLoopThread: Bool {
+        let owner = lock.withLock { self.owner }
+        return owner.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+    }
+
     /// Runs `work` on the loop thread after `delay` seconds; returns an id for `cancelTimer`.
     @discardableResult
     func after(_ delay: Double, _ work: @escaping () -> Void) -> Int {
+        assertOnLoop()
         nextTimerID += 1
         let deadline = Self.now() + max(0, delay)
         let index = timers.firstIndex(where: { $0.deadline > deadline }) ?? timers.count
@@ -51,11 +70,13 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     func cancelTimer(_ id: Int) {
+        assertOnLoop()
         timers.removeAll { $0.id == id }
     }
 
     /// Starts a transfer; from inside a libcurl callback it starts once perform returns.
     func start(_ transfer: HTTPTransfer) {
+        assertOnLoop()
         if insidePerform {
             deferredStarts.append(transfer)
             return
@@ -66,6 +87,7 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Stops a transfer without calling its delegate again.
     func cancel(_ transfer: HTTPTransfer) {
+        assertOnLoop()
         transfer.delegate = nil
         deferredStarts.removeAll { $0 === transfer }
         if insidePerform {
@@ -75,11 +97,37 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
+    /// Runs `work`, which calls into libcurl outside `curl_multi_perform` in a way that
+    /// may run callbacks (unpausing delivers held bytes at once): the starts and removals
+    /// they ask for wait until it returns, as they do for perform.
+    func insideCurl(_ work: () -> Void) {
+        insidePerform = true
+        work()
+        insidePerform = false
+        for transfer in deferredRemovals { remove(transfer) }
+        deferredRemovals = []
+        let starts = deferredStarts
+        deferredStarts = []
+        for transfer in starts { start(transfer) }
+    }
+
+    /// Ends a transfer libcurl failed outside perform, as if perform had reported it.
+    func end(_ transfer: HTTPTransfer, code: CURLcode) {
+        guard active[transfer.easy.handle] != nil else { return }
+        remove(transfer)
+        transfer.complete(code: code)
+    }
+
     /// Ends `run` after the current iteration.
-    func stop() { stopping = true }
+    func stop() {
+        assertOnLoop()
+        stopping = true
+    }
 
     /// Runs until `stop()`; call on the dedicated thread.
     func run() {
+        // Kept after `run` returns: that thread goes on to end what the loop left.
+        lock.withLock { owner = pthread_self() }
         while !stopping {
             runPostedWork()
             runDueTimers()
@@ -120,6 +168,7 @@ final class TransferLoop: @unchecked Sendable {
     private func remove(_ transfer: HTTPTransfer) {
         guard active.removeValue(forKey: transfer.easy.handle) != nil else { return }
         curl_multi_remove_handle(multi, transfer.easy.handle)
+        rateLimiter.forget(transfer)
     }
 
     private func runPostedWork() {

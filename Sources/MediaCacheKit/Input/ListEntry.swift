@@ -10,18 +10,35 @@ public struct ListEntry: Sendable, Codable, Equatable {
     public var checksum: ExpectedChecksum?
     /// `cache-key=`: the identity of the object when its URLs carry expiring tokens.
     public var cacheKey: String?
+    /// `max-download-limit=`: this file's bytes per second (0: unlimited), instead of
+    /// `--max-download-limit`; nil when the entry does not say.
+    public var maxDownloadLimit: Int64?
     /// Where the entry was written (`list.txt:12`), for messages.
     public var origin: String?
+    /// `user-agent=` and `referer=`: win over `--user-agent` and `--referer`.
+    public var userAgent: String?
+    public var referer: String?
+    /// `all-proxy=`: wins over `--proxy` and the environment. Never saved with a job's
+    /// state (it may hold a password): a resumed job takes the proxy of its command line.
+    public var proxy: ProxyURL?
+
+    /// What job state saves: every field but `proxy` (a new field is saved only once
+    /// it is listed here).
+    enum CodingKeys: String, CodingKey {
+        case urls, outName, headers, checksum, cacheKey, origin, userAgent, referer
+    }
 
     public init(
         urls: [String], outName: String? = nil, headers: [String] = [],
-        checksum: ExpectedChecksum? = nil, cacheKey: String? = nil, origin: String? = nil
+        checksum: ExpectedChecksum? = nil, cacheKey: String? = nil, maxDownloadLimit: Int64? = nil,
+        origin: String? = nil
     ) {
         self.urls = urls
         self.outName = outName
         self.headers = headers
         self.checksum = checksum
         self.cacheKey = cacheKey
+        self.maxDownloadLimit = maxDownloadLimit
         self.origin = origin
     }
 

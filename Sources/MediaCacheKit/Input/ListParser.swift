@@ -7,8 +7,8 @@
 public enum ListParser {
     /// aria2 options that are meaningful there but not here: accepted with a warning.
     static let knownForeignOptions: Set<String> = [
-        "dir", "split", "max-connection-per-server", "min-split-size", "referer",
-        "user-agent", "all-proxy", "continue", "max-download-limit", "pause", "gid",
+        "dir", "split", "max-connection-per-server", "min-split-size",
+        "continue", "pause", "gid",
         "select-file", "index-out", "check-integrity",
     ]
 
@@ -167,9 +167,18 @@ public enum ListParser {
                 } catch {
                     rejectEntry(number, error.description)
                 }
+            case "max-download-limit":
+                guard let limit = ByteCount.parse(value) else {
+                    return rejectEntry(
+                        number,
+                        "max-download-limit must be a size per second, like 500K or 2M (0: unlimited), got '\(value)'")
+                }
+                current!.maxDownloadLimit = limit
             case "cache-key":
                 guard !value.isEmpty else { return rejectEntry(number, "cache-key= needs a value") }
                 current!.cacheKey = value
+            case "user-agent", "referer", "all-proxy":
+                consumeClientOption(key, value, at: number)
             default:
                 let note = ListParser.knownForeignOptions.contains(key) ? " (an aria2 option mediacache does not use)" : ""
                 warning(number, "unknown option '\(key)' ignored\(note)")

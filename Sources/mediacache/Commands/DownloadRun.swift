@@ -25,17 +25,20 @@ struct DownloadRun {
     ) throws {
         let style: EventPrinter.Style = options.json ? .json : options.quiet ? .quiet : .human
         let printer = EventPrinter(style: style)
-        let engine: PrefetchEngine
+        let service: DownloadService
         do {
-            engine = try PrefetchEngine(cache: cache, options: options.engineOptions, events: printer.handle)
+            service = try DownloadService(cache: cache, options: options.engineOptions, events: printer.handle)
         } catch {
             throw cacheUnusable(error)
         }
-        if !options.quiet, !options.json, let warning = engine.descriptorBudget.warning(limit: FileDescriptorLimit.current) {
+        if !options.quiet, !options.json, let warning = service.descriptorBudget.warning(limit: FileDescriptorLimit.current) {
             printer.note("mediacache: warning: \(warning)")
         }
-        let trap = SignalTrap(message: "stopping, saving progress") { engine.cancel() }
-        let summary = engine.run(next: { next(printer.note) }, countRest: countRest)
+        let batch = PrefetchBatch(service: service)
+        let trap = SignalTrap(message: "stopping, saving progress") { batch.cancel() }
+        let summary = batch.run(next: { next(printer.note) }, countRest: countRest)
+        // Waits for the last checkpoints and lock releases.
+        service.shutdown()
         printer.finish()
         let errors = inputErrors()
         SummaryPrinter.print(summary, inputErrors: errors, json: options.json)

@@ -16,7 +16,7 @@ struct List: ParsableCommand {
     @Option(help: "Sort by added, used (last use), size or name.")
     var sort: SortKey = .added
 
-    @Flag(help: "Print one JSON object per cached object on stdout.")
+    @Flag(help: "Print one JSON object per cached object on stdout (JSON lines; nothing for an empty cache).")
     var json = false
 
     func run() throws {

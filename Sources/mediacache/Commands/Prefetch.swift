@@ -7,8 +7,12 @@ struct Prefetch: ParsableCommand {
         abstract: "Download every entry of one or more lists into the cache.",
         discussion: """
             LIST is a file in aria2's input-file format (a URL line, then indented key=value \
-            options: out=, header=, checksum=, cache-key=) or - for standard input. Running \
-            the same command again resumes where the last run stopped.
+            options: out=, header=, checksum=, cache-key=, user-agent=, referer=, \
+            all-proxy=) or - for standard input. Running the same command again resumes \
+            where the last run stopped.
+
+            Defaults for these options can be set in the config file (see `mediacache help \
+            config`); the command line wins.
             """)
 
     @Argument(help: ArgumentHelp("List files, or - for standard input.", valueName: "list"), completion: .file())

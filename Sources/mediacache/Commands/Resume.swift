@@ -4,7 +4,11 @@ import MediaCacheKit
 struct Resume: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Continue every interrupted download recorded in the cache.",
-        discussion: "Uses each job's saved URLs and headers; no list is needed. Nothing to resume exits 0.")
+        discussion: """
+            Uses each job's saved URLs and headers; no list is needed. Proxy, cookies and \
+            netrc logins are never saved: they come from this command line (and the \
+            environment). Nothing to resume exits 0.
+            """)
 
     @OptionGroup var cache: CacheOptions
     @OptionGroup var download: DownloadOptions

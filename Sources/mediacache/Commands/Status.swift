@@ -7,7 +7,7 @@ struct Status: ParsableCommand {
 
     @OptionGroup var cache: CacheOptions
 
-    @Flag(help: "Print one JSON object per job on stdout.")
+    @Flag(help: "Print one JSON object per job on stdout (JSON lines; nothing when no job is left).")
     var json = false
 
     func run() throws {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaCacheKit
 
-/// `--cache-dir`, shared by every subcommand.
+/// `--cache-dir` (and `--config`/`--no-config`), shared by every subcommand.
 struct CacheOptions: ParsableArguments {
     @Option(
         name: .customLong("cache-dir"),
@@ -11,6 +11,9 @@ struct CacheOptions: ParsableArguments {
             valueName: "dir"),
         completion: .directory)
     var cacheDir: String?
+
+    // Here because every command that reads the config file has CacheOptions.
+    @OptionGroup var config: ConfigOptions
 
     private var location: Result<CacheDirectory, CacheLocation.Problem> {
         CacheLocation.resolve(explicit: cacheDir, environment: ProcessInfo.processInfo.environment)

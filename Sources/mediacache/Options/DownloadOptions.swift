@@ -3,10 +3,10 @@ import MediaCacheKit
 
 /// The flags that shape a download run, shared by `prefetch` and `resume`.
 struct DownloadOptions: ParsableArguments {
-    @Option(name: [.short, .customLong("jobs")], help: "Files downloaded at once.")
+    @Option(name: [.short, .customLong("jobs")], help: "Files downloaded at once (1-64).")
     var jobs = 4
 
-    @Option(name: [.customShort("x"), .customLong("connections")], help: "Connections per file.")
+    @Option(name: [.customShort("x"), .customLong("connections")], help: "Connections per file (1-32).")
     var connections = 8
 
     @Option(
@@ -36,10 +36,26 @@ struct DownloadOptions: ParsableArguments {
             valueName: "size"))
     var lowestSpeedLimit = "0"
 
+    @Option(
+        name: .customLong("limit-rate"),
+        help: ArgumentHelp(
+            "Most bytes per second for the whole run, all files and connections together (e.g. 500K, 2M; 0: unlimited).",
+            valueName: "size"))
+    var limitRate = "0"
+
+    @Option(
+        name: .customLong("max-download-limit"),
+        help: ArgumentHelp(
+            "Most bytes per second for each file (e.g. 500K; 0: unlimited); an entry's max-download-limit= overrides it.",
+            valueName: "size"))
+    var maxDownloadLimit = "0"
+
     @Flag(
         name: [.customShort("k"), .customLong("insecure")],
         help: "Do not check TLS certificates (self-signed test servers); the connection is not authenticated.")
     var insecure = false
+
+    @OptionGroup(title: "Network options") var network: NetworkOptions
 
     @Flag(help: "Keep MP4/MOV bytes exactly as the origin sent them (no moov relocation).")
     var noFaststart = false
@@ -62,11 +78,11 @@ struct DownloadOptions: ParsableArguments {
         guard let speed = ByteCount.parse(lowestSpeedLimit), speed <= Int64(Int32.max) else {
             throw ValidationError("--lowest-speed-limit must be a size per second, like 10K or 1M (0: off)")
         }
-        for header in headers {
-            guard let colon = header.firstIndex(of: ":"), colon != header.startIndex,
-                !header[..<colon].contains(" ")
-            else { throw ValidationError("-H expects 'Name: value', got '\(HeaderRedaction.preview(header))'") }
+        for (name, value) in [("--limit-rate", limitRate), ("--max-download-limit", maxDownloadLimit)]
+        where ByteCount.parse(value) == nil {
+            throw ValidationError("\(name) must be a size per second, like 500K or 2M (0: unlimited), got '\(value)'")
         }
+        try HeaderArgument.validate(headers)
     }
 
     var engineOptions: PrefetchOptions {
@@ -78,8 +94,11 @@ struct DownloadOptions: ParsableArguments {
         options.retries = retries
         options.stallTimeout = timeout
         options.lowestSpeedLimit = ByteCount.parse(lowestSpeedLimit) ?? 0
+        options.limitRate = ByteCount.parse(limitRate) ?? 0
+        options.maxDownloadLimit = ByteCount.parse(maxDownloadLimit) ?? 0
         options.verifyTLS = !insecure
         options.faststart = !noFaststart
+        network.apply(to: &options)
         return options
     }
 }

@@ -7,9 +7,10 @@ final class EventPrinter: Sendable {
     let style: Style
     private let board: ProgressBoard?
 
-    init(style: Style) {
+    /// `board`: redraw progress lines on a terminal (not for a long-running server).
+    init(style: Style, board: Bool = true) {
         self.style = style
-        board = style == .human && Terminal.stderrIsTerminal ? ProgressBoard() : nil
+        self.board = board && style == .human && Terminal.stderrIsTerminal ? ProgressBoard() : nil
     }
 
     func handle(_ event: PrefetchEvent) {

@@ -18,14 +18,19 @@ enum SummaryPrinter {
         if json { printJSON(PrefetchSummary(), inputErrors: 0) }
     }
 
-    static func print(_ summary: PrefetchSummary, inputErrors: Int, json: Bool) {
-        let rate = summary.elapsed > 0 ? Double(summary.bytesFetched) / summary.elapsed : 0
-        if json { printJSON(summary, inputErrors: inputErrors) }
+    /// `3 done, 1 failed, 0 already cached` (and what was left or bad, if any).
+    static func counts(_ summary: PrefetchSummary, inputErrors: Int) -> String {
         var parts = ["\(summary.committed) done", "\(summary.failed.count) failed", "\(summary.alreadyCached) already cached"]
         if summary.unfinished > 0 { parts.append("\(summary.unfinished) unfinished") }
         if inputErrors > 0 { parts.append("\(inputErrors) bad list line\(inputErrors == 1 ? "" : "s")") }
+        return parts.joined(separator: ", ")
+    }
+
+    static func print(_ summary: PrefetchSummary, inputErrors: Int, json: Bool) {
+        let rate = summary.elapsed > 0 ? Double(summary.bytesFetched) / summary.elapsed : 0
+        if json { printJSON(summary, inputErrors: inputErrors) }
         Terminal.err(
-            "\(parts.joined(separator: ", ")); \(ByteCount.format(summary.bytesFetched)) in "
+            "\(counts(summary, inputErrors: inputErrors)); \(ByteCount.format(summary.bytesFetched)) in "
                 + "\(ByteCount.formatSeconds(summary.elapsed)) (\(ByteCount.format(Int64(rate)))/s)")
         for (url, failure) in summary.failed {
             Terminal.err("  failed: \(Printable.url(url)): \(failure.message)")

@@ -25,6 +25,9 @@ enum MediaCacheProcess {
         return fallback
     }
 
+    /// An XDG_CONFIG_HOME that never exists (Debian's /nonexistent home).
+    static let noConfigHome = "/nonexistent/mediacache-tests-config"
+
     /// RLIMIT_NOFILE for the child, set with setrlimit(2) by the `WithFileLimit` wrapper.
     struct FileLimit {
         var soft: Int
@@ -45,7 +48,14 @@ enum MediaCacheProcess {
         }
         var env = ProcessInfo.processInfo.environment
         env["MEDIACACHE_DIR"] = nil
+        // A developer's own config file never reaches a test: the default one lives
+        // where nothing can (tests that read one pass their own XDG_CONFIG_HOME or HOME).
+        env["XDG_CONFIG_HOME"] = noConfigHome
         env["NO_COLOR"] = "1"
+        // A proxy of the machine running the tests must not carry the test traffic.
+        for name in ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"] {
+            env[name] = nil
+        }
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let out = Pipe()
@@ -83,6 +93,9 @@ enum MediaCacheProcess {
 
         var pid: Int32 { process.processIdentifier }
 
+        /// What the child wrote to stdout so far, while it runs.
+        var stdoutSoFar: String { outData.snapshot }
+
         func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
         /// Waits for exit; a run over `timeout` is killed and reported with status -1.
@@ -106,6 +119,8 @@ enum MediaCacheProcess {
         private var data = Data()
         private let lock = NSLock()
         private let done = DispatchSemaphore(value: 0)
+
+        var snapshot: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
 
         func drain(_ handle: FileHandle) {
             Thread.detachNewThread { [self] in

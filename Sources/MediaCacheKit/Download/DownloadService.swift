@@ -1,0 +1,375 @@
+import Foundation
+
+/// The engine as a long-lived service: one libcurl multi loop on its own thread, the
+/// index, the commit batcher and the spare data files, shared by every download until
+/// `shutdown()`.
+///
+/// `submit` is safe from any thread. Downloads are registered by cache key: a second
+/// submit of a key while it downloads joins that download (one set of ranges from the
+/// origin) instead of waiting on the key's lock. Up to `-j` downloads run at once,
+/// started in priority order; interactive ones (someone waits to read) start at once.
+///
+/// A download gives its slot back once every byte is written: its commit (hashing,
+/// relocation, sync, rename, index) runs behind while the next download fetches, as long
+/// as the bytes committing behind stay within `options.uncommittedBytesLimit` and their
+/// files within the descriptor budget; past either, it keeps its slot until committed.
+public final class DownloadService: @unchecked Sendable {
+    public let cache: CacheDirectory
+    /// The options asked for, with `-j` and `-x` made to fit the open-file limit.
+    public let options: PrefetchOptions
+    /// How the service was sized to the open-file limit (`warning` says if it was cut).
+    public let descriptorBudget: DescriptorBudget
+    let index: CacheIndex
+    let commits: CommitBatcher
+    let loop: TransferLoop
+    /// Finished jobs' disk work (last checkpoints, lock release) and index writes still
+    /// in flight.
+    let diskWork = DispatchGroup()
+    /// Index writes that need not hold up the transfer thread (uses, restored names).
+    private let indexWork = DispatchQueue(label: "mediacache.index-writes")
+    private let sink: @Sendable (PrefetchEvent) -> Void
+    private let stopped = DispatchSemaphore(value: 0)
+
+    /// Guards the registry, which `submit` reads from any thread.
+    private let registryLock = NSLock()
+    private var registry: [CacheKey: Download] = [:]
+    private var acceptsSubmissions = true
+    private var isShutDown = false
+
+    // Confined to the loop thread.
+    /// Registered downloads not started yet, in submission order.
+    private var queued: [Download] = []
+    /// Downloads holding a slot: fetching, or committing while the bound on commits behind
+    /// is reached.
+    private var runningCount = 0
+    /// Downloads committing behind, which gave their slot back, and the bytes of each.
+    private var behind: [ObjectIdentifier: Int64] = [:]
+    private var bytesBehind: Int64 = 0
+    /// The most bytes ever committing behind at once (tests check the bound).
+    private(set) var peakBytesBehind: Int64 = 0
+    /// Downloads committing that keep their slot for now, oldest first, with their bytes.
+    private var keepingSlot: [(job: DownloadJob, bytes: Int64)] = []
+    /// How many may commit behind at once: each holds its job and, while it hashes, a
+    /// read buffer. Four per slot (16 at least) let a commit group gather many small files
+    /// without memory growing with a list of tiny ones; the open-file limit may allow fewer.
+    private var maxCommitsBehind: Int { min(descriptorBudget.commitsBehind, max(16, 4 * options.jobs)) }
+    private var startedCount = 0
+    private var shuttingDown = false
+    /// Data files made ahead, once more downloads start than run at once.
+    private(set) var spareFiles: SpareDataFiles?
+    /// Objects found already cached, marked as used in one transaction per group.
+    private var usedKeys: [CacheKey] = []
+
+    public init(cache: CacheDirectory, options: PrefetchOptions, events: @escaping @Sendable (PrefetchEvent) -> Void)
+        throws
+    {
+        self.cache = cache
+        self.sink = events
+        try cache.prepare()
+        index = try CacheIndex(directory: cache)
+        commits = CommitBatcher(index: index)
+        let budget = DescriptorBudget(
+            limit: FileDescriptorLimit.current, inUse: DescriptorBudget.descriptorsInUse(), jobs: options.jobs,
+            connectionsPerFile: options.connectionsPerFile, maxConnections: max(16, options.maxConnectionsPerHost * 4))
+        var fitted = options
+        fitted.jobs = budget.jobs
+        fitted.connectionsPerFile = budget.connectionsPerFile
+        self.options = fitted
+        descriptorBudget = budget
+        loop = TransferLoop(maxConnectionsPerHost: options.maxConnectionsPerHost, maxConnections: budget.maxConnections)
+        if options.limitRate > 0 {
+            loop.rateLimiter.overall = TokenBucket(bytesPerSecond: options.limitRate, now: TransferLoop.now())
+        }
+        let thread = Thread { [self] in
+            loop.run()
+            // Work posted after the loop stopped never ran: what it registered ends here.
+            for download in registryLock.withLock({ Array(registry.values) }) where download.job == nil {
+                finish(download, job: nil, result: .interrupted)
+            }
+            recordUses()
+            diskWork.wait()
+            registryLock.withLock { isShutDown = true }
+            stopped.signal()
+        }
+        thread.name = "mediacache-transfers"
+        thread.start()
+    }
+
+    /// Downloads `request` unless it is cached, or joins the download of its key already
+    /// under way. `onFinish` runs once on the transfer thread when the download ends
+    /// (it must be quick); the handle also waits for that result and reads the bytes.
+    ///
+    /// `onSlotFreed` runs once on the transfer thread when the download no longer takes a
+    /// slot (its bytes are written and it commits behind, or it ended), before `onFinish`:
+    /// a client that keeps `-j` downloads submitted submits the next one then.
+    @discardableResult
+    public func submit(
+        _ request: JobRequest, priority: DownloadPriority = .normal,
+        onFinish: (@Sendable (DownloadResult, _ bytesFetched: Int64) -> Void)? = nil,
+        onSlotFreed: (@Sendable () -> Void)? = nil
+    ) -> DownloadHandle {
+        let key = request.key
+        let slot = SlotRelease(onSlotFreed)
+        let (handle, download, isNew, accepted) = registryLock.withLock {
+            () -> (DownloadHandle, Download, Bool, Bool) in
+            let joined = acceptsSubmissions ? registry[key] : nil
+            let download = joined ?? Download(key: key, request: request, priority: priority)
+            let handle = DownloadHandle(key: key, download: download, service: self)
+            download.submissions.append(
+                Submission(request: request, priority: priority, handle: handle, slot: slot, onFinish: onFinish))
+            if joined == nil && acceptsSubmissions { registry[key] = download }
+            return (handle, download, joined == nil, acceptsSubmissions)
+        }
+        guard accepted else {
+            // Every submission hears of its end once, a refused one at once.
+            handle.resolve(.interrupted)
+            slot.release()
+            onFinish?(.interrupted, 0)
+            return handle
+        }
+        loop.post { [self] in
+            loop.assertOnLoop()
+            // A submit that raced a shutdown: the download never starts.
+            if shuttingDown {
+                if isNew { finish(download, job: nil, result: .interrupted) }
+                return
+            }
+            if isNew { queued.append(download) }
+            // Joined a download that commits behind: it takes no slot.
+            if download.slotFreed { slot.release() }
+            download.priority = max(download.priority, priority)
+            admit()
+        }
+        return handle
+    }
+
+    /// Stops every download, saving its progress, and waits until the transfer thread
+    /// and the disk work behind it are done. Later submits end at once as interrupted.
+    /// Safe from any thread, once or more.
+    public func shutdown() {
+        beginShutdown()
+        stopped.wait()
+        stopped.signal()  // for another caller of shutdown
+    }
+
+    /// Whether `shutdown` is over: every download stopped and its progress saved.
+    public var hasShutDown: Bool { registryLock.withLock { isShutDown } }
+
+    /// Starts stopping without waiting for it (signal handlers).
+    public func beginShutdown() {
+        registryLock.withLock { acceptsSubmissions = false }
+        loop.post { [self] in
+            loop.assertOnLoop()
+            guard !shuttingDown else { return }
+            shuttingDown = true
+            for download in queued { finish(download, job: nil, result: .interrupted) }
+            queued = []
+            for download in registryLock.withLock({ Array(registry.values) }) { download.job?.interrupt() }
+            stopIfIdle()
+        }
+    }
+
+    func emit(_ event: PrefetchEvent) { sink(event) }
+
+    /// The downloads registered now (queued or running), for a status page.
+    public func downloadsInProgress() -> [DownloadProgress] {
+        registryLock.withLock { Array(registry.values) }.map { download in
+            let (held, length) = download.held.progress
+            return DownloadProgress(url: download.request.entry.url, bytesHeld: held, length: length)
+        }
+    }
+
+    /// Downloads running or committing now (on the loop thread): one waiting for
+    /// descriptors can count on the others to free some.
+    var runningJobs: Int { runningCount + behind.count }
+
+    // MARK: Admission
+
+    /// Starts queued downloads by priority while slots are free; interactive ones always.
+    private func admit() {
+        loop.assertOnLoop()
+        guard !shuttingDown else { return }
+        while let next = queued.indices.max(by: { queued[$0].priority < queued[$1].priority }),
+            runningCount < options.jobs || queued[next].priority == .interactive
+        {
+            let download = queued.remove(at: next)
+            startedCount += 1
+            // More downloads than run at once: make their data files ahead from now on.
+            if startedCount == options.jobs + 1 && descriptorBudget.spareFiles > 0 && spareFiles == nil {
+                spareFiles = SpareDataFiles(directory: cache.partialDirectory, target: descriptorBudget.spareFiles)
+            }
+            runningCount += 1
+            let job = DownloadJob(download: download, service: self)
+            download.job = job
+            job.start()
+        }
+    }
+
+    /// Stops once nothing runs and no commit is behind: each commit's result is reported.
+    private func stopIfIdle() {
+        if shuttingDown && runningCount == 0 && behind.isEmpty { loop.stop() }
+    }
+
+    /// Gives a row recovered by an index rebuild its names back, off the transfer thread.
+    private func restoreNames(of object: CachedObject, from entry: ListEntry) {
+        diskWork.enter()
+        indexWork.async { [index, diskWork] in
+            try? index.restoreNames(of: object, from: entry)
+            diskWork.leave()
+        }
+    }
+
+    /// Marks the objects found cached as used, off the transfer thread.
+    private func recordUses() {
+        guard !usedKeys.isEmpty else { return }
+        let keys = usedKeys
+        usedKeys = []
+        diskWork.enter()
+        indexWork.async { [index, diskWork] in
+            try? index.touch(keys: keys)
+            diskWork.leave()
+        }
+    }
+
+    // MARK: Endings
+
+    // MARK: Commits behind
+
+    /// Every byte of `job` (`bytes` long) is written and its commit begins: it gives its
+    /// slot back if the commits behind have room for it, else keeps it until they do.
+    func jobDidWriteAll(_ job: DownloadJob, bytes: Int64) {
+        loop.assertOnLoop()
+        keepingSlot.append((job, bytes))
+        releaseSlots()
+        admit()
+    }
+
+    /// Moves committing downloads behind, oldest first, while the bounds allow.
+    private func releaseSlots() {
+        while let (job, bytes) = keepingSlot.first, behind.count < maxCommitsBehind,
+            bytesBehind + bytes <= options.uncommittedBytesLimit
+        {
+            keepingSlot.removeFirst()
+            runningCount -= 1
+            behind[ObjectIdentifier(job)] = bytes
+            bytesBehind += bytes
+            peakBytesBehind = max(peakBytesBehind, bytesBehind)
+            freeSlot(of: job.download)
+        }
+    }
+
+    /// Tells the download's clients that it takes no slot any more (once per submission).
+    private func freeSlot(of download: Download) {
+        download.slotFreed = true
+        let submissions = registryLock.withLock { download.submissions }
+        for submission in submissions { submission.slot.release() }
+    }
+
+    func jobDidFinish(_ job: DownloadJob, result: DownloadResult) {
+        loop.assertOnLoop()
+        if let bytes = behind.removeValue(forKey: ObjectIdentifier(job)) {
+            bytesBehind -= bytes
+        } else {
+            runningCount -= 1
+            keepingSlot.removeAll { $0.job === job }
+        }
+        finish(job.download, job: job, result: result)
+        releaseSlots()
+        admit()
+        stopIfIdle()
+    }
+
+    /// Tells every submission of `download` how it ended: the first gets the job's result,
+    /// the ones that joined it see the object as cached.
+    private func finish(_ download: Download, job: DownloadJob?, result: DownloadResult) {
+        let submissions = registryLock.withLock {
+            if registry[download.key] === download { registry.removeValue(forKey: download.key) }
+            return download.submissions
+        }
+        download.held.finish(result)
+        download.job = nil
+        download.slotFreed = true
+        for (index, submission) in submissions.enumerated() {
+            submission.slot.release()
+            var outcome = result
+            if index > 0, case .committed(let object) = result { outcome = .alreadyCached(object) }
+            // The download's own events tell its story once; those who joined it add none.
+            if index == 0 {
+                report(outcome, for: submission.request, name: job?.name)
+            } else if case .alreadyCached(let object) = outcome {
+                restoreNames(of: object, from: submission.request.entry)
+            }
+            submission.handle?.resolve(outcome)
+            submission.onFinish?(outcome, index == 0 ? job?.bytesFetched ?? 0 : 0)
+        }
+    }
+
+    private func report(_ result: DownloadResult, for request: JobRequest, name: String?) {
+        let entry = request.entry
+        let name = name ?? entry.displayName
+        switch result {
+        case .committed(let object):
+            emit(
+                .committed(
+                    url: entry.url, name: name, path: cache.absolute(object.path), size: object.size,
+                    faststart: object.faststart))
+        case .alreadyCached(let object):
+            usedKeys.append(request.key)
+            if usedKeys.count >= 512 { recordUses() }
+            restoreNames(of: object, from: entry)
+            emit(.skipped(url: entry.url, name: name, path: cache.absolute(object.path)))
+        case .failed(let failure):
+            emit(.failed(url: entry.url, name: name, failure: failure))
+        case .interrupted:
+            break
+        }
+    }
+}
+
+/// One download in the registry: the key's submissions, what readers may read, and
+/// (once started, on the loop thread) its job.
+final class Download: @unchecked Sendable {
+    let key: CacheKey
+    /// The request the download runs for: the first submission's.
+    let request: JobRequest
+    /// The first submission comes first. Guarded by the service's registry lock.
+    var submissions: [Submission] = []
+    let held = HeldBytes()
+    // Confined to the loop thread.
+    var priority: DownloadPriority
+    var job: DownloadJob?
+    /// Set once the download takes no slot: all written (committing behind) or ended.
+    var slotFreed = false
+    /// What readers wait for, by reader: the bytes to fetch before anything else.
+    var demands: [Int: ByteRange] = [:]
+
+    init(key: CacheKey, request: JobRequest, priority: DownloadPriority) {
+        self.key = key
+        self.request = request
+        self.priority = priority
+    }
+}
+
+/// One client's request for a download.
+struct Submission {
+    let request: JobRequest
+    let priority: DownloadPriority
+    /// Weak: a client that let go of its handle waits for nothing.
+    weak var handle: DownloadHandle?
+    let slot: SlotRelease
+    let onFinish: (@Sendable (DownloadResult, Int64) -> Void)?
+}
+
+/// A submission's "the download takes no slot any more", said once. Confined to the loop
+/// thread.
+final class SlotRelease: @unchecked Sendable {
+    private var action: (@Sendable () -> Void)?
+
+    init(_ action: (@Sendable () -> Void)?) { self.action = action }
+
+    func release() {
+        let action = self.action
+        self.action = nil
+        action?()
+    }
+}

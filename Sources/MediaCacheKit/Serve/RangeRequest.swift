@@ -1,0 +1,64 @@
+import Foundation
+
+/// A `Range` request header, as a server reads it (RFC 9110 §14.2): one range of bytes
+/// `a-b`, `a-` or the suffix `-n` (the last n bytes). Several ranges, other units and
+/// malformed values are answered with the whole object, as the RFC allows.
+public enum RangeRequest: Equatable, Sendable {
+    case whole
+    case from(Int64, through: Int64?)
+    case suffix(Int64)
+
+    public init(header: String?) {
+        guard let header else {
+            self = .whole
+            return
+        }
+        let value = header.trimmingCharacters(in: .whitespaces)
+        guard value.lowercased().hasPrefix("bytes="), !value.contains(",") else {
+            self = .whole
+            return
+        }
+        let spec = value.dropFirst("bytes=".count).trimmingCharacters(in: .whitespaces)
+        let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else {
+            self = .whole
+            return
+        }
+        let first = parts[0].trimmingCharacters(in: .whitespaces)
+        let last = parts[1].trimmingCharacters(in: .whitespaces)
+        func number(_ text: String) -> Int64? {
+            guard !text.isEmpty, text.count <= 18, text.allSatisfy(\.isASCIIDigit) else { return nil }
+            return Int64(text)
+        }
+        if first.isEmpty, let count = number(last) {
+            self = .suffix(count)
+        } else if let start = number(first), last.isEmpty {
+            self = .from(start, through: nil)
+        } else if let start = number(first), let end = number(last), end >= start {
+            self = .from(start, through: end)
+        } else {
+            self = .whole
+        }
+    }
+
+    /// The bytes to send of an object of `length` bytes: nil for the whole object, the
+    /// range otherwise; throws when no byte of it exists (416).
+    public func resolve(length: Int64) throws(Unsatisfiable) -> ByteRange? {
+        switch self {
+        case .whole:
+            return nil
+        case .from(let start, let end):
+            guard start < length else { throw Unsatisfiable() }
+            return ByteRange(start, min(length, (end ?? Int64.max - 1) + 1))
+        case .suffix(let count):
+            guard count > 0, length > 0 else { throw Unsatisfiable() }
+            return ByteRange(max(0, length - count), length)
+        }
+    }
+
+    public struct Unsatisfiable: Error {}
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}

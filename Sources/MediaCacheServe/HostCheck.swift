@@ -1,0 +1,56 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Answers only requests addressed to the server itself: a page that makes a browser
+/// resolve its own name to 127.0.0.1 (DNS rebinding) sends its own name as Host and
+/// gets 421, never a byte of the cache.
+struct HostCheck<Context: RequestContext>: RouterMiddleware {
+    let listen: ListenAddress
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard let host = request.head.authority?.lowercased(), listen.acceptedHosts.contains(host) else {
+            return PlainText.response(
+                .misdirectedRequest, "this server answers only requests for \(listen.baseURL)")
+        }
+        return try await next(request, context)
+    }
+}
+
+/// The address the server listens on, known once it is bound (port 0 picks one).
+final class ListenAddress: @unchecked Sendable {
+    let host: String
+    private let lock = NSLock()
+    private var port = 0
+
+    init(host: String) { self.host = host }
+
+    func bound(port: Int) { lock.withLock { self.port = port } }
+
+    var baseURL: String {
+        let port = lock.withLock { self.port }
+        return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
+
+    /// Host header values that name this server.
+    var acceptedHosts: Set<String> {
+        let port = lock.withLock { self.port }
+        var names = [host.contains(":") ? "[\(host)]" : host]
+        if host == "127.0.0.1" || host == "::1" { names += ["localhost", "127.0.0.1", "[::1]"] }
+        // A client leaves out the default port.
+        let withPort = names.map { "\($0.lowercased()):\(port)" }
+        return Set(port == 80 ? withPort + names.map { $0.lowercased() } : withPort)
+    }
+}
+
+/// Short text answers: errors name their reason in one line.
+enum PlainText {
+    static func response(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text + "\n")))
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MediaCacheKit
+
+/// Answers a player's request for one source: from the cached object's file, or from the
+/// one download of it (started or joined), sending bytes as they land. A range is sent
+/// with 206; a Range that asks for nothing that exists gets 416.
+struct MediaResponder: Sendable {
+    let service: DownloadService
+    let index: CacheIndex
+    static let chunkSize: Int64 = 256 << 10
+
+    func respond(to request: Request, source: LocalSource, name: String) async throws -> Response {
+        let entry = source.entry
+        let key = CacheKey(identity: entry.identity)
+        if let (object, file) = cachedObject(key) { return fromObject(object, file: file, request: request, name: name) }
+        let handle = service.submit(JobRequest(entry: entry), priority: .interactive)
+        let reader = handle.reader()
+        let data: DownloadData
+        do {
+            data = try await reader.open()
+        } catch ReaderError.cached(let object) {
+            guard let (object, file) = cachedObject(CacheKey(hex: object.key) ?? key) else {
+                return PlainText.response(.serviceUnavailable, "\(object.path) is gone from the cache; try again")
+            }
+            return fromObject(object, file: file, request: request, name: name)
+        } catch let failure as JobFailure {
+            return PlainText.response(Self.status(for: failure), "could not fetch \(Printable.url(source.url)): \(failure)")
+        } catch {
+            return PlainText.response(.serviceUnavailable, "\(error)")
+        }
+        let version = data.originVersion.map { "\"o-\(Self.shortHash($0))\"" }
+        var headers = commonHeaders(contentType: MediaTypes.contentType(origin: data.contentType, name: name), etag: version)
+        guard let length = data.length else {
+            // A stream of unknown length: sent whole as it arrives (HEAD: nothing to wait for).
+            if request.method == .head { return Response(status: .ok, headers: headers, body: ResponseBody()) }
+            return Response(status: .ok, headers: headers, body: body(request, reader: reader, range: ByteRange(0, Int64.max)))
+        }
+        return ranged(request, length: length, headers: &headers, etag: version) { range in
+            body(request, reader: reader, range: range)
+        }
+    }
+
+    // MARK: Cached objects
+
+    /// The object and its file, opened: what is read is that file, whatever happens to
+    /// the name later (gc, a new version).
+    private func cachedObject(_ key: CacheKey) -> (CachedObject, DataFile)? {
+        guard let object = try? index.object(key: key),
+            let file = try? DataFile(path: service.cache.absolute(object.path), mode: .readOnly),
+            (try? file.size()) == object.size
+        else { return nil }
+        return (object, file)
+    }
+
+    private func fromObject(_ object: CachedObject, file: DataFile, request: Request, name: String) -> Response {
+        let etag = Self.etag(of: object)
+        var headers = commonHeaders(contentType: MediaTypes.contentType(origin: object.contentType, name: name), etag: etag)
+        if let lastModified = object.lastModified { headers[.lastModified] = lastModified }
+        return ranged(request, length: object.size, headers: &headers, etag: etag) { range in
+            ResponseBody(contentLength: Int(range.count)) { writer in
+                var next = range.start
+                while next < range.end {
+                    let bytes = try file.read(count: Int(min(Self.chunkSize, range.end - next)), at: next)
+                    guard !bytes.isEmpty else { throw ServeError.shortFile(object.path) }
+                    try await writer.write(ByteBuffer(bytes: bytes))
+                    next += Int64(bytes.count)
+                }
+                try await writer.finish(nil)
+            }
+        }
+    }
+
+    // MARK: Ranges
+
+    /// 206 with the range asked for, 200 with everything (no Range, several ranges, or
+    /// an If-Range naming another version), 416 when nothing asked for exists.
+    private func ranged(
+        _ request: Request, length: Int64, headers: inout HTTPFields, etag: String?,
+        body: (ByteRange) -> ResponseBody
+    ) -> Response {
+        var wanted = RangeRequest(header: request.headers[.range])
+        if let ifRange = request.headers[.ifRange], ifRange != etag, ifRange != headers[.lastModified] {
+            wanted = .whole
+        }
+        let range: ByteRange?
+        do {
+            range = try wanted.resolve(length: length)
+        } catch {
+            headers[.contentRange] = "bytes */\(length)"
+            headers[.contentType] = "text/plain; charset=utf-8"
+            return Response(
+                status: .rangeNotSatisfiable, headers: headers,
+                body: ResponseBody(byteBuffer: ByteBuffer(string: "the file has \(length) bytes\n")))
+        }
+        let sent = range ?? ByteRange(0, length)
+        if let range { headers[.contentRange] = "bytes \(range.start)-\(range.end - 1)/\(length)" }
+        let status: HTTPResponse.Status = range == nil ? .ok : .partialContent
+        if request.method == .head {
+            headers[.contentLength] = String(sent.count)
+            return Response(status: status, headers: headers, body: ResponseBody())
+        }
+        return Response(status: status, headers: headers, body: body(sent))
+    }
+
+    /// Streams `range` from a download in progress; an error mid-way closes the
+    /// connection (a short body), never sends a wrong byte.
+    private func body(_ request: Request, reader: DownloadReader, range: ByteRange) -> ResponseBody {
+        let known = range.end == Int64.max ? nil : Int(range.count)
+        return ResponseBody(contentLength: known) { writer in
+            defer { reader.close() }
+            var next = range.start
+            while next < range.end {
+                let available = try await reader.available(from: next, upTo: range.end == Int64.max ? nil : range.end)
+                if available == 0 {
+                    guard known == nil else { throw ServeError.shortDownload }
+                    break
+                }
+                let bytes = try reader.read(at: next, count: Int(min(available, Self.chunkSize, range.end - next)))
+                try await writer.write(ByteBuffer(bytes: bytes))
+                next += Int64(bytes.count)
+            }
+            try await writer.finish(nil)
+        }
+    }
+
+    private func commonHeaders(contentType: String, etag: String?) -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.acceptRanges] = "bytes"
+        headers[.contentType] = contentType
+        if let etag { headers[.eTag] = etag }
+        return headers
+    }
+
+    /// Names the stored layout: the origin's bytes keep the tag they had while they
+    /// downloaded (a player's If-Range still matches); a relocated object gets its own.
+    static func etag(of object: CachedObject) -> String {
+        if object.faststart != .relocated, let version = object.etag ?? object.lastModified {
+            return "\"o-\(shortHash(version))\""
+        }
+        return "\"\(object.sha256.prefix(32))\""
+    }
+
+    /// 504 when the origin did not answer in time, else 502.
+    static func status(for failure: JobFailure) -> HTTPResponse.Status {
+        let timedOut = failure.message.localizedCaseInsensitiveContains("timed out")
+            || failure.message.localizedCaseInsensitiveContains("timeout")
+        return timedOut ? .gatewayTimeout : .badGateway
+    }
+
+    static func shortHash(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return String(hash, radix: 16)
+    }
+}
+
+enum ServeError: Error, CustomStringConvertible {
+    case shortFile(String)
+    case shortDownload
+
+    var description: String {
+        switch self {
+        case .shortFile(let path): "\(path) is shorter than the index says"
+        case .shortDownload: "the download ended before the bytes asked for"
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import MediaCacheKit
+import NIOCore
+
+/// `mediacache serve`: a local HTTP endpoint that players open while the cache fills.
+///
+/// `/m/TOKEN/NAME` serves the source that `mediacache url` registered under TOKEN (any
+/// other token: 403, and no origin hears of it); `/` is a status page. Requests whose
+/// Host is not this server get 421.
+public final class MediaServer: Sendable {
+    private let service: DownloadService
+    private let sources: LocalSources
+    private let index: CacheIndex
+    private let listen: ListenAddress
+    private let port: Int
+    private let log: @Sendable (ServeEvent) -> Void
+
+    public init(
+        service: DownloadService, host: String, port: Int, log: @escaping @Sendable (ServeEvent) -> Void
+    ) throws {
+        self.service = service
+        sources = try LocalSources(cache: service.cache)
+        index = try CacheIndex(directory: service.cache)
+        listen = ListenAddress(host: host)
+        self.port = port
+        self.log = log
+    }
+
+    /// Serves until the process ends; `onListening` gets the base URL once bound.
+    public func run(onListening: @escaping @Sendable (String) -> Void) async throws {
+        let router = Router()
+        router.add(middleware: HostCheck(listen: listen))
+        let media = MediaResponder(service: service, index: index)
+        let status = StatusPage(service: service, index: index, sources: sources)
+        for method in [HTTPRequest.Method.get, .head] {
+            router.on("/", method: method) { _, _ in status.response() }
+            router.on("/m/:token/:name", method: method) { [sources, log] request, context in
+                let token = context.parameters.get("token") ?? ""
+                let name = context.parameters.get("name") ?? ""
+                guard let source = sources.source(token: token) else {
+                    log(.refused(path: request.uri.path, reason: "unknown local URL"))
+                    return PlainText.response(.forbidden, "unknown local URL; make one with `mediacache url URL`")
+                }
+                let response = try await media.respond(to: request, source: source, name: name)
+                log(.served(url: source.url, range: request.headers[.range], status: response.status.code))
+                return response
+            }
+        }
+        let listen = self.listen
+        // Its own lines would mix with the command's; failures reach the caller as errors.
+        var logger = Logger(label: "mediacache-serve")
+        logger.logLevel = .critical
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(listen.host, port: port), serverName: nil),
+            onServerRunning: { channel in
+                listen.bound(port: channel.localAddress?.port ?? 0)
+                onListening(listen.baseURL)
+            }, logger: logger)
+        try await app.run()
+    }
+}
+
+/// What the server reports, for `--json` and the terminal.
+public enum ServeEvent: Sendable {
+    case served(url: String, range: String?, status: Int)
+    case refused(path: String, reason: String)
+}

@@ -1,0 +1,85 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MediaCacheKit
+
+/// The page at `/`: downloads in progress and cached objects, each media object with a
+/// player. One self-contained HTML page, no external assets.
+struct StatusPage: Sendable {
+    let service: DownloadService
+    let index: CacheIndex
+    let sources: LocalSources
+
+    func response() -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        headers[HTTPField.Name("Content-Security-Policy")!] = "default-src 'self'; style-src 'unsafe-inline'"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html())))
+    }
+
+    func html() -> String {
+        var rows: [String] = []
+        let downloads = service.downloadsInProgress()
+        let objects = ((try? index.all()) ?? []).sorted { $0.lastUsedAt > $1.lastUsedAt }
+        rows.append("<h2>Downloading (\(downloads.count))</h2>")
+        if downloads.isEmpty { rows.append("<p>Nothing is downloading.</p>") }
+        for download in downloads {
+            let percent = download.length.map { $0 > 0 ? " (\(download.bytesHeld * 100 / $0) %)" : "" } ?? ""
+            let size = download.length.map { " of " + ByteCount.format($0) } ?? ""
+            rows.append(
+                "<div class=item><div class=name>\(escape(Self.shortName(download.url)))</div>"
+                    + "<progress max=\(download.length ?? 0) value=\(download.bytesHeld)></progress> "
+                    + "\(ByteCount.format(download.bytesHeld))\(size)\(percent)</div>")
+        }
+        rows.append("<h2>Cached (\(objects.count))</h2>")
+        if objects.isEmpty { rows.append("<p>The cache is empty.</p>") }
+        for object in objects {
+            let name = object.name ?? URL(string: object.url)?.lastPathComponent ?? object.key
+            let type = MediaTypes.contentType(origin: object.contentType, name: name)
+            var player = ""
+            if !object.url.isEmpty, let token = try? sources.register(localSource(of: object)) {
+                let local = "/m/\(token)/\(percentEncoded(name.isEmpty ? "media" : name))"
+                if type.hasPrefix("video/") {
+                    player = "<video controls preload=none src=\"\(escape(local))\"></video>"
+                } else if type.hasPrefix("audio/") {
+                    player = "<audio controls preload=none src=\"\(escape(local))\"></audio>"
+                }
+                player += " <a href=\"\(escape(local))\">open</a>"
+            }
+            rows.append(
+                "<div class=item><div class=name>\(escape(name))</div>"
+                    + "<div class=meta>\(ByteCount.format(object.size)) · \(escape(type)) · "
+                    + "\(escape(object.faststart.description))</div>\(player)</div>")
+        }
+        return """
+            <!doctype html><html><head><meta charset=utf-8><title>mediacache</title>
+            <style>body{font:15px system-ui,sans-serif;margin:2em;max-width:60em}
+            .item{margin:1em 0;padding:.5em;border-bottom:1px solid #ddd}.name{font-weight:600;word-break:break-all}
+            .meta{color:#555;font-size:13px}video{max-width:100%;max-height:20em;display:block}</style></head>
+            <body><h1>mediacache</h1>
+            \(rows.joined(separator: "\n"))
+            </body></html>
+            """
+    }
+
+    /// Host and file name: a signed query string is nobody's business on this page.
+    static func shortName(_ url: String) -> String {
+        guard let parts = URLParts(url) else { return "(a download)" }
+        return parts.host + " · " + (parts.lastPathComponent.isEmpty ? "/" : parts.lastPathComponent)
+    }
+
+    private func localSource(of object: CachedObject) -> LocalSource {
+        LocalSource(url: object.url, cacheKey: object.cacheKey == object.url ? nil : object.cacheKey)
+    }
+
+    private func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    private func percentEncoded(_ name: String) -> String {
+        name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/")))
+            ?? "media"
+    }
+}

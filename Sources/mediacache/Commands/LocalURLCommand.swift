@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import MediaCacheKit
+
+struct LocalURLCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "url",
+        abstract: "Print the local URL a player opens to play URL through `mediacache serve`.",
+        discussion: """
+            Works for an object cached or not: the server plays it from the cache, or \
+            downloads it while it plays. Headers given here (an Authorization token, say) \
+            are kept in the cache directory (mode 0600), never in the local URL, and are \
+            sent only to URL's own host. The local URL carries a token only this cache can \
+            make; the server refuses any other.
+            """)
+
+    @Argument(help: ArgumentHelp("An http or https URL.", valueName: "url"))
+    var url: String
+
+    @Option(
+        name: [.customShort("H"), .customLong("header")],
+        help: ArgumentHelp("A request header for URL's host, 'Name: value' (repeatable).", valueName: "header"))
+    var headers: [String] = []
+
+    @Option(name: .customLong("cache-key"), help: ArgumentHelp("The object's identity, as in a list's cache-key=.", valueName: "key"))
+    var cacheKey: String?
+
+    @Option(
+        name: .customLong("server"),
+        help: ArgumentHelp(
+            "The server's base URL (default: the one `mediacache serve` recorded in the cache directory).",
+            valueName: "base"))
+    var server: String?
+
+    @OptionGroup var cache: CacheOptions
+
+    func validate() throws {
+        guard let scheme = URLParts(url)?.scheme, scheme == "http" || scheme == "https" else {
+            throw ValidationError("'\(Printable.url(url))' is not an http or https URL")
+        }
+        if let problem = URLParts.problem(with: url) { throw ValidationError("\(Printable.url(url)): \(problem)") }
+        try HeaderArgument.validate(headers)
+    }
+
+    func run() throws {
+        let directory = cache.directory
+        let base: String
+        if let server {
+            base = server.hasSuffix("/") ? String(server.dropLast()) : server
+        } else if let record = ServerRecord.running(in: directory) {
+            base = record.baseURL
+        } else {
+            Terminal.err(
+                "mediacache: no `mediacache serve` is running for the cache at \(directory.root); start one, or give --server")
+            throw ExitStatus.someFailed
+        }
+        let token: String
+        do {
+            try directory.prepare()
+            token = try LocalSources(cache: directory).register(LocalSource(url: url, headers: headers, cacheKey: cacheKey))
+        } catch {
+            Terminal.err("mediacache: cannot use the cache at \(directory.root): \(error)")
+            throw ExitStatus.cacheError
+        }
+        let name = URLParts(url)?.lastPathComponent ?? ""
+        let safeName =
+            name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/")))
+            ?? ""
+        Terminal.out("\(base)/m/\(token)/\(safeName.isEmpty ? "media" : safeName)")
+    }
+}

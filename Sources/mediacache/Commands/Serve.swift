@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import MediaCacheKit
+import MediaCacheServe
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the cache over HTTP to players, downloading what is not cached while it plays.",
+        discussion: """
+            Prints `listening on http://HOST:PORT` as its first line, then answers the local \
+            URLs that `mediacache url` prints: a cached object from its file, anything else \
+            by starting (or joining) its download and sending bytes as they land; a seek \
+            into bytes not fetched yet fetches them first. The download goes on after the \
+            player leaves and is verified and cached like any prefetch. LIST files given \
+            are prefetched in the background while serving; players always come first. \
+            GET and HEAD with one byte range each (bytes=a-b, a-, -n); several ranges are \
+            answered with the whole object. http://HOST:PORT/ is a status page. Ctrl-C or \
+            SIGTERM stops it within two seconds, progress saved.
+            """)
+
+    @Option(
+        name: .customLong("listen"),
+        help: ArgumentHelp(
+            "The address to listen on, ADDR:PORT (port 0 picks a free one). Keep it on loopback: anyone who can reach it can play what the cache holds.",
+            valueName: "addr:port"))
+    var listen = "127.0.0.1:8737"
+
+    @Argument(help: ArgumentHelp("Lists to prefetch in the background while serving.", valueName: "list"), completion: .file())
+    var lists: [String] = []
+
+    @OptionGroup var cache: CacheOptions
+    @OptionGroup var download: DownloadOptions
+
+    /// `listen` split into host and port.
+    private var address: (host: String, port: Int)? {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+            (0...65535).contains(port)
+        else { return nil }
+        var host = String(listen[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { return nil }
+        return (host, port)
+    }
+
+    func validate() throws {
+        guard let address else { throw ValidationError("--listen expects ADDR:PORT, like 127.0.0.1:8737, got '\(listen)'") }
+        // Requests must name the address they reach (DNS rebinding), which a wildcard has not.
+        if ["0.0.0.0", "::", "*"].contains(address.host) {
+            throw ValidationError("--listen needs one address (like 127.0.0.1:8737), not the wildcard \(address.host)")
+        }
+    }
+
+    func run() throws {
+        let (host, port) = address!
+        var texts: [ListText] = []
+        for list in lists {
+            do {
+                texts.append(ListParser.text(of: try ListReader.read(list), file: list == "-" ? "<stdin>" : list))
+            } catch {
+                Terminal.err("mediacache: \((error as? ListReader.Failure)?.message ?? "cannot read list \(list): \(error)")")
+                throw ExitStatus.usage
+            }
+        }
+        let directory = cache.directory
+        let printer = ServeEventPrinter(json: download.json, quiet: download.quiet)
+        let service: DownloadService
+        let server: MediaServer
+        do {
+            service = try DownloadService(cache: directory, options: download.engineOptions, events: printer.download)
+            server = try MediaServer(service: service, host: host, port: port, log: printer.request)
+        } catch {
+            Terminal.err("mediacache: cannot use the cache at \(directory.root): \(error)")
+            throw ExitStatus.cacheError
+        }
+        let record = LockedValue<ServerRecord?>(nil)
+        let trap = SignalTrap(message: "stopping, saving progress") {
+            service.beginShutdown()
+            DispatchQueue.global().async {
+                service.shutdown()
+                record.value?.remove(in: directory)
+            }
+        }
+        let failed = DispatchSemaphore(value: 0)
+        let failure = LockedValue<Error?>(nil)
+        Task {
+            do {
+                try await server.run { base in
+                    // Recorded before it is announced: `url` run right after the line finds it.
+                    let mine = ServerRecord(baseURL: base, pid: getpid())
+                    try? mine.write(in: directory)
+                    record.value = mine
+                    Terminal.out("listening on \(base)")
+                }
+            } catch {
+                failure.value = error
+            }
+            failed.signal()
+        }
+        if !texts.isEmpty {
+            let headers = download.headers
+            let entries = ListEntries(texts)
+            let batch = PrefetchBatch(service: service, priority: .background)
+            Thread.detachNewThread {
+                let summary = batch.run(next: {
+                    entries.next { Terminal.err($0.description) }.map { JobRequest(entry: $0, commandHeaders: headers) }
+                })
+                printer.backgroundDone(summary, inputErrors: entries.errorCount)
+            }
+        }
+        // Ends when the server cannot start or stops; a signal ends the process (below).
+        while failed.wait(timeout: .now() + 0.1) == .timedOut {
+            if trap.isSet && service.hasShutDown { break }
+        }
+        if trap.isSet {
+            record.value?.remove(in: directory)
+            throw trap.exitStatus
+        }
+        service.shutdown()
+        record.value?.remove(in: directory)
+        Terminal.err("mediacache: cannot serve on \(listen): \(failure.value.map { "\($0)" } ?? "the server stopped")")
+        throw ExitStatus.someFailed
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+import TestOrigin
+
+extension EndToEnd {
+    /// `--limit-rate`, `--max-download-limit` and the entry key `max-download-limit=`,
+    /// measured where it counts: at the origin, which logs when each response started and
+    /// ended, and sends from a small kernel buffer so what it logs as sent is on the wire.
+    @Suite struct RateLimits {
+        let origin: TestOrigin
+        let harness = Harness()
+        static let mebibyte = Double(1 << 20)
+
+        init() throws { origin = try TestOrigin() }
+
+        /// Serves `size` random bytes at `path`, from a 32 KiB send buffer.
+        func serve(_ path: String, size: Int, seed: UInt64, faults: Faults = Faults()) -> [UInt8] {
+            var faults = faults
+            faults.sendBufferBytes = 32 << 10
+            let bytes = TestBytes.make(size, seed: seed)
+            origin.serve(path, Resource(bytes, faults: faults))
+            return bytes
+        }
+
+        /// MiB per second the origin sent for `paths` together.
+        func originRate(_ paths: [String]) throws -> Double {
+            let records = origin.requests.filter { paths.contains($0.path) }
+            return try #require(RequestRecord.sendRate(records)) / Self.mebibyte
+        }
+
+        /// 12 MiB over eight connections at 1 MiB/s: the run, not each connection, is held
+        /// to the rate, the cap adds no ranges that would be thrown away, and the progress
+        /// events report the rate the bytes really arrive at.
+        @Test func limitRateHoldsTheWholeRunOverEightConnections() throws {
+            let bytes = serve("/twelve.bin", size: 12 << 20, seed: 140)
+            let url = origin.url("/twelve.bin")
+            let result = try harness.prefetch(list: url, ["--limit-rate", "1M", "-x", "8", "--json"], timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try harness.cachedBytes(url) == bytes)
+            let rate = try originRate(["/twelve.bin"])
+            #expect(rate >= 0.9 && rate <= 1.1, "the origin sent \(rate) MiB/s")
+            #expect(result.seconds >= 10, "took \(result.seconds) s")
+            // Nothing crossed the wire only to be dropped at a cut range.
+            #expect(Harness.bytesServed(origin, "/twelve.bin") < bytes.count + bytes.count / 20)
+            let events = EventStream(result.stdout)
+            #expect(events.named("retry").isEmpty, "\(events.named("retry"))")
+            let reported = events.named("progress").compactMap { ($0["bytes_per_second"] as? NSNumber)?.doubleValue }
+            #expect(reported.count >= 10)
+            let median = reported.sorted()[reported.count / 2] / Self.mebibyte
+            #expect(median >= 0.8 && median <= 1.2, "progress reported \(reported)")
+        }
+
+        /// Two files at once share the one limit: together they stay within it, and
+        /// neither waits for the other.
+        @Test func twoFilesAtOnceShareTheLimit() throws {
+            let first = serve("/a.bin", size: 5 << 20, seed: 141)
+            let second = serve("/b.bin", size: 5 << 20, seed: 142)
+            let urls = [origin.url("/a.bin"), origin.url("/b.bin")]
+            let result = try harness.prefetch(
+                list: urls.joined(separator: "\n"), ["--limit-rate", "1M", "-j", "2", "-x", "4"], timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try harness.cachedBytes(urls[0]) == first)
+            #expect(try harness.cachedBytes(urls[1]) == second)
+            let rate = try originRate(["/a.bin", "/b.bin"])
+            #expect(rate >= 0.9 && rate <= 1.1, "the origin sent \(rate) MiB/s for both")
+            for path in ["/a.bin", "/b.bin"] {
+                let share = try originRate([path])
+                #expect(share >= 0.35 && share <= 0.65, "\(path) got \(share) MiB/s of the shared 1 MiB/s")
+            }
+        }
+
+        /// An entry's own limit holds for its file; the file beside it is not slowed.
+        @Test func anEntrysLimitHoldsForItsFileOnly() throws {
+            let limited = serve("/limited.bin", size: 3 << 20, seed: 143)
+            let free = serve("/free.bin", size: 3 << 20, seed: 144)
+            let list = """
+                \(origin.url("/limited.bin"))
+                  max-download-limit=512K
+                \(origin.url("/free.bin"))
+                """
+            let result = try harness.prefetch(list: list, ["-j", "2"], timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/limited.bin")) == limited)
+            #expect(try harness.cachedBytes(origin.url("/free.bin")) == free)
+            let rate = try originRate(["/limited.bin"])
+            #expect(rate >= 0.45 && rate <= 0.55, "the limited file came at \(rate) MiB/s")
+            let other = try originRate(["/free.bin"])
+            #expect(other > 4 * rate, "the other file came at \(other) MiB/s")
+        }
+
+        /// `--max-download-limit` limits every file, each on its own; an entry's key wins.
+        @Test func maxDownloadLimitHoldsEachFileAndTheEntryKeyOverridesIt() throws {
+            _ = serve("/each.bin", size: 2 << 20, seed: 145)
+            _ = serve("/own.bin", size: 2 << 20, seed: 146)
+            let list = """
+                \(origin.url("/each.bin"))
+                \(origin.url("/own.bin"))
+                  max-download-limit=0
+                """
+            let result = try harness.prefetch(list: list, ["-j", "2", "--max-download-limit", "512K"], timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            let rate = try originRate(["/each.bin"])
+            #expect(rate >= 0.45 && rate <= 0.55, "the file came at \(rate) MiB/s")
+            // Twice is enough to tell unlimited from held (a loaded machine serves 2 MiB slower).
+            #expect(try originRate(["/own.bin"]) > 2 * rate)
+        }
+
+        /// Connections held back by the limiter for longer than the engine's idle check,
+        /// `--timeout` and `--lowest-speed-limit` allow are waiting, not stalled: none is
+        /// given up and its range asked for again, and no retry is counted.
+        @Test func heldConnectionsAreNotStalls() throws {
+            // 40 KiB in pieces of at least 16 KiB: connections are left free, so the engine
+            // keeps looking for stalled ones, while each running one gets a few KiB/s.
+            let bytes = serve("/held.bin", size: 40 << 10, seed: 147)
+            let url = origin.url("/held.bin")
+            let result = try harness.prefetch(
+                list: url,
+                ["--limit-rate", "8K", "-x", "4", "--min-fragment", "16K", "--timeout", "1", "--lowest-speed-limit", "4K",
+                 "--json"],
+                timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try harness.cachedBytes(url) == bytes)
+            #expect(EventStream(result.stdout).named("retry").isEmpty, "\(result.stdout)")
+            // Past the probe (which keeps its first 16 KiB), each byte was asked for once.
+            let ranges = origin.requests(for: "/held.bin").compactMap(\.range)
+            let pieces = ranges.dropFirst()
+            #expect(ranges.first == 0...(32 << 10) - 1 && pieces.allSatisfy { $0.lowerBound >= 16 << 10 }, "\(ranges)")
+            for (index, piece) in pieces.enumerated() {
+                #expect(!pieces.dropFirst(index + 1).contains { $0.overlaps(piece) }, "asked twice: \(ranges)")
+            }
+            #expect(result.seconds >= 3.5, "took \(result.seconds) s for 40 KiB at 8 KiB/s")
+        }
+
+        /// A connection that really stops delivering is still a stall under a limit.
+        @Test func aStallUnderALimitIsStillAStall() throws {
+            var faults = Faults()
+            faults.stallAfterBytes = 64 << 10
+            let bytes = serve("/stalls.bin", size: 512 << 10, seed: 148, faults: faults)
+            let url = origin.url("/stalls.bin")
+            let result = try harness.prefetch(list: url, ["--limit-rate", "1M", "--json"], timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try harness.cachedBytes(url) == bytes)
+            // The stalled range went to a fresh request, long before the 30 s --timeout.
+            #expect(origin.requests(for: "/stalls.bin").count >= 2)
+            #expect(result.seconds < 10, "took \(result.seconds) s")
+        }
+
+        @Test(arguments: [
+            (["--limit-rate", "fast"], "--limit-rate"),
+            (["--limit-rate=-1M"], "--limit-rate"),
+            (["--max-download-limit", "2Q"], "--max-download-limit"),
+        ])
+        func badSizesAreUsageErrorsNamingTheOption(arguments: [String], option: String) throws {
+            let result = try harness.prefetch(list: origin.url("/never.bin"), arguments)
+            #expect(result.status == 2, "\(result.stderr)")
+            #expect(result.stderr.contains("\(option) must be a size per second"), "\(result.stderr)")
+            #expect(origin.requests.isEmpty)
+        }
+
+        @Test func aBadEntryLimitIsThatEntrysErrorAndTheOthersRun() throws {
+            let bytes = serve("/fine.bin", size: 4096, seed: 149)
+            let list = """
+                \(origin.url("/skipped.bin"))
+                  max-download-limit=lots
+                \(origin.url("/fine.bin"))
+                """
+            let result = try harness.prefetch(list: list)
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("list.txt:2: max-download-limit must be a size per second"), "\(result.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/fine.bin")) == bytes)
+            #expect(origin.requests(for: "/skipped.bin").isEmpty)
+        }
+    }
+}

@@ -1,0 +1,384 @@
+import Foundation
+import MediaCacheKit
+import Testing
+import TestOrigin
+import TestSupport
+
+extension EndToEnd {
+    /// `mediacache serve` and `mediacache url` with real clients: curl for the HTTP
+    /// rules, ffprobe and ffmpeg as the player.
+    @Suite struct Serve {
+        let origin: TestOrigin
+        let harness = Harness()
+
+        init() throws { origin = try TestOrigin() }
+
+        @Test func cachedObjectsAreServedWithRangesAndNoOriginRequest() throws {
+            let bytes = TestBytes.make(300_000, seed: 800)
+            origin.serve("/clip.mp4", Resource(bytes, contentType: "application/octet-stream"))
+            let url = origin.url("/clip.mp4")
+            #expect(try harness.prefetch(list: url).status == 0)
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let local = try server.localURL(url)
+            #expect(local.hasPrefix(server.baseURL + "/m/") && local.hasSuffix("/clip.mp4"), "\(local)")
+            let requestsBefore = origin.requests(for: "/clip.mp4").count
+
+            let middle = try CurlResponse.fetch(local, ["-r", "1000-1999"])
+            #expect(middle.status == 206)
+            #expect(middle.body == Array(bytes[1000..<2000]))
+            #expect(middle.headers["content-range"] == "bytes 1000-1999/300000")
+            #expect(middle.headers["accept-ranges"] == "bytes")
+            // A generic type from the origin: the extension decides, so players accept it.
+            #expect(middle.headers["content-type"] == "video/mp4")
+            let etag = try #require(middle.headers["etag"])
+
+            let suffix = try CurlResponse.fetch(local, ["-H", "Range: bytes=-500"])
+            #expect(suffix.status == 206 && suffix.body == Array(bytes.suffix(500)))
+            let open = try CurlResponse.fetch(local, ["-H", "Range: bytes=299000-"])
+            #expect(open.status == 206 && open.body == Array(bytes.suffix(1000)))
+            let whole = try CurlResponse.fetch(local)
+            #expect(whole.status == 200 && whole.body == bytes)
+            let beyond = try CurlResponse.fetch(local, ["-H", "Range: bytes=300000-"])
+            #expect(beyond.status == 416 && beyond.headers["content-range"] == "bytes */300000")
+            let several = try CurlResponse.fetch(local, ["-H", "Range: bytes=0-9,20-29"])
+            #expect(several.status == 200 && several.body == bytes)
+            let head = try CurlResponse.fetch(local, ["-I"])
+            #expect(head.status == 200 && head.headers["content-length"] == "300000")
+            // If-Range with the current ETag keeps the range; another version's gets all.
+            let same = try CurlResponse.fetch(local, ["-r", "0-9", "-H", "If-Range: \(etag)"])
+            #expect(same.status == 206 && same.body == Array(bytes.prefix(10)))
+            let other = try CurlResponse.fetch(local, ["-r", "0-9", "-H", "If-Range: \"old\""])
+            #expect(other.status == 200 && other.body == bytes)
+
+            #expect(origin.requests(for: "/clip.mp4").count == requestsBefore, "a cached object reached the origin")
+        }
+
+        @Test func localURLsNobodyMadeAndForeignHostsAreRefusedWithoutAnOriginRequest() throws {
+            origin.serve("/secret.bin", Resource(TestBytes.make(10_000, seed: 801)))
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let local = try server.localURL(origin.url("/secret.bin"))
+            let parts = local.components(separatedBy: "/m/")
+            let token = String(parts[1].prefix(40))
+            var altered = Array(token)
+            altered[0] = altered[0] == "a" ? "b" : "a"
+            let forged = parts[0] + "/m/" + String(altered) + "/secret.bin"
+            #expect(try CurlResponse.fetch(forged).status == 403)
+            #expect(try CurlResponse.fetch(parts[0] + "/m/../../etc/passwd").status == 404)
+            let rebound = try CurlResponse.fetch(local, ["-H", "Host: attacker.example"])
+            #expect(rebound.status == 421)
+            #expect(origin.requests(for: "/secret.bin").isEmpty, "a refused request reached the origin")
+            // The real one works, and the status page names what it holds.
+            #expect(try CurlResponse.fetch(local).status == 200)
+            let page = try CurlResponse.fetch(server.baseURL + "/")
+            #expect(page.status == 200 && String(decoding: page.body, as: UTF8.self).contains("secret.bin"))
+        }
+
+        /// ffprobe opens a moov-at-end MP4 whose download takes over ten seconds: the
+        /// moov is fetched first, so it knows the duration within three; ffmpeg then reads
+        /// every frame through the server while it downloads.
+        @Test func aPlayerReadsALateMoovFileWhileItDownloads() throws {
+            let sample = try MediaSample.videoMP4.make(in: harness.scratch.path)
+            let bytes = try #require(TestBytes.read(sample))
+            var faults = Faults()
+            faults.bytesPerSecond = bytes.count / 10
+            origin.serve("/late.mp4", Resource(bytes, contentType: "video/mp4", faults: faults))
+            let url = origin.url("/late.mp4")
+            let server = try ServeFixture(cache: harness.scratch.cache, ["-x", "1", "--json"])
+            let local = try server.localURL(url)
+
+            let whileDownloading = try CurlResponse.fetch(local, ["-I"])
+            #expect(whileDownloading.headers["content-type"] == "video/mp4")
+            let originLayout = try #require(whileDownloading.headers["etag"])
+            let probe = try FFmpeg.probeDuration(local)
+            #expect(probe.seconds < 3, "ffprobe took \(probe.seconds) s")
+            #expect(abs(probe.duration - 8) < 0.5, "duration \(probe.duration)")
+            #expect(try FFmpeg.frameMD5(local) == FFmpeg.frameMD5(sample))
+
+            // The download goes on to its commit; the origin sent each byte about once.
+            #expect(Harness.waitUntil(timeout: 20) { (try? harness.cachedBytes(url)) != nil })
+            #expect(Harness.bytesServed(origin, "/late.mp4") <= bytes.count + bytes.count / 10)
+            // Stored faststart: a new layout with a new ETag; a range of the old one gets
+            // the whole new object, never a splice of the two.
+            let stored = try #require(try harness.cachedBytes(url))
+            #expect(stored != bytes, "the object was not relocated")
+            let afterCommit = try CurlResponse.fetch(local, ["-r", "0-99", "-H", "If-Range: \(originLayout)"])
+            #expect(afterCommit.status == 200 && afterCommit.body == stored)
+            #expect(afterCommit.headers["etag"] != originLayout)
+            let stopped = server.stop()
+            #expect(stopped.status == 143, "\(stopped.stderr)")
+            #expect(stopped.stdout.contains("\"event\":\"request\""), "\(stopped.stdout)")
+        }
+
+        /// A seek near the end of an uncached 40 MiB file (1 MiB/s per connection) is
+        /// answered within three seconds; four readers of the whole file at once each get
+        /// every byte, from one download.
+        @Test func seeksAndConcurrentReadersOfAnUncachedFile() throws {
+            let size = 40 << 20
+            let bytes = origin.serveRandom("/big.bin", size: size, seed: 803, bytesPerSecond: 1 << 20).bytes
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let local = try server.localURL(origin.url("/big.bin"))
+            let started = Date()
+            let seek = try CurlResponse.fetch(local, ["-r", "\(size - (2 << 20))-\(size - (2 << 20) + 65535)"])
+            let seconds = Date().timeIntervalSince(started)
+            #expect(seek.status == 206 && seek.body == Array(bytes[(size - (2 << 20))..<(size - (2 << 20) + 65536)]))
+            #expect(seconds < 3, "the seek took \(seconds) s")
+
+            let results = LockedResults()
+            let readers = (0..<4).map { _ in
+                Thread { results.append((try? CurlResponse.fetch(local, timeout: 60))?.body == bytes) }
+            }
+            readers.forEach { $0.start() }
+            #expect(Harness.waitUntil(timeout: 60) { results.count == 4 })
+            #expect(results.all == [true, true, true, true])
+            // One download: each byte came from the origin about once.
+            #expect(Harness.bytesServed(origin, "/big.bin") <= size + size / 10)
+            #expect(Harness.waitUntil(timeout: 20) { (try? harness.cachedBytes(origin.url("/big.bin"))) == bytes })
+        }
+
+        /// Twenty players that read a little and hang up at random offsets: the server
+        /// stays up and the download still ends committed and exact.
+        @Test func readersThatHangUpLeaveTheServerAndTheDownloadWhole() throws {
+            let size = 6 << 20
+            let bytes = origin.serveRandom("/hangup.bin", size: size, seed: 804, bytesPerSecond: 1 << 20).bytes
+            let server = try ServeFixture(cache: harness.scratch.cache, ["-x", "4"])
+            let local = try server.localURL(origin.url("/hangup.bin"))
+            var generator = SeededGenerator(seed: 805)
+            let offsets = (0..<20).map { _ in Int.random(in: 0..<size, using: &generator) }
+            let done = LockedResults()
+            for offset in offsets {
+                Thread {
+                    _ = try? CurlResponse.fetch(local, ["-r", "\(offset)-", "--max-filesize", "100000"], timeout: 1)
+                    done.append(true)
+                }.start()
+            }
+            #expect(Harness.waitUntil(timeout: 30) { done.count == 20 })
+            let check = try CurlResponse.fetch(local, ["-r", "0-99"])
+            #expect(check.status == 206 && check.body == Array(bytes.prefix(100)), "the server is not answering")
+            #expect(Harness.waitUntil(timeout: 30) { (try? harness.cachedBytes(origin.url("/hangup.bin"))) == bytes })
+        }
+
+        @Test func anOriginErrorBeforeTheFirstByteIsABadGatewayNamingIt() throws {
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let local = try server.localURL(origin.url("/nowhere.mp4"))
+            let response = try CurlResponse.fetch(local)
+            #expect(response.status == 502)
+            #expect(String(decoding: response.body, as: UTF8.self).contains("404"), "\(response.body.count) bytes")
+            // A request that is not HTTP gets 400, and the server goes on.
+            let port = try #require(server.baseURL.split(separator: ":").last)
+            let garbage = Process()
+            garbage.executableURL = URL(fileURLWithPath: "/bin/bash")
+            garbage.arguments = [
+                "-c", "exec 3<>/dev/tcp/127.0.0.1/\(port); printf 'NOT HTTP AT ALL\\r\\n\\r\\n' >&3; timeout 5 head -c 12 <&3",
+            ]
+            let out = Pipe()
+            garbage.standardOutput = out
+            try garbage.run()
+            let answer = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            garbage.waitUntilExit()
+            #expect(answer == "HTTP/1.1 400", "answered \(answer)")
+            #expect(try CurlResponse.fetch(server.baseURL + "/").status == 200)
+        }
+
+        /// Headers given to `url` reach the origin (and only it); a `file://` source is refused.
+        @Test func anAuthorizationGivenToURLReachesTheOrigin() throws {
+            _ = origin.serveRandom("/private.bin", size: 50_000, seed: 806)
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let local = try server.localURL(origin.url("/private.bin"), ["-H", "Authorization: Bearer t0ken"])
+            #expect(!local.contains("t0ken"))
+            #expect(try CurlResponse.fetch(local).status == 200)
+            let seen = origin.requests(for: "/private.bin").map { $0.headers["authorization"] }
+            #expect(!seen.isEmpty && seen.allSatisfy { $0 == "Bearer t0ken" }, "\(seen)")
+            let file = try harness.run(["url", "file:///etc/passwd"])
+            #expect(file.status == 2, "\(file.stderr)")
+        }
+
+        /// `kill -9` of the server mid-download: `resume` finishes the object with little
+        /// fetched again.
+        @Test func killedServerThenResumeCompletesTheObject() throws {
+            let size = 8 << 20
+            let bytes = origin.serveRandom("/killed.bin", size: size, seed: 807, bytesPerSecond: 512 << 10).bytes
+            let server = try ServeFixture(cache: harness.scratch.cache, ["-x", "2"])
+            let local = try server.localURL(origin.url("/killed.bin"))
+            Thread { _ = try? CurlResponse.fetch(local, timeout: 30) }.start()
+            #expect(Harness.waitUntil(timeout: 15) { ((try? harness.savedBytes()) ?? 0) >= 1 << 20 })
+            server.stop(SIGKILL)
+            let saved = try harness.savedBytes()
+            let requestsBefore = origin.requests(for: "/killed.bin").count
+            let resumed = try harness.run(["resume", "-x", "8"], timeout: 60)
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/killed.bin")) == bytes)
+            let fetchedAgain = origin.requests(for: "/killed.bin").dropFirst(requestsBefore).reduce(0) { $0 + $1.bodyBytesSent }
+            #expect(fetchedAgain <= size - Int(saved) + (1 << 20), "fetched \(fetchedAgain) of \(size), \(saved) saved")
+        }
+
+        /// What a person sees: headless Chromium renders the status page with the cached
+        /// object and its player, and plays a served MP4 in a `<video>` element (its
+        /// `currentTime` advances).
+        @Test func chromiumShowsTheStatusPageAndPlaysAServedMP4() throws {
+            let sample = try MediaSample.videoMP4.make(in: harness.scratch.path)
+            let bytes = try #require(TestBytes.read(sample))
+            origin.serve("/movie.mp4", Resource(bytes, contentType: "video/mp4"))
+            let url = origin.url("/movie.mp4")
+            #expect(try harness.prefetch(list: url).status == 0)
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let local = try server.localURL(url)
+
+            let chromium = Chromium(profile: harness.scratch.path + "/chromium")
+            let shot = harness.scratch.path + "/status.png"
+            let screenshot = try chromium.run(["--screenshot=\(shot)", "--window-size=1000,700", server.baseURL + "/"])
+            #expect((TestBytes.read(shot)?.count ?? 0) > 5000, "no screenshot: \(screenshot.stderr)")
+            let page = try chromium.run(["--dump-dom", server.baseURL + "/"]).stdout
+            #expect(page.contains("movie.mp4") && page.contains("<video"), "\(page)")
+
+            // A page on the origin plays the local URL and reports currentTime back to
+            // the origin every 0.3 s while the browser runs.
+            origin.serve("/report.txt", Resource(Array("ok".utf8), contentType: "text/plain"))
+            let html = """
+                <!doctype html><html><head><title>play</title></head><body>
+                <video id=v src="\(local)" muted autoplay playsinline></video>
+                <script>
+                const v = document.getElementById('v');
+                setInterval(() => {
+                  fetch('/report.txt?t=' + v.currentTime.toFixed(2) + '&error=' + (v.error ? v.error.code : 0)).catch(() => {});
+                }, 300);
+                </script></body></html>
+                """
+            origin.serve("/play.html", Resource(Array(html.utf8), contentType: "text/html"))
+            let browser = try chromium.start(["--autoplay-policy=no-user-gesture-required", origin.url("/play.html")])
+            defer {
+                browser.terminate()
+                browser.waitUntilExit()
+            }
+            func reports() -> [String] { origin.requests(for: "/report.txt").compactMap(\.query) }
+            let played = Harness.waitUntil(timeout: 20) {
+                reports().contains { Double($0.dropFirst(2).prefix { $0 != "&" }).map { $0 > 1.5 } ?? false }
+            }
+            #expect(played, "currentTime did not advance: \(reports().suffix(3))")
+            #expect(reports().allSatisfy { $0.hasSuffix("error=0") }, "\(reports().suffix(3))")
+        }
+
+        /// The origin changes the file while a player reads it: the download starts
+        /// over, and the player's response stops short, every byte it got the old
+        /// version's (never a splice).
+        @Test func aDownloadThatStartsOverMidResponseClosesTheConnection() throws {
+            let size = 4 << 20
+            var faults = Faults()
+            faults.bytesPerSecond = 1 << 20
+            // The first response breaks off, so the rest is asked for again, of the new version.
+            faults.dropAfterBytes = 3 << 19
+            let first = TestBytes.make(size, seed: 809)
+            origin.serve("/changing.bin", Resource(first, faults: faults))
+            let server = try ServeFixture(cache: harness.scratch.cache, ["-x", "1"])
+            let local = try server.localURL(origin.url("/changing.bin"))
+            let response = LockedValue<CurlResponse?>(nil)
+            let reader = Thread { response.value = try? CurlResponse.fetch(local, timeout: 30) }
+            reader.start()
+            #expect(Harness.waitUntil(timeout: 10) { Harness.bytesServed(origin, "/changing.bin") > 1 << 20 })
+            origin.serve("/changing.bin", Resource(TestBytes.make(size, seed: 810), faults: faults))
+            #expect(Harness.waitUntil(timeout: 30) { response.value != nil })
+            let got = try #require(response.value)
+            #expect(got.exitCode != 0 && got.body.count < size, "curl exit \(got.exitCode), \(got.body.count) bytes")
+            #expect(got.body == Array(first.prefix(got.body.count)), "bytes of two versions were spliced")
+        }
+
+        /// Lists given to `serve` are fetched in the background while it serves.
+        @Test func listsGivenToServeAreFetchedInTheBackground() throws {
+            let bytes = TestBytes.make(200_000, seed: 811)
+            origin.serve("/listed.bin", Resource(bytes))
+            let list = harness.scratch.write("background.txt", origin.url("/listed.bin"))
+            let server = try ServeFixture(cache: harness.scratch.cache, [list])
+            #expect(Harness.waitUntil(timeout: 20) { (try? harness.cachedBytes(origin.url("/listed.bin"))) == bytes })
+            #expect(try CurlResponse.fetch(server.baseURL + "/").status == 200, "the server stopped after its list")
+        }
+
+        @Test func urlNeedsARunningServerAndAnHTTPURL() throws {
+            let none = try harness.run(["url", "http://127.0.0.1:1/a.mp4"])
+            #expect(none.status == 1)
+            #expect(none.stderr.contains("no `mediacache serve` is running"), "\(none.stderr)")
+            let given = try harness.run(["url", "http://127.0.0.1:1/a.mp4", "--server", "http://127.0.0.1:9"])
+            #expect(given.status == 0 && given.stdout.hasPrefix("http://127.0.0.1:9/m/"), "\(given.stdout)")
+            let wildcard = try harness.run(["serve", "--listen", "0.0.0.0:0"])
+            #expect(wildcard.status == 2 && wildcard.stderr.contains("not the wildcard"), "\(wildcard.stderr)")
+            let ftp = try harness.run(["url", "ftp://example.com/a.mp4", "--server", "http://127.0.0.1:9"])
+            #expect(ftp.status == 2 && ftp.stderr.contains("not an http or https URL"), "\(ftp.stderr)")
+            // Headers live in the cache directory, never in the local URL.
+            let secret = try harness.run(
+                ["url", "http://127.0.0.1:1/a.mp4", "-H", "Authorization: Bearer s3cr3t", "--server", "http://h:1"])
+            #expect(secret.status == 0 && !secret.stdout.contains("s3cr3t"))
+            // ... they are kept server-side, readable by the owner only.
+            let token = try #require(secret.stdout.components(separatedBy: "/m/").last?.prefix(40))
+            let stored = harness.scratch.cache + "/serve/sources/" + token
+            let mode = try FileManager.default.attributesOfItem(atPath: stored)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "mode \(String(mode ?? 0, radix: 8))")
+            #expect(String(decoding: TestBytes.read(stored) ?? [], as: UTF8.self).contains("Bearer s3cr3t"))
+        }
+
+        /// SIGTERM while a player reads a slow download: out within two seconds, the
+        /// download's progress saved, the server's address record gone.
+        @Test func sigtermStopsWithinTwoSecondsAndSavesProgress() throws {
+            _ = origin.serveRandom("/slow.bin", size: 8 << 20, seed: 802, bytesPerSecond: 256 << 10)
+            let server = try ServeFixture(cache: harness.scratch.cache, ["-x", "2"])
+            let local = try server.localURL(origin.url("/slow.bin"))
+            let reader = Thread { _ = try? CurlResponse.fetch(local, timeout: 20) }
+            reader.start()
+            #expect(Harness.waitUntil(timeout: 10) { ((try? harness.savedBytes()) ?? 0) > 0 })
+            let started = Date()
+            let stopped = server.stop(SIGTERM)
+            #expect(Date().timeIntervalSince(started) < 2.5, "took \(Date().timeIntervalSince(started)) s")
+            #expect(stopped.status == 143, "\(stopped.stderr)")
+            #expect(try harness.savedBytes() > 0)
+            #expect(!FileManager.default.fileExists(atPath: harness.scratch.cache + "/serve/address"))
+            let after = try harness.run(["url", origin.url("/slow.bin")])
+            #expect(after.status == 1, "a stopped server still looks like it runs")
+        }
+    }
+}
+
+/// Debian's headless Chromium, for what a person sees in a browser.
+struct Chromium {
+    /// Its profile directory (inside the test's scratch, so it goes with it).
+    let profile: String
+
+    /// Runs until it has done what `arguments` ask (`--screenshot`, `--dump-dom`).
+    func run(_ arguments: [String]) throws -> RunResult {
+        try ExternalTool.run(Self.path, baseArguments + arguments)
+    }
+
+    /// Opens a page and keeps it open until the process is terminated.
+    func start(_ arguments: [String]) throws -> Process {
+        guard FileManager.default.isExecutableFile(atPath: Self.path) else { throw ExternalTool.Missing(path: Self.path) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.path)
+        process.arguments = baseArguments + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    private static let path = "/usr/bin/chromium"
+
+    /// Headless, in a profile of its own (as root it needs --no-sandbox).
+    private var baseArguments: [String] {
+        ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile)"]
+    }
+}
+
+/// Results that threads add to.
+final class LockedResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Bool] = []
+
+    func append(_ value: Bool) { lock.withLock { values.append(value) } }
+    var count: Int { lock.withLock { values.count } }
+    var all: [Bool] { lock.withLock { values } }
+}
+
+extension FFmpeg {
+    /// ffprobe's idea of the duration of `url`, and how long it took to get it.
+    static func probeDuration(_ url: String) throws -> (duration: Double, seconds: Double) {
+        let result = try ExternalTool.run(
+            "/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", url])
+        return (Double(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1, result.seconds)
+    }
+}
