@@ -18,7 +18,6 @@ public enum CommitError: Error, CustomStringConvertible {
     /// The commit's error for one thrown by file, index or MP4 code.
     init(classifying error: any Error) {
         switch error {
-        case let error as CommitError: self = error
         case let error as CacheError: self = .cache(error)
         case let error as SystemError: self = .cache(.io(error))
         case let error as MP4Error: self = .damagedMP4(error)
