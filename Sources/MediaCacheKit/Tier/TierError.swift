@@ -20,6 +20,8 @@ public enum TierError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidResponse(operation: String, target: String, reason: String)
     /// A local file could not be read or written (an object to upload, an upload's state).
     case localFile(String)
+    /// Stopped on request before it finished; what is saved lets a later run resume.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -50,6 +52,8 @@ public enum TierError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(operation) \(target): the store's answer is not what S3 sends (\(reason))"
         case .localFile(let message):
             return message
+        case .cancelled:
+            return "stopped before it finished"
         }
     }
 

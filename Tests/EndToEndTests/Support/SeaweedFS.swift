@@ -74,8 +74,10 @@ final class SeaweedFS: @unchecked Sendable {
             // Off: the Iceberg and Lance catalogues (their own default ports) and telemetry
             // (tests reach nothing beyond 127.0.0.1).
             "-s3.port.iceberg=0", "-s3.port.lance=0", "-master.telemetry=false",
-            // Small volumes, and no grace period for the volume server on shutdown.
-            "-master.volumeSizeLimitMB=256", "-volume.max=32", "-volume.preStopSeconds=0",
+            // Each bucket is a collection that grows volumes of its own (7 at its first
+            // write): small volumes, and room for many (they take no space until written).
+            // No grace period for the volume server on shutdown.
+            "-master.volumeSizeLimitMB=64", "-volume.max=2000", "-volume.preStopSeconds=0",
         ]
         // The shell leaves a watcher behind and becomes weed (exec), so weed is this
         // process's child. The watcher reads this process's pipe: a line means `stop()`
