@@ -87,6 +87,8 @@ extension EndToEnd {
             #expect(error == .noSuchBucket(bucket: "no-such-bucket-here", endpoint: store.endpoint))
             #expect(error.description.contains("no-such-bucket-here"))
             #expect(error.description.contains(store.endpoint))
+            // Not "no such record": the bucket itself is missing.
+            #expect(throws: error) { try client.getObject("p/keys/x.json", maxBytes: 1000) }
         }
 
         @Test func anUnreachableEndpointIsNamed() throws {

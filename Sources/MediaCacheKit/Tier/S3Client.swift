@@ -241,8 +241,10 @@ public final class S3Client: Sendable {
         case .failure(let error): throw .unreachable(endpoint: endpoint, reason: error.message)
         }
         let status = response.head.status
-        if (200..<300).contains(status) || accepting.contains(status) { return response }
+        if (200..<300).contains(status) { return response }
         let answer = S3XMLElement.parse(response.body).flatMap(S3Answers.error)
+        // A 404 that means "no such object" is an answer; one for the bucket is not.
+        if accepting.contains(status) && answer?.code != "NoSuchBucket" { return response }
         throw failure(operation, key: key, status: status, code: answer?.code, message: answer?.message)
     }
 
