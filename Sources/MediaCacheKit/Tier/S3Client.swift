@@ -43,7 +43,7 @@ public final class S3Client: Sendable {
     public func checkBucket() throws(TierError) {
         _ = try send(
             "check bucket", method: .get, key: nil,
-            query: [("list-type", "2"), ("max-keys", "1"), ("prefix", listingPrefix(""))])
+            query: [("list-type", "2"), ("max-keys", "1"), ("prefix", tierPrefix)])
     }
 
     /// Stores `bytes` as `key`; returns the new object's ETag.
@@ -275,10 +275,9 @@ public final class S3Client: Sendable {
 
     private func target(_ key: String) -> String { "s3://\(bucket)/\(key)" }
 
-    /// The prefix of every key of the tier, ending in `/` unless the tier is the bucket.
-    private func listingPrefix(_ name: String) -> String {
-        location.prefix.isEmpty ? name : location.prefix + "/" + name
-    }
+    /// What every key of the tier starts with: the prefix and a slash, or nothing when
+    /// the tier is the whole bucket.
+    private var tierPrefix: String { location.key("") }
 
     private func contentTypeHeader(_ type: String?) -> [String] {
         guard let type, HeaderValueCheck.problem(type, name: "Content-Type") == nil else { return [] }
