@@ -27,6 +27,10 @@ CURLcode CShims_easy_setopt_data_callback(CURL *easy, CURLoption option, CShims_
     return curl_easy_setopt(easy, option, value);
 }
 
+CURLcode CShims_easy_setopt_seek_callback(CURL *easy, CURLoption option, CShims_seek_callback value) {
+    return curl_easy_setopt(easy, option, value);
+}
+
 CURLcode CShims_easy_getinfo_long(CURL *easy, CURLINFO info, long *value) {
     return curl_easy_getinfo(easy, info, value);
 }

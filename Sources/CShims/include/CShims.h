@@ -12,7 +12,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/// CURLOPT_WRITEFUNCTION, CURLOPT_HEADERFUNCTION and CURLOPT_READFUNCTION all take this shape.
 typedef size_t (*CShims_data_callback)(char *data, size_t size, size_t nmemb, void *userdata);
+/// CURLOPT_SEEKFUNCTION: rewinds a request body libcurl must send again.
+typedef int (*CShims_seek_callback)(void *userdata, curl_off_t offset, int origin);
 
 CURLcode CShims_easy_setopt_long(CURL *easy, CURLoption option, long value);
 CURLcode CShims_easy_setopt_off_t(CURL *easy, CURLoption option, curl_off_t value);
@@ -20,6 +23,7 @@ CURLcode CShims_easy_setopt_string(CURL *easy, CURLoption option, const char *va
 CURLcode CShims_easy_setopt_pointer(CURL *easy, CURLoption option, void *value);
 CURLcode CShims_easy_setopt_slist(CURL *easy, CURLoption option, struct curl_slist *value);
 CURLcode CShims_easy_setopt_data_callback(CURL *easy, CURLoption option, CShims_data_callback value);
+CURLcode CShims_easy_setopt_seek_callback(CURL *easy, CURLoption option, CShims_seek_callback value);
 
 CURLcode CShims_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
 CURLcode CShims_easy_getinfo_off_t(CURL *easy, CURLINFO info, curl_off_t *value);

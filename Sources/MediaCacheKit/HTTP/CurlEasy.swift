@@ -1,13 +1,15 @@
 import CCurl
 import CShims
 
-/// One libcurl easy handle configured for a single GET, and the C callbacks that feed
-/// its response to an `HTTPTransfer`. This file and `TransferLoop` are the only
-/// places that hold libcurl's raw pointers.
+/// One libcurl easy handle configured for a single request, and the C callbacks that feed
+/// its response to an `HTTPTransfer`. This file, its extensions and `TransferLoop` are
+/// the only places that hold libcurl's raw pointers.
 final class CurlEasy {
     let handle: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// What libcurl reads a PUT or POST body from; kept alive as long as the handle.
+    private var bodySource: RequestBodySource?
 
     /// `receiveBuffers`: the small buffers of a rate-limited transfer; nil for the usual ones.
     init(request: HTTPRequest, userAgent: String, owner: HTTPTransfer, receiveBuffers: ReceiveBuffers? = nil) {
@@ -19,6 +21,8 @@ final class CurlEasy {
         setString(CURLOPT_URL, request.url)
         setString(CURLOPT_USERAGENT, userAgent)
         apply(request.client)
+        bodySource = apply(request.method, body: request.body)
+        let signingHeaders = request.s3Signing.map(apply) ?? []
         // Only http(s), for the first request and after any redirect.
         setString(CURLOPT_PROTOCOLS_STR, "http,https")
         setString(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
@@ -42,7 +46,7 @@ final class CurlEasy {
         setLong(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         CShims_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
 
-        for line in request.headers { headerList = curl_slist_append(headerList, line) }
+        for line in request.headers + signingHeaders { headerList = curl_slist_append(headerList, line) }
         // Identity bytes only: a compressed body would not match Range offsets.
         headerList = curl_slist_append(headerList, "Accept-Encoding: identity")
         CShims_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
@@ -76,8 +80,21 @@ final class CurlEasy {
         _ = CShims_easy_resize_active_receive_buffer(handle, Int32(clamping: bytes))
     }
 
-    /// libcurl's detailed message for the last failure, else its generic text.
+    /// Runs the whole transfer on the calling thread, without a multi loop: every
+    /// callback has run when it returns. For the tier's short requests.
+    func perform() -> CURLcode {
+        Self.globalInit
+        return curl_easy_perform(handle)
+    }
+
+    /// `TransferLoop` initialises libcurl too; a process that only performs blocking
+    /// requests does it here, once.
+    private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    /// Why reading the request body failed, else libcurl's detailed message for the last
+    /// failure, else its generic text.
     func errorMessage(for code: CURLcode) -> String {
+        if let failure = bodySource?.failure { return failure }
         let detail = String(cString: errorBuffer)
         return detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
     }

@@ -1,4 +1,5 @@
-/// One GET the engine asks libcurl to make.
+/// One request the engine asks libcurl to make: a GET for downloads; other methods and
+/// a body for the S3 tier.
 public struct HTTPRequest: Sendable, Equatable {
     public var url: String
     /// `Name: value` lines, including Range and If-Range.
@@ -11,6 +12,11 @@ public struct HTTPRequest: Sendable, Equatable {
     public var verifyTLS: Bool
     /// Proxy, cookies, netrc and Referer.
     public var client = ClientSettings()
+    public var method = HTTPMethod.get
+    /// What a PUT or POST sends; nil: no body.
+    public var body: HTTPRequestBody?
+    /// Sign the request for an S3-compatible store (SigV4); nil: unsigned.
+    public var s3Signing: S3Signing?
 
     public init(url: String, headers: [String], stallTimeout: Int, lowSpeedLimit: Int = 0, verifyTLS: Bool = true) {
         self.url = url
@@ -18,6 +24,28 @@ public struct HTTPRequest: Sendable, Equatable {
         self.stallTimeout = stallTimeout
         self.lowSpeedLimit = lowSpeedLimit
         self.verifyTLS = verifyTLS
+    }
+}
+
+public enum HTTPMethod: String, Sendable, Equatable {
+    case get = "GET"
+    case head = "HEAD"
+    case put = "PUT"
+    case post = "POST"
+    case delete = "DELETE"
+}
+
+/// The bytes a request sends, streamed to libcurl as it asks for them.
+public enum HTTPRequestBody: Sendable, Equatable {
+    case bytes([UInt8])
+    /// `range` of the file at `path`, read block by block (never loaded whole).
+    case file(path: String, range: ByteRange)
+
+    public var count: Int64 {
+        switch self {
+        case .bytes(let bytes): Int64(bytes.count)
+        case .file(_, let range): range.count
+        }
     }
 }
 
