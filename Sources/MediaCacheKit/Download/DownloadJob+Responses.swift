@@ -6,176 +6,85 @@ extension DownloadJob: HTTPTransferDelegate {
     func transfer(_ transfer: HTTPTransfer, didReceive head: HTTPResponseHead) -> Bool {
         loop.assertOnLoop()
         guard let fragment = fragments[ObjectIdentifier(transfer)] else { return false }
-        if head.isRedirect {
-            if let location = head.location, let target = URLParts.resolve(location, against: transfer.request.url) {
-                fragment.outcome = .redirect(target)
-            } else {
-                fragment.outcome = .badRedirect("HTTP \(head.status) without a usable Location")
-            }
-            return true
-        }
-        switch head.status {
-        case 200, 206:
-            if let encoding = Self.unexpectedContentEncoding(head) {
-                refuseEncodedBody(encoding, url: transfer.request.url)
-                return false
-            }
-            return fragment.isProbe ? acceptProbe(fragment, head, url: transfer.request.url) : acceptFragment(fragment, head)
-        case 416:
-            return handleUnsatisfiableRange(fragment, head)
-        case let status where RetryPolicy.isTransient(status: status):
-            fragment.outcome = .transientStatus(status, retryAfter: head.retryAfter())
-        default:
-            fragment.outcome = .fatalStatus(head.status)
-        }
-        return true  // a short error body: drained, then handled on completion
-    }
-
-    /// A `Content-Encoding` other than identity, which `CurlEasy` never asks for.
-    ///
-    /// The bytes of such a response are not the file's: on a 206 they are an encoding of
-    /// a slice, which cannot be placed at the Range offsets or decoded piecewise; on a 200
-    /// the length and validators describe the encoded form, so a resume or a checksum
-    /// would not line up either. The response is refused, never stored as the media.
-    static func unexpectedContentEncoding(_ head: HTTPResponseHead) -> String? {
-        guard let value = head.value("content-encoding") else { return nil }
-        let codings = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        return codings.allSatisfy({ $0.isEmpty || $0 == "identity" }) ? nil : value
-    }
-
-    private func refuseEncodedBody(_ encoding: String, url: String) {
-        let reason = "the origin sent the body with Content-Encoding: \(encoding) although only identity was asked for"
-            + " (\(Printable.url(url))); its bytes are not the file's, so nothing was stored"
-        fail(JobFailure(.badResponse, reason), keepPartial: !state.completed.isEmpty)
-    }
-
-    private func acceptProbe(_ fragment: Fragment, _ head: HTTPResponseHead, url: String) -> Bool {
-        suspectMediaType =
-            MediaTypeCheck.isSuspect(mediaType: head.mediaType, urlExpectsText: expectsText(url)) ? head.mediaType : nil
-        let incoming = head.validators
-        if head.status == 206 {
-            guard let range = head.contentRange, range.start == fragment.requestedStart, let total = range.total else {
-                fallBackToSingleStream("the origin answered a range request with a wrong Content-Range")
-                return false
-            }
-            if !state.completed.isEmpty && state.validators.conflicts(with: incoming) {
-                versionConflict(incoming, "since the last run")
-                return false
-            }
+        let url = transfer.request.url
+        let check = ResponseCheck(
+            head: head,
+            asked: ResponseCheck.Asked(
+                isProbe: fragment.isProbe, requestedStart: fragment.requestedStart, sentIfRange: fragment.ifRange != nil,
+                url: url, urlExpectsText: expectsText(url)),
+            held: ResponseCheck.Held(
+                validators: state.validators, holdsBytes: !state.completed.isEmpty, lengthsAnnounced: lengthsAnnounced))
+        switch check.verdict() {
+        case .acceptProbe206(let total, let responseEnd):
+            suspectMediaType = check.suspectMediaType
             let fresh = state.completed.isEmpty
-            state.validators = incoming
+            state.validators = check.incoming
             state.rangesSupported = true
             guard prepareDataFile(length: total, fresh: fresh) else { return false }
             let gapEnd = state.completed.gaps(within: ByteRange(0, total)).first?.end ?? total
             fragment.end = min(fragment.end, gapEnd)
-            fragment.responseEnd = range.end + 1
-        } else {
-            // 200: the whole file from byte 0. Held bytes may be of another version.
-            if !state.completed.isEmpty {
-                let changed = fragment.ifRange != nil && state.validators.conflicts(with: incoming)
-                emit(
-                    .notice(
-                        url: self.url,
-                        message: changed
-                            ? "the file changed on the origin since the last run; starting over"
-                            : "the origin ignored the Range request; starting over"))
+            fragment.responseEnd = responseEnd
+            acceptProbe(fragment, head, url: url)
+        case .acceptWhole200(let length, let startOver, let rangesSupported):
+            suspectMediaType = check.suspectMediaType
+            if let startOver {
+                emit(.notice(url: self.url, message: startOver.notice))
                 state.discardData()
             }
-            state.validators = incoming
-            // A 200 to If-Range says the version changed, not that Range is unsupported.
-            state.rangesSupported = fragment.ifRange != nil && head.acceptsByteRanges && incoming.length != nil
-            guard prepareDataFile(length: incoming.length, fresh: true) else { return false }
+            state.validators = check.incoming
+            state.rangesSupported = rangesSupported
+            guard prepareDataFile(length: length, fresh: true) else { return false }
             fragment.next = 0
             fragment.compareUntil = 0
-            fragment.end = incoming.length ?? Int64.max
-            fragment.responseEnd = incoming.length
+            fragment.end = length ?? Int64.max
+            fragment.responseEnd = length
+            acceptProbe(fragment, head, url: url)
+        case .acceptFragment(let responseEnd):
+            fragment.responseEnd = responseEnd
+            fragment.accepted = true
+        case .emptyFile(let validators):
+            state.validators = validators
+            guard prepareDataFile(length: 0, fresh: true) else { return false }
+            fragment.outcome = .data
+            fragment.accepted = false
+            fragment.end = 0
+        case .fallBackToSingleStream(let reason):
+            fallBackToSingleStream(reason)
+            return false
+        case .versionChanged(let reason, let announcedLength):
+            if let announcedLength { lengthsAnnounced.insert(announcedLength) }
+            originChanged(reason)
+            return false
+        case .originContradicts(let reason):
+            cancelAllTransfers()
+            if !switchMirror(after: reason) { fail(JobFailure(.originUnstable, reason), keepPartial: false) }
+            return false
+        case .refuseEncoding(let encoding):
+            let reason = "the origin sent the body with Content-Encoding: \(encoding) although only identity was asked for"
+                + " (\(Printable.url(url))); its bytes are not the file's, so nothing was stored"
+            fail(JobFailure(.badResponse, reason), keepPartial: !state.completed.isEmpty)
+            return false
+        case .redirect(let target):
+            fragment.outcome = .redirect(target)
+        case .badRedirect(let reason):
+            fragment.outcome = .badRedirect(reason)
+        case .transientStatus(let status, let retryAfter):
+            // A short error body: drained, then handled on completion.
+            fragment.outcome = .transientStatus(status, retryAfter: retryAfter)
+        case .fatalStatus(let status):
+            fragment.outcome = .fatalStatus(status)
         }
+        return true
+    }
+
+    /// The probe's head is accepted as the file: what it says becomes the state, and the
+    /// fetch begins.
+    private func acceptProbe(_ fragment: Fragment, _ head: HTTPResponseHead, url: String) {
         if let length = state.length { lengthsAnnounced.insert(length) }
         state.finalURL = url
         state.contentType = head.mediaType
         fragment.accepted = true
         beginFetching()
-        return true
-    }
-
-    private func acceptFragment(_ fragment: Fragment, _ head: HTTPResponseHead) -> Bool {
-        let incoming = head.validators
-        guard head.status == 206 else {
-            if state.validators.conflicts(with: incoming) {
-                versionConflict(incoming, "during the download")
-            } else {
-                fallBackToSingleStream("the origin ignored a Range request")
-            }
-            return false
-        }
-        guard let range = head.contentRange, range.start == fragment.requestedStart else {
-            fallBackToSingleStream("the origin answered a range request with a wrong Content-Range")
-            return false
-        }
-        if state.validators.conflicts(with: incoming) {
-            versionConflict(incoming, "during the download")
-            return false
-        }
-        fragment.responseEnd = range.end + 1
-        fragment.accepted = true
-        return true
-    }
-
-    /// A response describes another version than the bytes held: start over for a new
-    /// version, but stop when the origin contradicts itself (two lengths for one ETag or
-    /// date, or a length it gave before the last restart), which no restart can mend.
-    private func versionConflict(_ incoming: Validators, _ when: String) {
-        let held = state.validators
-        let what = held.differences(from: incoming) ?? "its validators changed"
-        if let before = held.length, let now = incoming.length, before != now,
-            held.nameSameVersion(as: incoming) || lengthsAnnounced.contains(now)
-        {
-            let version = held.nameSameVersion(as: incoming) ? " for one version" : ""
-            let reason =
-                "the origin contradicts itself: it gave both \(before) and \(now) bytes as the length\(version)"
-                + " (Content-Range or Content-Length); it may be misconfigured or serve two versions at once"
-            cancelAllTransfers()
-            if !switchMirror(after: reason) { fail(JobFailure(.originUnstable, reason), keepPartial: false) }
-            return
-        }
-        if let now = incoming.length { lengthsAnnounced.insert(now) }
-        originChanged("the file changed on the origin \(when): \(what)")
-    }
-
-    private func handleUnsatisfiableRange(_ fragment: Fragment, _ head: HTTPResponseHead) -> Bool {
-        if fragment.isProbe && state.completed.isEmpty, head.value("content-range")?.hasSuffix("/0") == true {
-            // An empty file: nothing to fetch.
-            state.validators = Validators(etag: head.value("etag"), lastModified: head.value("last-modified"), length: 0)
-            guard prepareDataFile(length: 0, fresh: true) else { return false }
-            fragment.outcome = .data
-            fragment.accepted = false
-            fragment.end = 0
-            return true
-        }
-        // `bytes */LENGTH` with the range starting inside the file: the origin mishandles
-        // ranges (a correct one would serve the part that exists).
-        if let total = Self.unsatisfiedLength(head), fragment.requestedStart < total {
-            fallBackToSingleStream("the origin refused a range inside the file (HTTP 416)")
-            return false
-        }
-        if state.completed.isEmpty {
-            fragment.outcome = .fatalStatus(416)
-            return true
-        }
-        if let total = Self.unsatisfiedLength(head), let held = state.length {
-            originChanged("the file on the origin is shorter than before (\(total) bytes, was \(held))")
-        } else {
-            originChanged("the file on the origin is shorter than before")
-        }
-        return false
-    }
-
-    /// LENGTH of a 416's `Content-Range: bytes */LENGTH`.
-    static func unsatisfiedLength(_ head: HTTPResponseHead) -> Int64? {
-        guard let value = head.value("content-range")?.trimmingCharacters(in: .whitespaces).lowercased(),
-            value.hasPrefix("bytes */")
-        else { return nil }
-        return Int64(value.dropFirst("bytes */".count))
     }
 
     func transfer(_ transfer: HTTPTransfer, didReceive chunk: BodyChunk) -> Int {
@@ -199,11 +108,10 @@ extension DownloadJob: HTTPTransferDelegate {
         }
         if fragment.isProbe && !sniffed {
             sniffed = true
-            let first = chunk.prefix(512).array
-            let labelled = suspectMediaType.flatMap { MediaTypeCheck.rejection(mediaType: $0, firstBytes: first) }
-            let html =
-                fragment.next == 0 ? MediaTypeCheck.sniffRejection(firstBytes: first, urlExpectsText: expectsText(url)) : nil
-            if let reason = labelled ?? html {
+            if let reason = ResponseCheck.errorPage(
+                firstBytes: chunk.prefix(512).array, suspectMediaType: suspectMediaType, atFileStart: fragment.next == 0,
+                urlExpectsText: expectsText(url))
+            {
                 fail(JobFailure(.notMedia, reason), keepPartial: false)
                 return 0
             }
