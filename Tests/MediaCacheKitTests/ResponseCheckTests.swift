@@ -43,13 +43,14 @@ private let mediaURL = "https://cdn.example/films/a.mp4"
 
 /// What a job asks for, and what it holds, at the moments the rules tell apart.
 private func check(
-    _ head: HTTPResponseHead, probe: Bool = true, start: Int64 = 0, ifRange: Bool = false, url: String = mediaURL,
+    _ head: HTTPResponseHead, probe: Bool = true, start: Int64 = 0, range: Bool = true, ifRange: Bool = false,
+    url: String = mediaURL,
     held: Validators = Validators(), holdsBytes: Bool = false, announced: Set<Int64> = []
 ) -> ResponseCheck {
     ResponseCheck(
         head: head,
         asked: ResponseCheck.Asked(
-            isProbe: probe, requestedStart: start, sentIfRange: ifRange, url: url,
+            isProbe: probe, requestedStart: start, sentRange: range, sentIfRange: ifRange, url: url,
             urlExpectsText: MediaTypeCheck.expectsText(pathExtension: URLParts(url)?.pathExtension)),
         held: ResponseCheck.Held(validators: held, holdsBytes: holdsBytes, lengthsAnnounced: announced))
 }
@@ -60,20 +61,27 @@ private let version1 = Validators(etag: "\"v1\"", lastModified: "Mon, 02 Nov 202
 struct ResponseCheckProbeTests {
     @Test func a206FromTheByteAskedForGivesLengthAndResponseEnd() {
         let answer = head(206, "Content-Range: bytes 0-1023/4096", "ETag: \"v1\"")
-        #expect(check(answer).verdict() == .acceptProbe206(total: 4096, responseEnd: 1024))
+        #expect(check(answer).verdict() == .acceptProbe206(total: 4096, responseEnd: 1024, rangesSupported: true))
     }
 
     @Test func a206ResumingTheSameVersionIsAccepted() {
         let answer = head(206, "Content-Range: bytes 2048-4095/4096", "ETag: \"v1\"")
         let verdict = check(answer, start: 2048, ifRange: true, held: version1, holdsBytes: true).verdict()
-        #expect(verdict == .acceptProbe206(total: 4096, responseEnd: 4096))
+        #expect(verdict == .acceptProbe206(total: 4096, responseEnd: 4096, rangesSupported: true))
     }
 
     /// Some servers leave validators off their 206s: absence is not a change.
     @Test func a206WithoutValidatorsResumesHeldBytes() {
         let answer = head(206, "Content-Range: bytes 2048-4095/4096")
         let verdict = check(answer, start: 2048, ifRange: true, held: version1, holdsBytes: true).verdict()
-        #expect(verdict == .acceptProbe206(total: 4096, responseEnd: 4096))
+        #expect(verdict == .acceptProbe206(total: 4096, responseEnd: 4096, rangesSupported: true))
+    }
+
+    /// Ranges found mishandled stay off: a 206 to a request without Range is no proof.
+    @Test func a206ToARequestWithoutRangeKeepsRangesOff() {
+        let answer = head(206, "Content-Range: bytes 0-4095/4096")
+        #expect(
+            check(answer, range: false).verdict() == .acceptProbe206(total: 4096, responseEnd: 4096, rangesSupported: false))
     }
 
     @Test(arguments: [

@@ -123,6 +123,7 @@ extension DownloadJob {
     func commit() {
         loop.assertOnLoop()
         guard let file = dataFile else { return }
+        let hasher = attempt?.hasher
         phase = .committing
         if let wakeTimer { loop.cancelTimer(wakeTimer) }
         // Nothing is written any more: its descriptor goes back before the commit.
@@ -131,7 +132,6 @@ extension DownloadJob {
         let commits = service.commits
         let snapshot = state
         let key = key
-        let hasher = hasher
         let delay = options.commitDelayForTesting
         diskQueue.async { [weak self] in
             if delay > 0 { Thread.sleep(forTimeInterval: delay) }
@@ -157,7 +157,6 @@ extension DownloadJob {
             emit(.verified(url: url, sha256: object.sha256))
             finish(.committed(object))
         case .failure(let failure):
-            phase = .fetching  // so `fail` runs its cleanup
             fail(failure, keepPartial: failure.code != .checksumMismatch)
         }
     }

@@ -10,23 +10,24 @@ extension DownloadJob: HTTPTransferDelegate {
         let check = ResponseCheck(
             head: head,
             asked: ResponseCheck.Asked(
-                isProbe: fragment.isProbe, requestedStart: fragment.requestedStart, sentIfRange: fragment.ifRange != nil,
+                isProbe: fragment.isProbe, requestedStart: fragment.requestedStart, sentRange: fragment.sentRange,
+                sentIfRange: fragment.ifRange != nil,
                 url: url, urlExpectsText: expectsText(url)),
             held: ResponseCheck.Held(
                 validators: state.validators, holdsBytes: !state.completed.isEmpty, lengthsAnnounced: lengthsAnnounced))
         switch check.verdict() {
-        case .acceptProbe206(let total, let responseEnd):
-            suspectMediaType = check.suspectMediaType
+        case .acceptProbe206(let total, let responseEnd, let rangesSupported):
+            attempt?.suspectMediaType = check.suspectMediaType
             let fresh = state.completed.isEmpty
             state.validators = check.incoming
-            state.rangesSupported = true
+            state.rangesSupported = rangesSupported
             guard prepareDataFile(length: total, fresh: fresh) else { return false }
             let gapEnd = state.completed.gaps(within: ByteRange(0, total)).first?.end ?? total
             fragment.end = min(fragment.end, gapEnd)
             fragment.responseEnd = responseEnd
             acceptProbe(fragment, head, url: url)
         case .acceptWhole200(let length, let startOver, let rangesSupported):
-            suspectMediaType = check.suspectMediaType
+            attempt?.suspectMediaType = check.suspectMediaType
             if let startOver {
                 emit(.notice(url: self.url, message: startOver.notice))
                 state.discardData()
@@ -106,10 +107,11 @@ extension DownloadJob: HTTPTransferDelegate {
             chunk = chunk.dropFirst(count)
             if chunk.count == 0 { return consumed }
         }
-        if fragment.isProbe && !sniffed {
-            sniffed = true
+        if fragment.isProbe, let attempt, !attempt.firstBytesChecked {
+            self.attempt?.firstBytesChecked = true
             if let reason = ResponseCheck.errorPage(
-                firstBytes: chunk.prefix(512).array, suspectMediaType: suspectMediaType, atFileStart: fragment.next == 0,
+                firstBytes: chunk.prefix(512).array, suspectMediaType: attempt.suspectMediaType,
+                atFileStart: fragment.next == 0,
                 urlExpectsText: expectsText(url))
             {
                 fail(JobFailure(.notMedia, reason), keepPartial: false)
@@ -145,9 +147,9 @@ extension DownloadJob: HTTPTransferDelegate {
         // Every byte is held, but a response whose range was cut may go on past it, and
         // end only with the origin's next burst: commit now, not then.
         if state.isComplete && fragments.values.contains(where: \.isCutShort) { scheduleWake(at: 0) }
-        if moovLocator != nil { advanceMoovSearch() }
+        if attempt?.moovSearch != nil { advanceMoovSearch() }
         // Until the layout is known, the relocated digest could not follow the prefix.
-        if moovLocator == nil { hasher?.advance(to: state.completed.contiguousPrefix) }
+        if let attempt, attempt.moovSearch == nil { attempt.hasher?.advance(to: state.completed.contiguousPrefix) }
         noteProgress()
         // Fewer than offered stops the transfer: its range now ends here.
         return consumed + count
@@ -156,14 +158,14 @@ extension DownloadJob: HTTPTransferDelegate {
     func transfer(_ transfer: HTTPTransfer, didCompleteWith error: TransferError?) {
         loop.assertOnLoop()
         guard let fragment = fragments.removeValue(forKey: ObjectIdentifier(transfer)),
-            phase == .probing || phase == .fetching
+            isTransferring
         else { return }
         // For messages only: a URL may be kilobytes long, and retries repeat it.
         let url = Printable.url(transfer.request.url)
         // The other connections wait while a priority range (a late moov) arrives, so
         // their first bytes do not race it; its deadline bounds the wait.
         if (fragment.isProbe || fragment.isPriority) && !fragments.values.contains(where: \.isPriority) {
-            holdFillUntil = 0
+            attempt?.holdFillUntil = nil
         }
         switch fragment.outcome {
         case .redirect(let target):

@@ -5,8 +5,6 @@ import Foundation
 /// Confined to the transfer loop's thread, except for the work it hands to `diskQueue`
 /// (checkpoints and the commit), which reports back through `loop.post`.
 final class DownloadJob: @unchecked Sendable {
-    enum Phase { case starting, waitingForLock, probing, fetching, committing, finished }
-
     let request: JobRequest
     let key: CacheKey
     /// Its entry in the service's registry: the readers' wants and what they may read.
@@ -29,8 +27,6 @@ final class DownloadJob: @unchecked Sendable {
     var stateMayBeOnDisk = true
     var fragments: [ObjectIdentifier: Fragment] = [:]
     var phase: Phase = .starting
-    /// Set once the origin mishandled Range in this run: one stream from 0 from then on.
-    var rangesDisabled = false
     var failuresInARow = 0
     /// The furthest byte a single stream (no ranges) reached for this version of the file.
     var furthestStreamed: Int64 = 0
@@ -46,26 +42,11 @@ final class DownloadJob: @unchecked Sendable {
     var wakeTimer: Int?
     var waitingNoticeSent = false
     var startedEventSent = false
-    /// Set when the probe's first bytes were checked for an error page.
-    var sniffed = false
-    /// A text-like Content-Type on a media URL: the first bytes decide.
-    var suspectMediaType: String?
-    /// Finds an MP4's moov while bytes arrive; nil once there is nothing left to learn.
-    var moovLocator: MoovLocator?
-    /// Fetched before anything else: the tail that holds a late moov, or box headers.
-    var priorityRanges: [ByteRange] = []
-    var tailPrioritized = false
-    var moovReported = false
     /// URLs this job parsed, each parsed once: URLComponents costs more than the rest of
     /// a small file's header handling.
     private var parsedURLs: [String: URLParts?] = [:]
     /// `out=`, else the URL's last path component.
     private(set) lazy var name = request.entry.displayName
-    /// Other connections wait (until this time) for the probe's first bytes, so a late
-    /// moov is requested before the middle of mdat.
-    var holdFillUntil = 0.0
-    /// Hashes the contiguous prefix while the rest arrives (files of 32 MiB and more).
-    var hasher: PrefixHasher?
     var lastCheckpoint = 0.0
     /// Whether `partial/` was fsynced since this job's directory was made (disk queue only).
     var jobDirectoryDurable = false
@@ -270,16 +251,9 @@ final class DownloadJob: @unchecked Sendable {
     /// take one request), so no connection is cut mid-response and the origin never
     /// pushes bytes nobody asked for.
     func startProbe() {
-        phase = .probing
-        sniffed = false
-        moovLocator = nil
-        priorityRanges = []
-        tailPrioritized = false
-        moovReported = false
-        holdFillUntil = 0
-        hasher?.cancel()
-        hasher = nil
-        let sendRange = state.rangesSupported && !rangesDisabled
+        attempt?.hasher?.cancel()
+        phase = .probing(Attempt())
+        let sendRange = state.rangesSupported
         var piece = ByteRange(0, sendRange ? firstRequestSize : Int64.max)
         var compareFrom: Int64?
         if sendRange, let length = state.length, !state.completed.isEmpty {
@@ -312,7 +286,8 @@ final class DownloadJob: @unchecked Sendable {
 
     /// The probe's head was accepted: split the work across the file's connections.
     func beginFetching() {
-        phase = .fetching
+        guard let attempt else { return }
+        phase = .fetching(attempt)
         if let dataFile {
             let about = DownloadData(
                 length: state.length, contentType: state.contentType,
@@ -332,15 +307,15 @@ final class DownloadJob: @unchecked Sendable {
         if let length = state.length, length >= 32 << 20, let file = dataFile {
             var algorithms: Set<DigestAlgorithm> = [.sha256]
             if let checksum = request.entry.checksum { algorithms.insert(checksum.algorithm) }
-            hasher = PrefixHasher(file: file, algorithms: algorithms)
+            self.attempt?.hasher = PrefixHasher(file: file, algorithms: algorithms)
         }
         if rangesUsable, let length = state.length, length > 0 {
-            moovLocator = MoovLocator(length: length)
+            self.attempt?.moovSearch = MoovSearch(locator: MoovLocator(length: length))
             // Hold the other connections only if there will be other connections.
             let probeCoversTheRest = fragments.values.contains { $0.isProbe && $0.end >= length }
                 && state.completed.gaps(within: ByteRange(0, length)).count <= 1
             if !probeCoversTheRest {
-                holdFillUntil = now + 1.0
+                self.attempt?.holdFillUntil = now + 1.0
                 // The probe asked for two fragments so a small file takes one request; in a
                 // file that is split anyway it takes one piece like every other connection,
                 // or it would be the last to finish.
@@ -360,13 +335,13 @@ final class DownloadJob: @unchecked Sendable {
         return Int(max(1, min(Int64(options.connectionsPerFile), remaining / options.minFragment)))
     }
 
-    var rangesUsable: Bool { state.rangesSupported && !rangesDisabled && state.length != nil }
+    var rangesUsable: Bool { state.rangesSupported && state.length != nil }
 
     /// Gives every free connection work: unassigned bytes first, then half of the
     /// largest range still in flight.
     func fillConnections() {
         loop.assertOnLoop()
-        guard phase == .fetching else { return }
+        guard case .fetching = phase else { return }
         let now = TransferLoop.now()
         // Every byte is held, whatever path got here (a retry after the last byte, a
         // response that ended badly): what is still in flight can only bring bytes held
@@ -396,15 +371,15 @@ final class DownloadJob: @unchecked Sendable {
         }
         // Priority ranges start even when every connection is busy (they are small and
         // make the file playable early), and the rest waits until their response begins.
-        for range in priorityRanges {
+        for range in attempt?.priorityRanges ?? [] {
             for part in busy.gaps(within: range) {
                 startFragment(part).isPriority = true
                 busy.insert(part)
-                holdFillUntil = now + 0.5
+                attempt?.holdFillUntil = now + 0.5
             }
         }
-        priorityRanges = []
-        if now < holdFillUntil {
+        attempt?.priorityRanges = []
+        if let holdFillUntil = attempt?.holdFillUntil, now < holdFillUntil {
             scheduleWake(at: holdFillUntil)
             return
         }
@@ -533,7 +508,7 @@ final class DownloadJob: @unchecked Sendable {
         wakeTimer = loop.after(deadline - TransferLoop.now()) { [weak self] in
             guard let self else { return }
             self.wakeTimer = nil
-            if self.phase == .probing && self.fragments.isEmpty {
+            if case .probing = self.phase, self.fragments.isEmpty {
                 self.startProbe()
             } else {
                 self.fillConnections()
@@ -578,7 +553,6 @@ final class DownloadJob: @unchecked Sendable {
     /// The origin mishandles Range: fetch the file as one stream from byte 0.
     func fallBackToSingleStream(_ reason: String) {
         cancelAllTransfers()
-        rangesDisabled = true
         state.discardData()
         state.rangesSupported = false
         emit(.notice(url: url, message: "\(reason); fetching it as one stream"))
@@ -596,8 +570,8 @@ final class DownloadJob: @unchecked Sendable {
     /// Stops for Ctrl-C or SIGTERM, saving progress.
     func interrupt() {
         loop.assertOnLoop()
-        guard phase != .finished else { return }
-        if phase == .committing {
+        guard !isFinished else { return }
+        if case .committing = phase {
             // The commit finishes on its own; its result is reported as usual.
             return
         }
@@ -608,7 +582,7 @@ final class DownloadJob: @unchecked Sendable {
 
     func fail(_ failure: JobFailure, keepPartial: Bool) {
         loop.assertOnLoop()
-        guard phase != .finished else { return }
+        guard !isFinished else { return }
         cancelAllTransfers()
         if keepPartial {
             checkpoint()
@@ -622,8 +596,8 @@ final class DownloadJob: @unchecked Sendable {
 
     func finish(_ result: DownloadResult) {
         loop.assertOnLoop()
-        guard phase != .finished else { return }
-        phase = .finished
+        guard !isFinished else { return }
+        phase = .finished(result)
         if let wakeTimer { loop.cancelTimer(wakeTimer) }
         // The lock is held until every queued checkpoint is on disk.
         let lock = self.lock

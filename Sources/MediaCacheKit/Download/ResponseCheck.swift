@@ -12,6 +12,8 @@ struct ResponseCheck {
         var isProbe: Bool
         /// The first byte asked for; 0 without Range.
         var requestedStart: Int64
+        /// Whether the request carried a Range header.
+        var sentRange: Bool
         /// Whether the request carried `If-Range`.
         var sentIfRange: Bool
         /// The URL the request went to (redirect targets resolve against it).
@@ -47,8 +49,9 @@ struct ResponseCheck {
 
     enum Verdict: Equatable {
         /// A 206 to the probe whose Content-Range starts where asked: the file is `total`
-        /// bytes and this response ends before `responseEnd` (exclusive).
-        case acceptProbe206(total: Int64, responseEnd: Int64)
+        /// bytes and this response ends before `responseEnd` (exclusive). Ranges count as
+        /// supported only when the request asked for one.
+        case acceptProbe206(total: Int64, responseEnd: Int64, rangesSupported: Bool)
         /// A 200 to the probe: the whole file from byte 0, `length` bytes if announced.
         /// Bytes held before are dropped for `startOver`'s reason.
         case acceptWhole200(length: Int64?, startOver: StartOver?, rangesSupported: Bool)
@@ -123,7 +126,9 @@ struct ResponseCheck {
         if held.holdsBytes && held.validators.conflicts(with: incoming) {
             return versionConflict("since the last run")
         }
-        return .acceptProbe206(total: total, responseEnd: range.end + 1)
+        // A 206 to a request without Range (after ranges were found mishandled) is no
+        // evidence that they work now.
+        return .acceptProbe206(total: total, responseEnd: range.end + 1, rangesSupported: asked.sentRange)
     }
 
     private func fragmentVerdict() -> Verdict {
