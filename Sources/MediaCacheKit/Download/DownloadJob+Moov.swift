@@ -5,7 +5,7 @@ extension DownloadJob {
     /// header the running transfers will not bring soon. Reports `moov-found` once the
     /// whole moov is on disk.
     func advanceMoovSearch() {
-        guard var search = attempt?.moovSearch, let file = dataFile else { return }
+        guard var search = attempt?.moovSearch, let file = partial.dataFile else { return }
         var releaseHold = false
         var priorityRanges: [ByteRange] = []
         if !search.locator.isFinished {

@@ -91,7 +91,7 @@ extension DownloadJob: HTTPTransferDelegate {
     func transfer(_ transfer: HTTPTransfer, didReceive chunk: BodyChunk) -> Int {
         loop.assertOnLoop()
         guard let fragment = fragments[ObjectIdentifier(transfer)] else { return 0 }
-        guard fragment.accepted, let file = dataFile else { return chunk.count }
+        guard fragment.accepted, let file = partial.dataFile else { return chunk.count }
         var chunk = chunk
         var consumed = 0
         if fragment.next < fragment.compareUntil {
@@ -124,7 +124,7 @@ extension DownloadJob: HTTPTransferDelegate {
             requestLatency = requestLatency.map { 0.7 * $0 + 0.3 * latency } ?? latency
         }
         do {
-            try chunk.prefix(count).write(to: file, at: fragment.next)
+            try partial.write(chunk.prefix(count), at: fragment.next, epoch: state.epoch)
         } catch {
             fail(JobFailure(.io, "\(error)"), keepPartial: true)
             return 0
@@ -132,10 +132,8 @@ extension DownloadJob: HTTPTransferDelegate {
         let written = ByteRange(fragment.next, fragment.next + Int64(count))
         state.completed.insert(written)
         download.held.didWrite(written)
-        journalWrite(written)
         fragment.next += Int64(count)
         bytesFetched += Int64(count)
-        bytesSinceCheckpoint += Int64(count)
         // A single stream restarts at 0 after a failure: only getting further than any
         // earlier attempt is progress, so an origin that always cuts it short is given up.
         if rangesUsable {
@@ -203,7 +201,7 @@ extension DownloadJob: HTTPTransferDelegate {
             // Length unknown until the stream ended: the end is the length.
             guard error == nil else { return transientFailure("the connection closed early (\(url))", retryAfter: nil) }
             state.validators.length = fragment.next
-            try? dataFile?.truncate(length: fragment.next)
+            try? partial.dataFile?.truncate(length: fragment.next)
             download.held.didLearnLength(fragment.next)
         } else if !fragment.isFinished && fragment.next == fragment.requestedStart {
             transientFailure("the response ended before its first byte (\(url))", retryAfter: nil)

@@ -2,8 +2,8 @@ import Foundation
 
 /// One file's life: probe → plan → fetch → verify → commit (README, "How it stays correct").
 ///
-/// Confined to the transfer loop's thread, except for the work it hands to `diskQueue`
-/// (checkpoints and the commit), which reports back through `loop.post`.
+/// Confined to the transfer loop's thread, except for the work it hands to its partial
+/// file's disk queue (checkpoints and the commit), which reports back through `loop.post`.
 final class DownloadJob: @unchecked Sendable {
     let request: JobRequest
     let key: CacheKey
@@ -15,16 +15,11 @@ final class DownloadJob: @unchecked Sendable {
     var cache: CacheDirectory { service.cache }
     let planner: FragmentPlanner
     let retryPolicy: RetryPolicy
-    /// Checkpoints and the commit run here, in order, off the transfer thread.
-    let diskQueue: DispatchQueue
+    /// The data file, journal and saved state while the download runs.
+    let partial: PartialFile
 
     var lock: KeyLock?
     var state: JobState
-    var dataFile: DataFile?
-    /// Made at the first checkpoint: files done before it need none.
-    var journal: ProgressJournal?
-    /// False while no saved state can exist: a fresh start then skips looking for one.
-    var stateMayBeOnDisk = true
     var fragments: [ObjectIdentifier: Fragment] = [:]
     var phase: Phase = .starting
     var failuresInARow = 0
@@ -47,10 +42,6 @@ final class DownloadJob: @unchecked Sendable {
     private var parsedURLs: [String: URLParts?] = [:]
     /// `out=`, else the URL's last path component.
     private(set) lazy var name = request.entry.displayName
-    var lastCheckpoint = 0.0
-    /// Whether `partial/` was fsynced since this job's directory was made (disk queue only).
-    var jobDirectoryDurable = false
-    var bytesSinceCheckpoint: Int64 = 0
     var lastProgress = 0.0
     var bytesAtLastProgress: Int64 = 0
     var bytesFetched: Int64 = 0
@@ -70,7 +61,7 @@ final class DownloadJob: @unchecked Sendable {
         planner = FragmentPlanner(minFragment: options.minFragment)
         retryPolicy = RetryPolicy(
             baseDelay: options.retryBaseDelay, maxDelay: options.maxRetryDelay, maxRetryAfter: options.maxRetryAfter)
-        diskQueue = DispatchQueue(label: "mediacache.job.\(key.hex.prefix(12))")
+        partial = PartialFile(cache: service.cache, key: download.key)
         state = JobState(entry: request.entry, commandHeaders: request.commandHeaders)
     }
 
@@ -118,7 +109,7 @@ final class DownloadJob: @unchecked Sendable {
         } catch let error as SystemError where error.isDescriptorShortage && service.runningJobs > 1 {
             // The other jobs free descriptors as they finish: start again shortly.
             lock = nil
-            dataFile = nil
+            partial.close()
             wakeTimer = loop.after(0.2) { [weak self] in self?.start() }
             return
         } catch {
@@ -158,48 +149,29 @@ final class DownloadJob: @unchecked Sendable {
 
     /// Loads saved progress, trusting only what the data file can back.
     private func loadState() throws {
-        let statePath = cache.statePath(key: key)
-        stateMayBeOnDisk = FileSystem.exists(statePath)
-        if stateMayBeOnDisk {
-            do {
-                var saved = try JobStateCodec.decode(try FileSystem.readAll(statePath), path: statePath)
-                // What the journal adds was written after the state, in this boot.
-                if let epoch = saved.epoch, let length = saved.length {
-                    for range in ProgressJournal.recorded(path: cache.journalPath(key: key), epoch: epoch)
-                    where range.end <= length {
-                        saved.completed.insert(range)
-                    }
-                }
+        do {
+            if var saved = try partial.savedState() {
                 // A fresh signed URL for the same cache key keeps the progress.
                 saved.entry = request.entry
                 saved.commandHeaders = request.commandHeaders
                 state = saved
-            } catch {
-                let reason = if case .corruptState(_, let reason)? = error as? CacheError { reason } else { "unreadable (\(error))" }
-                emit(.notice(url: url, message: "saved state \(statePath) is \(reason); starting this file again"))
             }
+        } catch {
+            let reason = if case .corruptState(_, let reason)? = error as? CacheError { reason } else { "unreadable (\(error))" }
+            emit(.notice(url: url, message: "saved state \(partial.statePath) is \(reason); starting this file again"))
         }
-        if state.completed.isEmpty,
-            let unnamed = service.spareFiles?.take(path: cache.dataPath(key: key))
-                ?? DataFile.unnamed(in: cache.partialDirectory, path: cache.dataPath(key: key))
-        {
-            // Nothing to resume. The data gets its name (and the job its directory) with
-            // the first checkpoint, so most small files never need either.
-            dataFile = unnamed
+        if state.completed.isEmpty, partial.openUnnamed(spares: service.spareFiles) {
             bytesAtLastProgress = 0
             return
         }
-        try FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false)
-        let file = try DataFile(path: cache.dataPath(key: key), mode: .readWrite)
-        dataFile = file
+        let size = try partial.openNamed()
         let held = state.completed.ranges.last?.end ?? 0
-        let size = try file.size()
         // Data preallocated to the length and changed in size since is not ours any more.
         if size < held || (state.length.map { size != $0 && !state.completed.isEmpty } ?? false) {
             emit(
                 .notice(
                     url: url,
-                    message: "partial data \(file.path) holds \(size) bytes, its saved state expects \(state.length ?? held); starting this file again"))
+                    message: "partial data \(cache.dataPath(key: key)) holds \(size) bytes, its saved state expects \(state.length ?? held); starting this file again"))
             state.discardData()
         } else if !state.rangesSupported && !state.completed.isEmpty {
             state.discardData()
@@ -288,14 +260,14 @@ final class DownloadJob: @unchecked Sendable {
     func beginFetching() {
         guard let attempt else { return }
         phase = .fetching(attempt)
-        if let dataFile {
+        if let dataFile = partial.dataFile {
             let about = DownloadData(
                 length: state.length, contentType: state.contentType,
                 originVersion: state.validators.etag ?? state.validators.lastModified)
             download.held.publish(file: dataFile, completed: state.completed, about: about)
         }
         let now = TransferLoop.now()
-        lastCheckpoint = now
+        partial.restartCheckpointClock(at: now)
         lastProgress = now
         if !startedEventSent {
             startedEventSent = true
@@ -304,7 +276,7 @@ final class DownloadJob: @unchecked Sendable {
                     url: url, name: name, length: state.length, resumedBytes: state.bytesDone,
                     connections: plannedConnections))
         }
-        if let length = state.length, length >= 32 << 20, let file = dataFile {
+        if let length = state.length, length >= 32 << 20, let file = partial.dataFile {
             var algorithms: Set<DigestAlgorithm> = [.sha256]
             if let checksum = request.entry.checksum { algorithms.insert(checksum.algorithm) }
             self.attempt?.hasher = PrefixHasher(file: file, algorithms: algorithms)
@@ -587,9 +559,7 @@ final class DownloadJob: @unchecked Sendable {
         if keepPartial {
             checkpoint()
         } else {
-            let directory = cache.jobDirectory(key: key)
-            dataFile = nil
-            diskQueue.async { FileSystem.removeTree(directory) }
+            partial.remove()
         }
         finish(.failed(failure))
     }
@@ -603,7 +573,7 @@ final class DownloadJob: @unchecked Sendable {
         let lock = self.lock
         self.lock = nil
         service.diskWork.enter()
-        diskQueue.async { [service] in
+        partial.diskQueue.async { [service] in
             withExtendedLifetime(lock) {}
             service.diskWork.leave()
         }
