@@ -7,7 +7,7 @@ extension DownloadJob {
     func advanceMoovSearch() {
         guard var search = attempt?.moovSearch, let file = partial.dataFile else { return }
         var releaseHold = false
-        var priorityRanges: [ByteRange] = []
+        var layoutDemands: [ByteRange] = []
         if !search.locator.isFinished {
             let completed = state.completed
             let step = search.locator.advance(
@@ -16,7 +16,7 @@ extension DownloadJob {
             let length = search.locator.length
             if let mdat = search.locator.mdat, mdat.end < length, !search.tailRequested {
                 search.tailRequested = true
-                priorityRanges.append(ByteRange(mdat.end, length))
+                layoutDemands.append(ByteRange(mdat.end, length))
                 releaseHold = true
             }
             switch step {
@@ -25,7 +25,7 @@ extension DownloadJob {
                 releaseHold = !fragments.values.contains(where: \.isPriority)
             case .needs(let range) where !isArrivingSoon(range.start):
                 // A big box in the way (free, a large ftyp): fetch just its header region.
-                priorityRanges.append(ByteRange(range.start, min(length, range.start + 64 * 1024)))
+                layoutDemands.append(ByteRange(range.start, min(length, range.start + 64 * 1024)))
                 releaseHold = true
             case .needs:
                 break
@@ -38,18 +38,19 @@ extension DownloadJob {
         }
         let searchIsOver = search.locator.isFinished && (search.locator.moov == nil || search.reported)
         attempt?.moovSearch = searchIsOver ? nil : search
-        attempt?.priorityRanges += priorityRanges
+        // A demand stays until its bytes are held: one asked for again is not added twice.
+        for range in layoutDemands where attempt?.layoutDemands.contains(range) == false {
+            attempt?.layoutDemands.append(range)
+        }
         if releaseHold {
             attempt?.holdFillUntil = nil
             fillConnections()
         }
     }
 
-    /// Whether a running transfer will write `offset` within its next 256 KiB, or a
-    /// priority request (a short one, answered or not yet) covers it.
+    /// Whether a running transfer will write `offset` soon (see `FragmentScheduler`).
     func isArrivingSoon(_ offset: Int64) -> Bool {
-        fragments.values.contains {
-            $0.next <= offset && offset < $0.end && ($0.isPriority || ($0.accepted && offset - $0.next < 256 * 1024))
-        }
+        let now = TransferLoop.now()
+        return FragmentScheduler.isArrivingSoon(offset, in: fragments.values.map { $0.inFlight(now: now) })
     }
 }

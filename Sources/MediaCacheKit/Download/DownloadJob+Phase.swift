@@ -27,8 +27,9 @@ extension DownloadJob {
         var holdFillUntil: Double?
         /// The search for an MP4's moov; nil once there is nothing left to learn.
         var moovSearch: MoovSearch?
-        /// Fetched before anything else: the tail that holds a late moov, or box headers.
-        var priorityRanges: [ByteRange] = []
+        /// Demands that locate a late moov (the tail after mdat, box headers), kept until
+        /// their bytes are held.
+        var layoutDemands: [ByteRange] = []
         /// Hashes the contiguous prefix while the rest arrives (files of 32 MiB and more).
         var hasher: PrefixHasher?
 

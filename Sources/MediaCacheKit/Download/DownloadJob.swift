@@ -13,7 +13,7 @@ final class DownloadJob: @unchecked Sendable {
     var loop: TransferLoop { service.loop }
     var options: PrefetchOptions { service.options }
     var cache: CacheDirectory { service.cache }
-    let planner: FragmentPlanner
+    let scheduler: FragmentScheduler
     let retryPolicy: RetryPolicy
     /// The data file, journal and saved state while the download runs.
     let partial: PartialFile
@@ -58,7 +58,8 @@ final class DownloadJob: @unchecked Sendable {
         key = download.key
         self.service = service
         let options = service.options
-        planner = FragmentPlanner(minFragment: options.minFragment)
+        scheduler = FragmentScheduler(
+            planner: FragmentPlanner(minFragment: options.minFragment), connections: options.connectionsPerFile)
         retryPolicy = RetryPolicy(
             baseDelay: options.retryBaseDelay, maxDelay: options.maxRetryDelay, maxRetryAfter: options.maxRetryAfter)
         partial = PartialFile(cache: service.cache, key: download.key)
@@ -230,7 +231,7 @@ final class DownloadJob: @unchecked Sendable {
         var compareFrom: Int64?
         if sendRange, let length = state.length, !state.completed.isEmpty {
             let gaps = state.completed.gaps(within: ByteRange(0, length))
-            if let first = planner.plan(unassigned: gaps, slots: options.connectionsPerFile).first {
+            if let first = scheduler.planner.plan(unassigned: gaps, slots: options.connectionsPerFile).first {
                 piece = first
             }
             // Without validators, re-fetch a window of held bytes and compare it.
@@ -292,7 +293,7 @@ final class DownloadJob: @unchecked Sendable {
                 // file that is split anyway it takes one piece like every other connection,
                 // or it would be the last to finish.
                 if let probe = fragments.values.first(where: \.isProbe) {
-                    probe.end = min(probe.end, max(probe.next, probe.compareUntil) + pieceSize(of: length))
+                    probe.end = min(probe.end, max(probe.next, probe.compareUntil) + scheduler.pieceSize(of: length))
                 }
             }
             advanceMoovSearch()
@@ -336,54 +337,50 @@ final class DownloadJob: @unchecked Sendable {
             if fragments.isEmpty { startProbe() }
             return
         }
-        serveDemands(length: length)
-        var busy = state.completed
-        for fragment in fragments.values where fragment.end != Int64.max && fragment.next < fragment.end {
-            busy.insert(ByteRange(fragment.next, fragment.end))
+        // Readers' wants and the bytes that locate a late moov are one list of demands.
+        var demands: [FragmentScheduler.Demand] = []
+        var readers: [Int?] = []
+        for (reader, wanted) in download.demands {
+            demands.append(FragmentScheduler.Demand(range: wanted, priority: .reader))
+            readers.append(reader)
         }
-        // Priority ranges start even when every connection is busy (they are small and
-        // make the file playable early), and the rest waits until their response begins.
-        for range in attempt?.priorityRanges ?? [] {
-            for part in busy.gaps(within: range) {
-                startFragment(part).isPriority = true
-                busy.insert(part)
-                attempt?.holdFillUntil = now + 0.5
+        for range in attempt?.layoutDemands ?? [] {
+            demands.append(FragmentScheduler.Demand(range: range, priority: .layout))
+            readers.append(nil)
+        }
+        var running = Array(fragments.values)
+        let plan = scheduler.plan(
+            FragmentScheduler.Situation(
+                length: length, held: state.completed, inFlight: running.map { $0.inFlight(now: now) },
+                demands: demands, holding: attempt?.holdsFill(at: now) ?? false,
+                rateLimited: heldBackByRateLimit(now: now), requestSeconds: requestLatency))
+        for index in plan.satisfied {
+            if let reader = readers[index] {
+                download.demands[reader] = nil
+            } else {
+                attempt?.layoutDemands.removeAll { $0 == demands[index].range }
             }
         }
-        attempt?.priorityRanges = []
+        for action in plan.actions {
+            switch action {
+            case .start(let range, let priority):
+                let fragment = startFragment(range)
+                fragment.isPriority = priority != nil
+                running.append(fragment)
+            case .split(let index, let cut, let rate, let priority):
+                let taker = steal(from: running[index], at: cut, rate: rate)
+                taker.isPriority = priority != nil
+                running.append(taker)
+            }
+        }
+        // The moov's bytes start even when every connection is busy (they are small and
+        // make the file playable early), and the rest waits until their response begins.
+        if plan.holdOthers { attempt?.holdFillUntil = now + 0.5 }
         if let holdFillUntil = attempt?.holdFillUntil, now < holdFillUntil {
             scheduleWake(at: holdFillUntil)
             return
         }
-        var slots = options.connectionsPerFile - fragments.count
-        guard slots > 0 else { return }
-        let unassigned = busy.gaps(within: ByteRange(0, length))
-        for piece in planner.planInOrder(unassigned: unassigned, slots: slots, pieceSize: pieceSize(of: length)) {
-            startFragment(piece)
-            slots -= 1
-        }
-        while slots > 0 && !heldBackByRateLimit(now: now) {
-            let candidates = fragments.values.filter {
-                $0.accepted && $0.end != Int64.max && $0.next >= $0.compareUntil
-            }
-            if let victim = candidates.max(by: { $0.remaining < $1.remaining }),
-                let cut = planner.stealPoint(next: victim.next, end: victim.end)
-            {
-                steal(from: victim, at: cut, rate: victim.bytesPerSecond(now: now))
-                slots -= 1
-                continue
-            }
-            // The endgame: nothing is left to halve, but the range that would take longest
-            // at its connection's rate may still finish sooner shared with a fresh request.
-            let timed = candidates.compactMap { fragment in fragment.bytesPerSecond(now: now).map { (fragment, $0) } }
-            guard let (victim, rate) = timed.max(by: { Double($0.0.remaining) / $0.1 < Double($1.0.remaining) / $1.1 }),
-                let cut = planner.endgameCut(
-                    next: victim.next, end: victim.end, bytesPerSecond: rate, requestSeconds: requestLatency ?? 0.05)
-            else { break }
-            steal(from: victim, at: cut, rate: rate)
-            slots -= 1
-        }
-        guard slots > 0, !fragments.isEmpty else { return }
+        guard plan.idleConnections > 0, !fragments.isEmpty else { return }
         // Connections sit idle while ranges still run. A connection that has stopped
         // delivering (a throttling server that sends in bursts, a stalling one) gives its
         // range to a fresh request; meanwhile, look again shortly.
@@ -398,41 +395,6 @@ final class DownloadJob: @unchecked Sendable {
             return fillConnections()
         }
         scheduleWake(at: now + 0.1)
-    }
-
-    /// The most a connection is given at once: the file fills front to back in pieces
-    /// that keep every connection busy to the end, never below `--min-fragment`.
-    private func pieceSize(of length: Int64) -> Int64 {
-        max(length / Int64(options.connectionsPerFile * 8), planner.minFragment)
-    }
-
-    /// Readers' wants come first: the first missing byte of each is fetched now, by a
-    /// connection of its own (beyond `-x`) unless a running one brings it soon.
-    private func serveDemands(length: Int64) {
-        for (reader, wanted) in download.demands {
-            // A want past the end (of a new, shorter version) has nothing to fetch.
-            guard wanted.start < length else {
-                download.demands[reader] = nil
-                continue
-            }
-            let want = ByteRange(wanted.start, min(wanted.end, length))
-            guard let missing = state.completed.gaps(within: want).first else {
-                download.demands[reader] = nil
-                continue
-            }
-            let start = missing.start
-            if isArrivingSoon(start) { continue }
-            if let carrier = fragments.values.first(where: { $0.next <= start && start < $0.end }) {
-                // A running range brings it only later: it stops there, a new request takes the rest.
-                if carrier.next >= carrier.compareUntil { steal(from: carrier, at: start, rate: nil).isPriority = true }
-            } else {
-                var gap = missing
-                for fragment in fragments.values where fragment.next > start && fragment.next < gap.end {
-                    gap = ByteRange(start, fragment.next)
-                }
-                startFragment(gap).isPriority = true
-            }
-        }
     }
 
     /// A free connection takes `[cut, end)` of `victim`'s range; its rate is assumed to

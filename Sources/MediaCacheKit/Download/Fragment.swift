@@ -22,7 +22,7 @@ final class Fragment {
     var outcome: Outcome = .data
     /// Whether a response head was accepted as file data.
     var accepted = false
-    /// Fetched ahead of everything else (the tail holding a late moov).
+    /// Asked for by a demand (a reader's bytes, the tail holding a late moov).
     var isPriority = false
     /// When this transfer started, and when its first body byte arrived with `next` then:
     /// this connection's own rate is measured from there.
@@ -83,6 +83,13 @@ final class Fragment {
     }
 
     var remaining: Int64 { end == Int64.max ? Int64.max : end - next }
+
+    /// This range as the scheduler sees it.
+    func inFlight(now: Double) -> FragmentScheduler.InFlight {
+        FragmentScheduler.InFlight(
+            next: next, end: end == Int64.max ? nil : end, compareUntil: compareUntil, accepted: accepted,
+            isPriority: isPriority, bytesPerSecond: bytesPerSecond(now: now))
+    }
     var isFinished: Bool { next >= end }
     /// The response goes on past this fragment's range.
     var isCutShort: Bool { responseEnd.map { end < $0 } ?? false }
