@@ -23,7 +23,7 @@ extension DownloadJob: HTTPTransferDelegate {
             state.rangesSupported = rangesSupported
             guard prepareDataFile(length: total, fresh: fresh) else { return false }
             let gapEnd = state.completed.gaps(within: ByteRange(0, total)).first?.end ?? total
-            fragment.end = min(fragment.end, gapEnd)
+            fragment.end = fragment.end.map { min($0, gapEnd) } ?? gapEnd
             fragment.responseEnd = responseEnd
             acceptProbe(fragment, head, url: url)
         case .acceptWhole200(let length, let startOver, let rangesSupported):
@@ -37,7 +37,7 @@ extension DownloadJob: HTTPTransferDelegate {
             guard prepareDataFile(length: length, fresh: true) else { return false }
             fragment.next = 0
             fragment.compareUntil = 0
-            fragment.end = length ?? Int64.max
+            fragment.end = length
             fragment.responseEnd = length
             acceptProbe(fragment, head, url: url)
         case .acceptFragment(let responseEnd):
@@ -118,7 +118,7 @@ extension DownloadJob: HTTPTransferDelegate {
                 return 0
             }
         }
-        let count = Int(min(Int64(chunk.count), fragment.end - fragment.next))
+        let count = Int(min(Int64(chunk.count), fragment.remaining ?? Int64(chunk.count)))
         guard count > 0 else { return consumed }
         if let latency = fragment.noteBytes(now: TransferLoop.now()) {
             requestLatency = requestLatency.map { 0.7 * $0 + 0.3 * latency } ?? latency
@@ -192,12 +192,12 @@ extension DownloadJob: HTTPTransferDelegate {
         }
         // A response that delivered every byte asked for and then ended badly (a
         // Content-Length longer than the body, no last chunk) still delivered them.
-        let deliveredAll = fragment.accepted && fragment.end != Int64.max && fragment.isFinished
+        let deliveredAll = fragment.accepted && fragment.isFinished
         if let error, error.kind != .aborted, !deliveredAll {
             transientFailure("\(error.message) (\(url))", retryAfter: nil)
             return
         }
-        if fragment.end == Int64.max {
+        if fragment.end == nil {
             // Length unknown until the stream ended: the end is the length.
             guard error == nil else { return transientFailure("the connection closed early (\(url))", retryAfter: nil) }
             state.validators.length = fragment.next
@@ -230,7 +230,7 @@ extension DownloadJob: HTTPTransferDelegate {
                 url: target, start: fragment.requestedStart, end: fragment.end, isProbe: true,
                 sendRange: fragment.sentRange, ifRange: fragment.ifRange, compareUntil: fragment.compareUntil,
                 redirectHops: fragment.redirectHops + 1)
-        } else if fragment.next < fragment.end {
+        } else if !fragment.isFinished {
             issue(
                 url: target, start: fragment.next, end: fragment.end, isProbe: false, sendRange: true,
                 ifRange: fragment.ifRange, compareUntil: fragment.next, redirectHops: fragment.redirectHops + 1)

@@ -194,12 +194,12 @@ final class DownloadJob: @unchecked Sendable {
 
     @discardableResult
     func issue(
-        url: String, start: Int64, end: Int64, isProbe: Bool, sendRange: Bool, ifRange: String?,
+        url: String, start: Int64, end: Int64?, isProbe: Bool, sendRange: Bool, ifRange: String?,
         compareUntil: Int64, redirectHops: Int = 0
     ) -> Fragment {
         var headers = customHeaders(for: url)
         if sendRange {
-            headers.append("Range: " + (end == Int64.max ? "bytes=\(start)-" : ByteRange(start, end).httpRangeValue))
+            headers.append("Range: " + (end.map { ByteRange(start, $0).httpRangeValue } ?? "bytes=\(start)-"))
             if let ifRange { headers.append("If-Range: \(ifRange)") }
         }
         var request = HTTPRequest(
@@ -227,12 +227,13 @@ final class DownloadJob: @unchecked Sendable {
         attempt?.hasher?.cancel()
         phase = .probing(Attempt())
         let sendRange = state.rangesSupported
-        var piece = ByteRange(0, sendRange ? firstRequestSize : Int64.max)
+        // Without Range, one stream from byte 0 to wherever it ends.
+        var piece: (start: Int64, end: Int64?) = (0, sendRange ? firstRequestSize : nil)
         var compareFrom: Int64?
         if sendRange, let length = state.length, !state.completed.isEmpty {
             let gaps = state.completed.gaps(within: ByteRange(0, length))
             if let first = scheduler.planner.plan(unassigned: gaps, slots: options.connectionsPerFile).first {
-                piece = first
+                piece = (first.start, first.end)
             }
             // Without validators, re-fetch a window of held bytes and compare it.
             if !state.validators.canIdentifyVersion && piece.start > 0 {
@@ -285,7 +286,7 @@ final class DownloadJob: @unchecked Sendable {
         if rangesUsable, let length = state.length, length > 0 {
             self.attempt?.moovSearch = MoovSearch(locator: MoovLocator(length: length))
             // Hold the other connections only if there will be other connections.
-            let probeCoversTheRest = fragments.values.contains { $0.isProbe && $0.end >= length }
+            let probeCoversTheRest = fragments.values.contains { $0.isProbe && ($0.end.map { $0 >= length } ?? true) }
                 && state.completed.gaps(within: ByteRange(0, length)).count <= 1
             if !probeCoversTheRest {
                 self.attempt?.holdFillUntil = now + 1.0
@@ -293,7 +294,8 @@ final class DownloadJob: @unchecked Sendable {
                 // file that is split anyway it takes one piece like every other connection,
                 // or it would be the last to finish.
                 if let probe = fragments.values.first(where: \.isProbe) {
-                    probe.end = min(probe.end, max(probe.next, probe.compareUntil) + scheduler.pieceSize(of: length))
+                    let piece = max(probe.next, probe.compareUntil) + scheduler.pieceSize(of: length)
+                    probe.end = probe.end.map { min($0, piece) } ?? piece
                 }
             }
             advanceMoovSearch()
@@ -364,7 +366,7 @@ final class DownloadJob: @unchecked Sendable {
         for action in plan.actions {
             switch action {
             case .start(let range, let priority):
-                let fragment = startFragment(range)
+                let fragment = startFragment(from: range.start, to: range.end)
                 fragment.isPriority = priority != nil
                 running.append(fragment)
             case .split(let index, let cut, let rate, let priority):
@@ -386,10 +388,10 @@ final class DownloadJob: @unchecked Sendable {
         // range to a fresh request; meanwhile, look again shortly.
         let stallLimit = max(0.25, 4 * (requestLatency ?? 0.05))
         let stalled = fragments.values.filter {
-            $0.accepted && $0.firstByte != nil && $0.end != Int64.max && $0.next >= $0.compareUntil
-                && $0.remaining > 0 && $0.secondsIdle(now: now) > stallLimit
+            $0.accepted && $0.firstByte != nil && $0.next >= $0.compareUntil && ($0.remaining ?? 0) > 0
+                && $0.secondsIdle(now: now) > stallLimit
         }
-        if let victim = stalled.max(by: { $0.remaining < $1.remaining }) {
+        if let victim = stalled.max(by: { ($0.remaining ?? 0) < ($1.remaining ?? 0) }) {
             loop.cancel(victim.transfer)
             fragments.removeValue(forKey: ObjectIdentifier(victim.transfer))
             return fillConnections()
@@ -403,16 +405,16 @@ final class DownloadJob: @unchecked Sendable {
     private func steal(from victim: Fragment, at cut: Int64, rate: Double?) -> Fragment {
         let end = victim.end
         victim.end = cut
-        let taker = startFragment(ByteRange(cut, end))
+        let taker = startFragment(from: cut, to: end)
         taker.rateHint = rate
         return taker
     }
 
     @discardableResult
-    private func startFragment(_ range: ByteRange) -> Fragment {
+    private func startFragment(from start: Int64, to end: Int64?) -> Fragment {
         issue(
-            url: state.finalURL ?? currentURL, start: range.start, end: range.end, isProbe: false, sendRange: true,
-            ifRange: state.validators.ifRangeValue, compareUntil: range.start)
+            url: state.finalURL ?? currentURL, start: start, end: end, isProbe: false, sendRange: true,
+            ifRange: state.validators.ifRangeValue, compareUntil: start)
     }
 
     // MARK: Trouble
