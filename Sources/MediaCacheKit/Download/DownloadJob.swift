@@ -312,8 +312,8 @@ final class DownloadJob: @unchecked Sendable {
 
     var rangesUsable: Bool { state.rangesSupported && state.length != nil }
 
-    /// Gives every free connection work: unassigned bytes first, then half of the
-    /// largest range still in flight.
+    /// Serves the demands, then gives every free connection work, as the scheduler plans
+    /// it; a connection that stopped delivering gives its range to a fresh one.
     func fillConnections() {
         loop.assertOnLoop()
         guard case .fetching = phase else { return }
