@@ -188,11 +188,14 @@ _mediacache_prefetch() {
     repeating_flags=()
     non_repeating_flags=(--no-config -k --insecure --netrc --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(--cache-dir --config -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host)
+    non_repeating_options=(--shard --cache-dir --config -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
+    '--shard')
+        return
+        ;;
     '--cache-dir')
         __mediacache_add_completions -d
         return

@@ -23,7 +23,7 @@ function __mediacache_parse_tokens -S
         __mediacache_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'prefetch'
-            __mediacache_parse_subcommand -r 1 'cache-dir=' 'config=' 'no-config' 'j/jobs=' 'x/connections=' 'min-fragment=' 'H/header=+' 'retries=' 'timeout=' 'lowest-speed-limit=' 'limit-rate=' 'max-download-limit=' 'k/insecure' 'proxy=' 'no-proxy=' 'load-cookies=' 'netrc' 'netrc-file=' 'user-agent=' 'referer=' 'max-connections-per-host=' 'no-faststart' 'json' 'q/quiet' 'version' 'h/help'
+            __mediacache_parse_subcommand -r 1 'shard=' 'cache-dir=' 'config=' 'no-config' 'j/jobs=' 'x/connections=' 'min-fragment=' 'H/header=+' 'retries=' 'timeout=' 'lowest-speed-limit=' 'limit-rate=' 'max-download-limit=' 'k/insecure' 'proxy=' 'no-proxy=' 'load-cookies=' 'netrc' 'netrc-file=' 'user-agent=' 'referer=' 'max-connections-per-host=' 'no-faststart' 'json' 'q/quiet' 'version' 'h/help'
         case 'resume'
             __mediacache_parse_subcommand 0 'cache-dir=' 'config=' 'no-config' 'j/jobs=' 'x/connections=' 'min-fragment=' 'H/header=+' 'retries=' 'timeout=' 'lowest-speed-limit=' 'limit-rate=' 'max-download-limit=' 'k/insecure' 'proxy=' 'no-proxy=' 'load-cookies=' 'netrc' 'netrc-file=' 'user-agent=' 'referer=' 'max-connections-per-host=' 'no-faststart' 'json' 'q/quiet' 'version' 'h/help'
         case 'status'
@@ -129,6 +129,7 @@ complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positiona
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'config' -d 'Show the config file read and the settings it gives each command.'
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache prefetch" -ge 1' -F
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" shard' -l 'shard' -d 'Take only shard K of N of the entries (by cache key), so N machines split one catalogue; e.g. 0/4.' -rfka ''
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" cache-dir' -l 'cache-dir' -d 'The cache directory (default: $MEDIACACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/mediacache).' -rfa '(__mediacache_complete_directories)'
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" config' -l 'config' -d 'Read settings from this file instead of ${XDG_CONFIG_HOME:-~/.config}/mediacache/config.' -rF
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" no-config' -l 'no-config' -d 'Read no config file.'

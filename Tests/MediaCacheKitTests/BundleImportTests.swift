@@ -33,9 +33,9 @@ final class BundleTestCache {
         let digest = Digest(.sha256)
         digest.update(bytes)
         let object = CachedObject(
-            key: key.hex, cacheKey: identity, url: url ?? identity, mirrors: mirrors, name: nil, path: relative,
-            size: Int64(bytes.count), sha256: digest.finalizeHex(), contentType: "video/mp4", etag: "\"e\"",
-            lastModified: nil, faststart: .original, addedAt: added, lastUsedAt: added)
+            key: key, cacheKey: identity, path: relative, size: Int64(bytes.count), sha256: digest.finalizeHex(),
+            faststart: .original, url: url ?? identity, mirrors: mirrors, contentType: "video/mp4",
+            validators: ("\"e\"", nil), addedAt: added, lastUsedAt: added)
         try index.insert(object, aliases: [object.url] + mirrors + [identity])
         return object
     }

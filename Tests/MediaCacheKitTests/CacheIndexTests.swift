@@ -8,10 +8,9 @@ private func makeObject(
 ) -> CachedObject {
     let key = CacheKey(identity: identity)
     return CachedObject(
-        key: key.hex, cacheKey: identity, url: url, mirrors: mirrors, name: "clip.mp4",
-        path: "objects/\(key.hex.prefix(2))/\(key.hex).mp4", size: size,
-        sha256: String(repeating: "ab", count: 32), contentType: "video/mp4", etag: "\"v1\"",
-        lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", faststart: .original,
+        key: key, cacheKey: identity, path: "objects/\(key.hex.prefix(2))/\(key.hex).mp4", size: size,
+        sha256: String(repeating: "ab", count: 32), faststart: .original, url: url, mirrors: mirrors,
+        name: "clip.mp4", contentType: "video/mp4", validators: ("\"v1\"", "Wed, 21 Oct 2015 07:28:00 GMT"),
         addedAt: Date(timeIntervalSince1970: added), lastUsedAt: Date(timeIntervalSince1970: added))
 }
 

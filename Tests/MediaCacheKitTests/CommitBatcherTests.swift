@@ -26,16 +26,16 @@ struct CommitBatcherTests {
             try DataFile(path: cache.dataPath(key: key), mode: .readWrite).write(bytes, at: 0)
         }
         let object = CachedObject(
-            key: key.hex, cacheKey: "https://o.example/\(name)", url: "https://o.example/\(name)", mirrors: [],
-            name: nil, path: relative, size: Int64(bytes.count), sha256: String(repeating: "0", count: 64),
-            contentType: nil, etag: nil, lastModified: nil, faststart: .notMP4, addedAt: Date(), lastUsedAt: Date())
+            key: key, cacheKey: "https://o.example/\(name)", path: relative, size: Int64(bytes.count),
+            sha256: String(repeating: "0", count: 64), faststart: .notMP4, url: "https://o.example/\(name)",
+            addedAt: Date(), lastUsedAt: Date())
         return CommitBatcher.Publication(
             source: cache.dataPath(key: key), unnamed: file, durable: false, destination: cache.absolute(relative),
             object: object, aliases: [object.url], jobDirectory: cache.jobDirectory(key: key))
     }
 
     /// Publishes everything at once from many threads; returns each result by name.
-    func publishAll(_ items: [(String, CommitBatcher.Publication)]) -> [String: Result<Void, JobFailure>] {
+    func publishAll(_ items: [(String, CommitBatcher.Publication)]) -> [String: Result<Void, CacheError>] {
         let batcher = CommitBatcher(index: index)
         let results = Results()
         let group = DispatchGroup()
@@ -52,9 +52,9 @@ struct CommitBatcherTests {
 
     final class Results: @unchecked Sendable {
         private let lock = NSLock()
-        private var values: [String: Result<Void, JobFailure>] = [:]
-        func set(_ name: String, _ result: Result<Void, JobFailure>) { lock.withLock { values[name] = result } }
-        var all: [String: Result<Void, JobFailure>] { lock.withLock { values } }
+        private var values: [String: Result<Void, CacheError>] = [:]
+        func set(_ name: String, _ result: Result<Void, CacheError>) { lock.withLock { values[name] = result } }
+        var all: [String: Result<Void, CacheError>] { lock.withLock { values } }
     }
 
     @Test func manyObjectsAtOnceAreAllPublishedWithTheirRows() throws {
@@ -85,8 +85,14 @@ struct CommitBatcherTests {
             Issue.record("the missing source was published")
             return
         }
-        #expect(failure.code == .io)
-        #expect(failure.message.contains("broken") || failure.message.contains(".gone"), "\(failure.message)")
+        // The system error is kept whole: what failed, on which path, and errno.
+        guard case .io(let system) = failure else {
+            Issue.record("not an I/O failure: \(failure)")
+            return
+        }
+        #expect(system.operation == "rename")
+        #expect(system.code == ENOENT)
+        #expect(system.path?.contains(broken.source) == true, "\(failure)")
         #expect(try index.lookup("https://o.example/broken") == nil)
         #expect(try index.lookup("https://o.example/good") != nil)
     }

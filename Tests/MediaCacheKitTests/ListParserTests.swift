@@ -403,3 +403,51 @@ struct ListEntriesTests {
         #expect(between.skipRest() == 2)
     }
 }
+
+@Suite("Shard")
+struct ShardTests {
+    /// Machines of different releases split one list: the shard of a key never changes.
+    @Test func aKeysShardIsItsDigestModuloTheCount() throws {
+        let key = CacheKey(identity: "https://a.example/1.mp4")
+        let high = try #require(UInt64(key.hex.prefix(16), radix: 16))
+        for count in [1, 2, 3, 7, 4096] {
+            let expected = Int(high % UInt64(count))
+            for index in 0..<min(count, 8) {
+                #expect(try Shard(index: index, count: count).contains(key) == (index == expected))
+            }
+        }
+    }
+
+    @Test func shardsOfAListAreDisjointAndCoverIt() throws {
+        let text = (0..<200).map { "https://a.example/\($0).mp4" }.joined(separator: "\n")
+        var seen: [String] = []
+        var otherCounts = 0
+        for index in 0..<3 {
+            let entries = ListEntries([ListText(text: text, file: "a.txt")], shard: try Shard(index: index, count: 3))
+            var mine: [String] = []
+            while let entry = entries.next(diagnose: { _ in }) { mine.append(entry.url) }
+            #expect(mine.count > 30, "shard \(index) took \(mine.count) of 200")
+            #expect(entries.otherShardCount == 200 - mine.count)
+            otherCounts += entries.otherShardCount
+            seen += mine
+        }
+        #expect(seen.count == 200 && Set(seen).count == 200)
+        #expect(otherCounts == 400)
+    }
+
+    @Test func skipRestCountsOnlyThisShardsEntries() throws {
+        let text = (0..<50).map { "https://a.example/\($0).mp4" }.joined(separator: "\n")
+        let shard = try Shard(index: 1, count: 2)
+        let all = ListEntries([ListText(text: text, file: "a.txt")], shard: shard)
+        var total = 0
+        while all.next(diagnose: { _ in }) != nil { total += 1 }
+        let cut = ListEntries([ListText(text: text, file: "a.txt")], shard: shard)
+        #expect(cut.next(diagnose: { _ in }) != nil)
+        #expect(cut.skipRest() == total - 1)
+    }
+
+    @Test(arguments: ["", "1", "a/2", "1/", "/2", "1/2/3", "2/2", "0/0", "0/4097", "-1/2"])
+    func badTextIsRefusedWithAReason(text: String) {
+        #expect(throws: Shard.ParseError.self) { try Shard(parsing: text) }
+    }
+}

@@ -107,8 +107,8 @@ public final class BundleImporter {
             summary.rejected.append(rejection)
             events(.rejected(rejection))
         }
-        func report(_ finished: [(PendingCommit, Result<Void, JobFailure>)]) throws {
-            var failure: JobFailure?
+        func report(_ finished: [(PendingCommit, Result<Void, CacheError>)]) throws {
+            var failure: CacheError?
             for (commit, result) in finished {
                 switch result {
                 case .success:
@@ -291,7 +291,7 @@ private final class PendingCommits: @unchecked Sendable {
     private let lock = NSLock()
     private let outstanding = DispatchGroup()
     private var waiting: [Int: PendingCommit] = [:]
-    private var finished: [(Int, Result<Void, JobFailure>)] = []
+    private var finished: [(Int, Result<Void, CacheError>)] = []
     private var nextID = 0
 
     func submit(_ commit: PendingCommit, _ publication: CommitBatcher.Publication, to batcher: CommitBatcher) {
@@ -308,7 +308,7 @@ private final class PendingCommits: @unchecked Sendable {
     }
 
     /// The commits finished so far, without waiting.
-    func takeFinished() -> [(PendingCommit, Result<Void, JobFailure>)] {
+    func takeFinished() -> [(PendingCommit, Result<Void, CacheError>)] {
         lock.withLock {
             let done = finished.compactMap { id, result in waiting.removeValue(forKey: id).map { ($0, result) } }
             finished = []
@@ -317,7 +317,7 @@ private final class PendingCommits: @unchecked Sendable {
     }
 
     /// Waits until every submitted commit has finished, and returns those not taken yet.
-    func waitForAll() -> [(PendingCommit, Result<Void, JobFailure>)] {
+    func waitForAll() -> [(PendingCommit, Result<Void, CacheError>)] {
         outstanding.wait()
         return takeFinished()
     }

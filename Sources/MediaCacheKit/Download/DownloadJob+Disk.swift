@@ -67,15 +67,15 @@ extension DownloadJob {
         let delay = options.commitDelayForTesting
         partial.diskQueue.async { [weak self] in
             if delay > 0 { Thread.sleep(forTimeInterval: delay) }
-            do throws(JobFailure) {
+            do throws(CommitError) {
                 let publication = try committer.prepare(key: key, file: file, state: snapshot, hasher: hasher)
                 // The disk queue is free again while the publication waits for its group.
                 commits.publish(publication) { [weak self] result in
-                    let committed = result.map { publication.object }
+                    let committed = result.map { publication.object }.mapError(JobFailure.init)
                     self?.loop.post { [weak self] in self?.didCommit(committed) }
                 }
             } catch {
-                self?.loop.post { [weak self] in self?.didCommit(.failure(error)) }
+                self?.loop.post { [weak self] in self?.didCommit(.failure(JobFailure(error))) }
             }
         }
         service.jobDidWriteAll(self, bytes: snapshot.length ?? 0)

@@ -30,9 +30,14 @@ public final class ListEntries: @unchecked Sendable {
     private var firstSeen: [IdentityDigest: (list: Int32, line: Int32)] = [:]
     /// Errors reported so far (bad lines; their entries were dropped).
     public private(set) var errorCount = 0
+    /// When set, only the entries of this shard are given out.
+    private let shard: Shard?
+    /// Entries passed over so far because they belong to another shard.
+    public private(set) var otherShardCount = 0
 
-    public init(_ lists: [ListText]) {
+    public init(_ lists: [ListText], shard: Shard? = nil) {
         self.lists = lists
+        self.shard = shard
     }
 
     /// The next entry, or nil when every list is done. Problems met on the way go to
@@ -74,15 +79,28 @@ public final class ListEntries: @unchecked Sendable {
                 lists[index] = ListText(text: "", file: list.file)
                 listIndex += 1
             }
-            if let completed, isFirst(completed, in: index, diagnose: diagnose) { return completed.entry }
+            if let completed, isFirst(completed, in: index, diagnose: diagnose) {
+                if let shard, !shard.contains(CacheKey(identity: completed.entry.identity)) {
+                    otherShardCount += 1
+                    continue
+                }
+                return completed.entry
+            }
         }
         return nil
     }
 
     /// Stops parsing and says how many entries are left, counting the lines that would
     /// start one (not indented, not a comment) without checking them: when a run is
-    /// interrupted, the rest of a long list is not worth parsing just to count it.
+    /// interrupted, the rest of a long list is not worth parsing just to count it. With a
+    /// shard the rest is parsed, since only its keys say which entries are this shard's.
     public func skipRest() -> Int {
+        if shard != nil {
+            // Which shard a line falls in is known only once it is parsed.
+            var count = 0
+            while next(diagnose: { _ in }) != nil { count += 1 }
+            return count
+        }
         var count = builder?.current == nil ? 0 : 1
         for index in listIndex..<lists.count {
             // The list being read continues at `position`; the others are unread.

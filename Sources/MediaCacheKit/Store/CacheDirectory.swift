@@ -19,7 +19,7 @@ public struct CacheDirectory: Sendable {
     public func journalPath(key: CacheKey) -> String { jobDirectory(key: key) + "/journal" }
 
     /// Gives a job's data file, if it has no name yet, its place in the job's directory.
-    func name(_ file: DataFile, key: CacheKey) throws {
+    func name(_ file: DataFile, key: CacheKey) throws(SystemError) {
         guard !file.isNamed else { return }
         try FileSystem.makeDirectory(jobDirectory(key: key), durable: false)
         try file.link(as: dataPath(key: key))
@@ -62,7 +62,7 @@ public struct CacheDirectory: Sendable {
             for dir in [root, objectsDirectory, partialDirectory, locksDirectory] {
                 try FileSystem.makeDirectory(dir)
             }
-        } catch let error as SystemError {
+        } catch {
             throw error.code == EROFS ? CacheError.readOnly(path: root) : CacheError.io(error)
         }
     }

@@ -101,7 +101,7 @@ public final class CacheIndex: Sendable {
         return migrator
     }
 
-    private func run<T>(_ body: () throws -> T) throws -> T {
+    private func run<T>(_ body: () throws -> T) throws(CacheError) -> T {
         do { return try body() } catch { throw CacheError.index(path: path, reason: "\(error)") }
     }
 
@@ -137,12 +137,12 @@ public final class CacheIndex: Sendable {
     }
 
     /// Records a committed object and every name it answers to, replacing an older row.
-    public func insert(_ object: CachedObject, aliases: [String]) throws {
+    public func insert(_ object: CachedObject, aliases: [String]) throws(CacheError) {
         try insert([(object, aliases)])
     }
 
     /// Records several objects in one transaction (one fsync for the group).
-    public func insert(_ objects: [(object: CachedObject, aliases: [String])]) throws {
+    public func insert(_ objects: [(object: CachedObject, aliases: [String])]) throws(CacheError) {
         guard !objects.isEmpty else { return }
         try run {
             try pool.write { db in

@@ -22,7 +22,7 @@ final class CommitBatcher: @unchecked Sendable {
 
     private struct Waiting {
         var publication: Publication
-        var done: @Sendable (Result<Void, JobFailure>) -> Void
+        var done: @Sendable (Result<Void, CacheError>) -> Void
     }
 
     private let index: CacheIndex
@@ -37,7 +37,7 @@ final class CommitBatcher: @unchecked Sendable {
 
     /// Renames `publication` into place and records it; `done` runs (on the batcher's
     /// queue) once it is durable in both the file system and the index, or failed.
-    func publish(_ publication: Publication, then done: @escaping @Sendable (Result<Void, JobFailure>) -> Void) {
+    func publish(_ publication: Publication, then done: @escaping @Sendable (Result<Void, CacheError>) -> Void) {
         lock.lock()
         waiting.append(Waiting(publication: publication, done: done))
         let startDrain = !draining
@@ -60,12 +60,12 @@ final class CommitBatcher: @unchecked Sendable {
 
     private func publishGroup(_ group: [Waiting]) {
         if let unsynced = group.first(where: { !$0.publication.durable }) {
-            do {
+            do throws(SystemError) {
                 // partial/ always exists (a job's own directory may not).
                 let partial = (unsynced.publication.jobDirectory as NSString).deletingLastPathComponent
                 try FileSystem.syncFileSystem(containing: partial)
             } catch {
-                for item in group { item.done(.failure(JobFailure(.io, "\(error)"))) }
+                for item in group { item.done(.failure(.io(error))) }
                 return
             }
         }
@@ -73,7 +73,7 @@ final class CommitBatcher: @unchecked Sendable {
         var directories = Set<String>()
         for item in group {
             let directory = (item.publication.destination as NSString).deletingLastPathComponent
-            do {
+            do throws(SystemError) {
                 try FileSystem.makeDirectory(directory)
                 if let file = item.publication.unnamed, !file.isNamed {
                     try file.link(as: item.publication.destination)
@@ -83,23 +83,32 @@ final class CommitBatcher: @unchecked Sendable {
                 directories.insert(directory)
                 renamed.append(item)
             } catch {
-                item.done(.failure(JobFailure(.io, "\(error)")))
+                item.done(.failure(.io(error)))
             }
         }
-        do {
-            if directories.count > 2, let any = directories.first {
-                try FileSystem.syncFileSystem(containing: any)
-            } else {
-                for directory in directories.sorted() { try FileSystem.syncDirectory(directory) }
-            }
+        do throws(CacheError) {
+            try syncDirectories(directories)
             try index.insert(renamed.map { ($0.publication.object, $0.publication.aliases) })
         } catch {
-            for item in renamed { item.done(.failure(JobFailure(.io, "\(error)"))) }
+            for item in renamed { item.done(.failure(error)) }
             return
         }
         for item in renamed {
             if FileSystem.exists(item.publication.jobDirectory) { FileSystem.removeTree(item.publication.jobDirectory) }
             item.done(.success(()))
+        }
+    }
+
+    /// Makes the renames into `directories` durable: one `syncfs` when they are many.
+    private func syncDirectories(_ directories: Set<String>) throws(CacheError) {
+        do throws(SystemError) {
+            if directories.count > 2, let any = directories.first {
+                try FileSystem.syncFileSystem(containing: any)
+            } else {
+                for directory in directories.sorted() { try FileSystem.syncDirectory(directory) }
+            }
+        } catch {
+            throw .io(error)
         }
     }
 }

@@ -17,24 +17,14 @@ struct ObjectCommitter: Sendable {
     /// Everything up to the rename: the returned publication is handed to the
     /// `CommitBatcher`, which renames and records it with others ready at the same time.
     /// `hasher`: digests of the prefix hashed while the download ran, continued here.
-    func prepare(key: CacheKey, file: DataFile, state: JobState, hasher: PrefixHasher? = nil) throws(JobFailure)
+    func prepare(key: CacheKey, file: DataFile, state: JobState, hasher: PrefixHasher? = nil) throws(CommitError)
         -> CommitBatcher.Publication
     {
         let entry = state.entry
-        guard let length = state.length, state.isComplete else {
-            throw JobFailure(.badResponse, "internal error: commit of an incomplete download of \(entry.url)")
-        }
-        do {
-            let size = try file.size()
-            if size > length { try file.truncate(length: length) }
-            guard size >= length else {
-                throw JobFailure(.io, "\(file.path) holds \(size) bytes, expected \(length); run again to re-fetch")
-            }
-        } catch let failure as JobFailure {
-            throw failure
-        } catch {
-            throw JobFailure(.io, "\(error)")
-        }
+        guard let length = state.length, state.isComplete else { throw .incomplete(url: entry.url) }
+        let size = try onDisk { () throws(SystemError) in try file.size() }
+        if size > length { try onDisk { () throws(SystemError) in try file.truncate(length: length) } }
+        guard size >= length else { throw .shortDataFile(path: file.path, size: size, expected: length) }
 
         // The layout is decided from headers and moov alone, so one read pass hashes
         // both the origin bytes and the relocated layout.
@@ -53,7 +43,7 @@ struct ObjectCommitter: Sendable {
                 try FileSystem.writeAtomically(try JobStateCodec.encode(state), to: cache.statePath(key: key))
             }
         } catch {
-            throw JobFailure(.io, "\(error)")
+            throw CommitError(classifying: error)
         }
         var algorithms: Set<DigestAlgorithm> = [.sha256]
         if let checksum = entry.checksum { algorithms.insert(checksum.algorithm) }
@@ -61,10 +51,7 @@ struct ObjectCommitter: Sendable {
             file: file, length: length, algorithms: algorithms, plan: plan, hasher: hasher)
         if let expected = entry.checksum, digests[expected.algorithm] != expected.hex {
             FileSystem.removeTree(cache.jobDirectory(key: key))
-            throw JobFailure(
-                .checksumMismatch,
-                "checksum mismatch: the list says \(expected), the origin sent \(expected.algorithm.rawValue)=\(digests[expected.algorithm] ?? "?"); nothing was cached"
-            )
+            throw .checksumMismatch(expected: expected, actual: digests[expected.algorithm])
         }
 
         let stored = storedLayout(
@@ -100,7 +87,7 @@ struct ObjectCommitter: Sendable {
     /// prefix hasher already covered is not read again.
     private func hashes(
         file: DataFile, length: Int64, algorithms: Set<DigestAlgorithm>, plan: RelocationPlan?, hasher: PrefixHasher?
-    ) throws(JobFailure) -> ([DigestAlgorithm: String], String?) {
+    ) throws(CommitError) -> ([DigestAlgorithm: String], String?) {
         if let result = hasher?.finish(length: length), algorithms.isSubset(of: Set(result.digests.keys)) {
             guard let plan else { return (result.digests, nil) }
             if let relocated = result.relocated, relocated.plan == plan { return (result.digests, relocated.sha256) }
@@ -112,20 +99,23 @@ struct ObjectCommitter: Sendable {
             }
             return (digests, relocated?.finalizeHex())
         } catch {
-            throw JobFailure(.io, "\(error)")
+            throw CommitError(classifying: error)
         }
     }
 
     /// How an MP4 is stored; a file that starts like an MP4 but whose boxes do not tile
     /// it is damaged (usually truncated at the origin) and is not cached.
-    private func faststartDecision(file: DataFile, length: Int64) throws(JobFailure) -> FaststartDecision {
+    private func faststartDecision(file: DataFile, length: Int64) throws(CommitError) -> FaststartDecision {
         do {
             return try FaststartPlanner.plan(file, length: length)
-        } catch let error as MP4Error {
-            throw JobFailure(.badResponse, "the MP4 structure is damaged (\(error)); the origin's file may be truncated")
         } catch {
-            throw JobFailure(.io, "\(error)")
+            throw CommitError(classifying: error)
         }
+    }
+
+    /// File work whose failure is the cache's.
+    private func onDisk<T>(_ body: () throws(SystemError) -> T) throws(CommitError) -> T {
+        do { return try body() } catch { throw .cache(.io(error)) }
     }
 
     /// The origin bytes, or (unless disabled) their faststart relocation: written with

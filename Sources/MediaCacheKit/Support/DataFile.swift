@@ -15,7 +15,7 @@ public final class DataFile: @unchecked Sendable {
     public enum Mode { case readOnly, readWrite }
 
     /// Opens (and with `.readWrite` creates, mode 0600) the file at `path`.
-    public init(path: String, mode: Mode) throws {
+    public init(path: String, mode: Mode) throws(SystemError) {
         currentPath = path
         let flags = mode == .readOnly ? O_RDONLY : (O_RDWR | O_CREAT)
         fd = try retryingEINTR("open", path: path) { open(path, flags | O_CLOEXEC, 0o600) }
@@ -49,25 +49,25 @@ public final class DataFile: @unchecked Sendable {
     public var isNamed: Bool { nameLock.withLock { named } }
 
     /// Gives an unnamed file the name `path`, replacing a file there.
-    public func link(as path: String) throws {
-        try nameLock.withLock {
-            guard !named else { return }
-            if CShims_link_unnamed(fd, path) != 0 {
-                guard errno == EEXIST else { throw SystemError("name", path: path) }
-                // link(2) never replaces: name it beside, then rename over the old file.
-                let beside = path + ".new"
-                unlink(beside)
-                guard CShims_link_unnamed(fd, beside) == 0 else { throw SystemError("name", path: beside) }
-                guard rename(beside, path) == 0 else { throw SystemError("rename", path: path) }
-            }
-            named = true
+    public func link(as path: String) throws(SystemError) {
+        nameLock.lock()
+        defer { nameLock.unlock() }
+        guard !named else { return }
+        if CShims_link_unnamed(fd, path) != 0 {
+            guard errno == EEXIST else { throw SystemError("name", path: path) }
+            // link(2) never replaces: name it beside, then rename over the old file.
+            let beside = path + ".new"
+            unlink(beside)
+            guard CShims_link_unnamed(fd, beside) == 0 else { throw SystemError("name", path: beside) }
+            guard rename(beside, path) == 0 else { throw SystemError("rename", path: path) }
         }
+        named = true
     }
 
     deinit { close(fd) }
 
     /// Current size in bytes.
-    public func size() throws -> Int64 {
+    public func size() throws(SystemError) -> Int64 {
         var info = stat()
         try retryingEINTR("stat", path: path) { fstat(fd, &info) }
         return Int64(info.st_size)
@@ -75,18 +75,18 @@ public final class DataFile: @unchecked Sendable {
 
     /// Reserves `length` bytes of disk so writes cannot fail half-way for lack of space.
     /// Falls back to `ftruncate` on file systems without `fallocate`.
-    public func preallocate(length: Int64) throws {
+    public func preallocate(length: Int64) throws(SystemError) {
         if CShims_fallocate(fd, 0, 0, off_t(length)) == 0 { return }
         if errno == ENOSPC { throw SystemError("preallocate \(length) bytes", path: path) }
         try retryingEINTR("truncate", path: path) { ftruncate(fd, off_t(length)) }
     }
 
-    public func truncate(length: Int64) throws {
+    public func truncate(length: Int64) throws(SystemError) {
         try retryingEINTR("truncate", path: path) { ftruncate(fd, off_t(length)) }
     }
 
     /// Writes all of `bytes` at `offset`.
-    public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+    public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) {
         var done = 0
         while done < bytes.count {
             let n = try retryingEINTR("write", path: path) {
@@ -96,21 +96,24 @@ public final class DataFile: @unchecked Sendable {
         }
     }
 
-    public func write(_ bytes: [UInt8], at offset: Int64) throws {
-        try bytes.withUnsafeBytes { try write($0, at: offset) }
+    public func write(_ bytes: [UInt8], at offset: Int64) throws(SystemError) {
+        // Through a Result: `withUnsafeBytes` only rethrows an untyped error.
+        try bytes.withUnsafeBytes { buffer in Result { () throws(SystemError) in try write(buffer, at: offset) } }.get()
     }
 
     /// Reads up to `count` bytes at `offset` (fewer at end of file).
-    public func read(count: Int, at offset: Int64) throws -> [UInt8] {
+    public func read(count: Int, at offset: Int64) throws(SystemError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: count)
-        let done = try buffer.withUnsafeMutableBytes { try read(into: $0, at: offset) }
+        let done = try buffer.withUnsafeMutableBytes { bytes in
+            Result { () throws(SystemError) in try read(into: bytes, at: offset) }
+        }.get()
         buffer.removeLast(count - done)
         return buffer
     }
 
     /// Fills `buffer` from `offset` and returns the byte count: less than the buffer
     /// holds only at end of file.
-    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
         guard let base = buffer.baseAddress else { return 0 }
         var done = 0
         while done < buffer.count {
@@ -144,7 +147,7 @@ public final class DataFile: @unchecked Sendable {
     }
 
     /// Copies `range` of this file to `destination` at `offset` inside the kernel.
-    public func copy(_ range: ByteRange, to destination: DataFile, at offset: Int64) throws {
+    public func copy(_ range: ByteRange, to destination: DataFile, at offset: Int64) throws(SystemError) {
         var from = off_t(range.start)
         var to = off_t(offset)
         var remaining = range.count
@@ -159,7 +162,7 @@ public final class DataFile: @unchecked Sendable {
     }
 
     /// Flushes written data (not metadata that is not needed to read it back) to disk.
-    public func syncData() throws {
+    public func syncData() throws(SystemError) {
         try retryingEINTR("fdatasync", path: path) { fdatasync(fd) }
     }
 
@@ -169,7 +172,7 @@ public final class DataFile: @unchecked Sendable {
         _ = CShims_start_writeback(fd)
     }
 
-    public func sync() throws {
+    public func sync() throws(SystemError) {
         try retryingEINTR("fsync", path: path) { fsync(fd) }
     }
 }

@@ -59,7 +59,7 @@ enum FileSystem {
     /// Creates `path` and its parents with mode 0700 (state may hold tokens).
     /// `durable: false` leaves the new entry's fsync to the caller, who does it only
     /// once something inside must survive power loss.
-    static func makeDirectory(_ path: String, durable: Bool = true) throws {
+    static func makeDirectory(_ path: String, durable: Bool = true) throws(SystemError) {
         if exists(path) { return }
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty && parent != path { try makeDirectory(parent) }
@@ -79,14 +79,14 @@ enum FileSystem {
     }
 
     /// Atomically replaces `destination` with `source`.
-    static func rename(_ source: String, to destination: String) throws {
+    static func rename(_ source: String, to destination: String) throws(SystemError) {
         try retryingEINTR("rename", path: "\(source) -> \(destination)") {
             Glibc.rename(source, destination)
         }
     }
 
     /// Makes a completed rename or file creation in `directory` durable.
-    static func syncDirectory(_ directory: String) throws {
+    static func syncDirectory(_ directory: String) throws(SystemError) {
         let fd = try retryingEINTR("open directory", path: directory) {
             open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         }
@@ -96,7 +96,7 @@ enum FileSystem {
 
     /// Flushes every dirty file and directory of the file system holding `directory`:
     /// one device flush for a whole group of small files instead of one each.
-    static func syncFileSystem(containing directory: String) throws {
+    static func syncFileSystem(containing directory: String) throws(SystemError) {
         let fd = try retryingEINTR("open directory", path: directory) {
             open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         }
@@ -105,7 +105,7 @@ enum FileSystem {
     }
 
     /// Writes `bytes` durably: temporary file, fsync, rename, directory fsync.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(SystemError) {
         let temporary = path + ".tmp"
         do {
             let file = try DataFile(path: temporary, mode: .readWrite)
@@ -117,7 +117,7 @@ enum FileSystem {
         try syncDirectory((path as NSString).deletingLastPathComponent)
     }
 
-    static func readAll(_ path: String) throws -> [UInt8] {
+    static func readAll(_ path: String) throws(SystemError) -> [UInt8] {
         let file = try DataFile(path: path, mode: .readOnly)
         return try file.read(count: Int(try file.size()), at: 0)
     }

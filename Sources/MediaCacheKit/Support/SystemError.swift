@@ -31,7 +31,7 @@ public struct SystemError: Error, CustomStringConvertible, Equatable {
 @discardableResult
 func retryingEINTR<T: BinaryInteger>(
     _ operation: String, path: @autoclosure () -> String? = nil, _ call: () -> T
-) throws -> T {
+) throws(SystemError) -> T {
     while true {
         let result = call()
         if result != -1 { return result }

@@ -9,7 +9,8 @@ struct Prefetch: ParsableCommand {
             LIST is a file in aria2's input-file format (a URL line, then indented key=value \
             options: out=, header=, checksum=, cache-key=, user-agent=, referer=, \
             all-proxy=) or - for standard input. Running the same command again resumes \
-            where the last run stopped.
+            where the last run stopped. With --shard K/N, N machines (or runs) each take \
+            a disjoint part of the same lists.
 
             Defaults for these options can be set in the config file (see `mediacache help \
             config`); the command line wins.
@@ -18,12 +19,28 @@ struct Prefetch: ParsableCommand {
     @Argument(help: ArgumentHelp("List files, or - for standard input.", valueName: "list"), completion: .file())
     var lists: [String]
 
+    @Option(
+        help: ArgumentHelp(
+            "Take only shard K of N of the entries (by cache key), so N machines split one catalogue; e.g. 0/4.",
+            valueName: "K/N"))
+    var shard: String?
+
     @OptionGroup var cache: CacheOptions
     @OptionGroup var download: DownloadOptions
 
     func validate() throws {
         if lists.isEmpty { throw ValidationError("give at least one list file (or - for standard input)") }
         if lists.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input (-) can be read only once") }
+        _ = try parsedShard()
+    }
+
+    private func parsedShard() throws -> Shard? {
+        guard let shard else { return nil }
+        do {
+            return try Shard(parsing: shard)
+        } catch {
+            throw ValidationError("--shard: \(error)")
+        }
     }
 
     func run() throws {
@@ -41,12 +58,22 @@ struct Prefetch: ParsableCommand {
             }
             texts.append(ListParser.text(of: bytes, file: list == "-" ? "<stdin>" : list))
         }
-        let entries = ListEntries(texts)
+        let shard = try parsedShard()
+        let entries = ListEntries(texts, shard: shard)
         var pending = entries.next { Terminal.err($0.description) }
         if pending == nil && entries.errorCount == 0 {
-            Terminal.err("mediacache: the list has no URLs; nothing to do")
+            if let shard {
+                Terminal.err("mediacache: none of the \(entries.otherShardCount) entries is in shard \(shard); nothing to do")
+            } else {
+                Terminal.err("mediacache: the list has no URLs; nothing to do")
+            }
             SummaryPrinter.printNothingToDo(json: download.json)
             return
+        }
+        defer {
+            if let shard, !download.json, !download.quiet {
+                Terminal.err("mediacache: shard \(shard): \(entries.otherShardCount) entries left to the other shards")
+            }
         }
         let headers = download.headers
         try DownloadRun(cache: cache.directory, options: download).run(

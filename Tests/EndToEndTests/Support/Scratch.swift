@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A temporary directory for one test: a cache, lists, expected files. Removed on deinit.
 final class Scratch {
@@ -39,17 +40,15 @@ final class Scratch {
     }
 }
 
-/// Reproducible pseudo-random bytes (xorshift), so failures can be replayed.
+/// Reproducible pseudo-random bytes (the tests' one seeded generator), so failures can
+/// be replayed.
 enum TestBytes {
     static func make(_ count: Int, seed: UInt64) -> [UInt8] {
-        var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
+        var generator = SeededGenerator(seed: seed)
         var bytes = [UInt8](repeating: 0, count: count)
         var index = 0
         while index < count {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            var word = state
+            var word = generator.next()
             for _ in 0..<8 where index < count {
                 bytes[index] = UInt8(truncatingIfNeeded: word)
                 word >>= 8

@@ -1,0 +1,17 @@
+/// The one place where the store's errors become a download's failure codes.
+extension JobFailure {
+    init(_ error: CommitError) {
+        let code: Code =
+            switch error {
+            case .checksumMismatch: .checksumMismatch
+            case .incomplete, .damagedMP4: .badResponse
+            case .shortDataFile, .cache, .unexpected: .io
+            }
+        self.init(code, error.description)
+    }
+
+    /// A publication that failed: the cache's files or index.
+    init(_ error: CacheError) {
+        self.init(.io, error.description)
+    }
+}

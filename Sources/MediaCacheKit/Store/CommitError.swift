@@ -1,0 +1,45 @@
+/// Why a finished download did not become a cached object. The download layer turns it
+/// into a `JobFailure` (`JobFailure+Commit.swift`); the system error underneath is kept.
+public enum CommitError: Error, CustomStringConvertible {
+    /// A download was handed over before every byte was held: a broken invariant.
+    case incomplete(url: String)
+    /// The data file holds fewer bytes than were written to it (cut behind our back).
+    case shortDataFile(path: String, size: Int64, expected: Int64)
+    /// The bytes do not match the list's `checksum=`; nothing was cached.
+    case checksumMismatch(expected: ExpectedChecksum, actual: String?)
+    /// The file starts like an MP4 but its boxes do not tile it.
+    case damagedMP4(MP4Error)
+    /// The cache's files or index failed.
+    case cache(CacheError)
+    /// A helper threw an error outside its contract (they throw `SystemError`,
+    /// `CacheError` or `MP4Error`); kept whole for the message.
+    case unexpected(any Error)
+
+    /// The commit's error for one thrown by file, index or MP4 code.
+    init(classifying error: any Error) {
+        switch error {
+        case let error as CacheError: self = .cache(error)
+        case let error as SystemError: self = .cache(.io(error))
+        case let error as MP4Error: self = .damagedMP4(error)
+        default: self = .unexpected(error)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .incomplete(let url):
+            "internal error: commit of an incomplete download of \(url)"
+        case .shortDataFile(let path, let size, let expected):
+            "\(path) holds \(size) bytes, expected \(expected); run again to re-fetch"
+        case .checksumMismatch(let expected, let actual):
+            "checksum mismatch: the list says \(expected), the origin sent "
+                + "\(expected.algorithm.rawValue)=\(actual ?? "?"); nothing was cached"
+        case .damagedMP4(let error):
+            "the MP4 structure is damaged (\(error)); the origin's file may be truncated"
+        case .cache(let error):
+            error.description
+        case .unexpected(let error):
+            "\(error)"
+        }
+    }
+}

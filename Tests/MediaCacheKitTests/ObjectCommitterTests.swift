@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+@testable import MediaCacheKit
+
+/// A finished download the committer refuses: the store says why in its own terms, and
+/// the download layer turns that into the code and message a user or script reads.
+@Suite("ObjectCommitter errors")
+struct ObjectCommitterTests {
+    let temporary: TemporaryCache
+    var cache: CacheDirectory { temporary.directory }
+
+    init() throws {
+        temporary = try TemporaryCache("mediacache-committer")
+    }
+
+    /// A job whose state claims `length` bytes held, with `bytes` in its data file.
+    func finishedJob(
+        _ bytes: [UInt8], length: Int64? = nil, checksum: ExpectedChecksum? = nil
+    ) throws -> (CacheKey, DataFile, JobState) {
+        let entry = ListEntry(urls: ["https://o.example/clip.bin"], checksum: checksum)
+        let key = CacheKey(identity: entry.identity)
+        var state = JobState(entry: entry, commandHeaders: [])
+        let claimed = length ?? Int64(bytes.count)
+        state.validators = Validators(etag: "\"v1\"", length: claimed)
+        state.completed.insert(ByteRange(0, claimed))
+        try FileSystem.makeDirectory(cache.jobDirectory(key: key))
+        let file = try DataFile(path: cache.dataPath(key: key), mode: .readWrite)
+        try file.write(bytes, at: 0)
+        return (key, file, state)
+    }
+
+    func prepare(_ job: (CacheKey, DataFile, JobState)) -> Result<CommitBatcher.Publication, CommitError> {
+        let committer = ObjectCommitter(cache: cache, faststart: true)
+        return Result { () throws(CommitError) in try committer.prepare(key: job.0, file: job.1, state: job.2) }
+    }
+
+    @Test func checksumMismatchNamesBothDigestsAndLeavesNothing() throws {
+        defer { temporary.remove() }
+        let bytes = Array("not the bytes the list promised".utf8)
+        let promised = ExpectedChecksum(algorithm: .sha256, hex: String(repeating: "0", count: 64))
+        let job = try finishedJob(bytes, checksum: promised)
+        guard case .failure(.checksumMismatch(let expected, let actual)) = prepare(job) else {
+            Issue.record("a wrong checksum was committed")
+            return
+        }
+        let digest = Digest(.sha256)
+        digest.update(bytes)
+        #expect(expected == promised)
+        #expect(actual == digest.finalizeHex())
+        #expect(!FileSystem.exists(cache.jobDirectory(key: job.0)), "nothing of it is kept")
+
+        let failure = JobFailure(CommitError.checksumMismatch(expected: expected, actual: actual))
+        #expect(failure.code == .checksumMismatch)
+        #expect(
+            failure.message
+                == "checksum mismatch: the list says sha-256=\(promised.hex), the origin sent sha-256=\(actual!); nothing was cached"
+        )
+    }
+
+    @Test func dataFileShorterThanTheStateClaimsIsAnIOFailure() throws {
+        defer { temporary.remove() }
+        let job = try finishedJob(Array(repeating: 7, count: 50), length: 100)
+        guard case .failure(let error) = prepare(job), case .shortDataFile(let path, 50, 100) = error else {
+            Issue.record("a short data file was committed")
+            return
+        }
+        #expect(path == cache.dataPath(key: job.0))
+        let failure = JobFailure(error)
+        #expect(failure.code == .io)
+        #expect(failure.message == "\(path) holds 50 bytes, expected 100; run again to re-fetch")
+    }
+
+    @Test func mp4WhoseBoxesDoNotTileTheFileIsABadResponse() throws {
+        defer { temporary.remove() }
+        // An ftyp box, then an mdat that claims more bytes than the file holds.
+        var bytes: [UInt8] = [0, 0, 0, 16] + Array("ftypisom".utf8) + [0, 0, 2, 0]
+        bytes += [0, 0, 0x10, 0] + Array("mdat".utf8) + Array(repeating: 1, count: 64)
+        let job = try finishedJob(bytes)
+        guard case .failure(let error) = prepare(job), case .damagedMP4 = error else {
+            Issue.record("a damaged MP4 was committed: \(prepare(job))")
+            return
+        }
+        let failure = JobFailure(error)
+        #expect(failure.code == .badResponse)
+        #expect(failure.message.hasPrefix("the MP4 structure is damaged ("))
+        #expect(failure.message.hasSuffix("); the origin's file may be truncated"))
+    }
+
+    @Test func cacheFailureKeepsTheSystemErrorAndIsAnIOFailure() {
+        let system = SystemError("rename", path: "/c/partial/k/data -> /c/objects/ab/k", code: ENOSPC)
+        let error = CommitError(classifying: system)
+        guard case .cache(.io(let kept)) = error else {
+            Issue.record("the system error was not kept: \(error)")
+            return
+        }
+        #expect(kept == system)
+        let failure = JobFailure(error)
+        #expect(failure.code == .io)
+        #expect(failure.message == system.description)
+        #expect(failure.message.hasSuffix("(the disk is full)"))
+    }
+}
