@@ -9,7 +9,8 @@ private typealias Demand = FragmentScheduler.Demand
 
 /// A running range that delivers bytes (its head was accepted).
 private func running(_ next: Int64, _ end: Int64, rate: Double? = nil, compareUntil: Int64? = nil) -> InFlight {
-    InFlight(next: next, end: end, compareUntil: compareUntil ?? next, accepted: true, isPriority: false, bytesPerSecond: rate)
+    InFlight(
+        next: next, end: end, compareUntil: compareUntil ?? next, accepted: true, isPriority: false, bytesPerSecond: rate)
 }
 
 @Suite("FragmentScheduler")
@@ -51,7 +52,8 @@ struct FragmentSchedulerTests {
         let busy = (0..<4).map { running(Int64($0) * 16 * MiB, Int64($0 + 1) * 16 * MiB) }
         #expect(plan(inFlight: busy).actions.isEmpty)
         let reader = Demand(range: r(8 * MiB, 64 * MiB), priority: .reader)
-        #expect(plan(inFlight: busy, demands: [reader]).actions == [.split(index: 0, at: 8 * MiB, rate: nil, priority: .reader)])
+        let served = plan(inFlight: busy, demands: [reader])
+        #expect(served.actions == [.split(index: 0, at: 8 * MiB, rate: nil, priority: .reader)])
     }
 
     @Test func aReaderOutranksTheMoovTail() {
@@ -79,8 +81,7 @@ struct FragmentSchedulerTests {
         #expect(result.actions.isEmpty)
         #expect(result.satisfied.isEmpty)
         // A demand's own request covers all of it, answered or not.
-        var asked = InFlight(next: 40 * MiB, end: 44 * MiB, compareUntil: 40 * MiB, accepted: false, isPriority: true)
-        asked.bytesPerSecond = nil
+        let asked = InFlight.fresh(40 * MiB, 44 * MiB, isPriority: true)
         let later = Demand(range: r(43 * MiB, 44 * MiB), priority: .reader)
         #expect(plan(inFlight: [asked], demands: [later], holding: true).actions.isEmpty)
     }
@@ -88,7 +89,8 @@ struct FragmentSchedulerTests {
     /// Bytes still compared with held ones (a resume without validators) cannot be cut.
     @Test func aRangeStillBeingComparedIsNotSplit() {
         let comparing = running(1 * MiB, 32 * MiB, compareUntil: 2 * MiB)
-        let result = plan(inFlight: [comparing], demands: [Demand(range: r(20 * MiB, 21 * MiB), priority: .reader)], holding: true)
+        let demand = Demand(range: r(20 * MiB, 21 * MiB), priority: .reader)
+        let result = plan(inFlight: [comparing], demands: [demand], holding: true)
         #expect(result.actions.isEmpty)
     }
 

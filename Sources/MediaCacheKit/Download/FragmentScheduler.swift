@@ -27,6 +27,12 @@ struct FragmentScheduler {
         var bytesPerSecond: Double?
 
         var remaining: Int64? { end.map { $0 - next } }
+
+        /// A request just made for `[start, end)`, not answered yet.
+        static func fresh(_ start: Int64, _ end: Int64?, isPriority: Bool, rate: Double? = nil) -> InFlight {
+            InFlight(
+                next: start, end: end, compareUntil: start, accepted: false, isPriority: isPriority, bytesPerSecond: rate)
+        }
     }
 
     /// Bytes someone needs before the rest.
@@ -106,7 +112,7 @@ struct FragmentScheduler {
         let pieceSize = pieceSize(of: situation.length)
         for piece in planner.planInOrder(unassigned: unassigned, slots: slots, pieceSize: pieceSize) {
             plan.actions.append(.start(piece, priority: nil))
-            running.append(InFlight(next: piece.start, end: piece.end, compareUntil: piece.start, accepted: false, isPriority: false))
+            running.append(.fresh(piece.start, piece.end, isPriority: false))
             slots -= 1
         }
         while slots > 0 && !situation.rateLimited, let (index, cut, rate) = steal(running, situation) {
@@ -144,9 +150,11 @@ struct FragmentScheduler {
                 split(&running, carrier, at: start, rate: nil, priority: demand.priority)
             } else {
                 var gap = missing
-                for range in running where range.next > start && range.next < gap.end { gap = ByteRange(start, range.next) }
+                for range in running where range.next > start && range.next < gap.end {
+                    gap = ByteRange(start, range.next)
+                }
                 plan.actions.append(.start(gap, priority: demand.priority))
-                running.append(InFlight(next: gap.start, end: gap.end, compareUntil: gap.start, accepted: false, isPriority: true))
+                running.append(.fresh(gap.start, gap.end, isPriority: true))
             }
             if demand.priority == .layout { plan.holdOthers = true }
         }
@@ -178,10 +186,11 @@ struct FragmentScheduler {
     }
 
     /// Applies a split to the picture, so later decisions of the same plan see it.
-    private func split(_ running: inout [InFlight], _ index: Int, at cut: Int64, rate: Double?, priority: Demand.Priority?) {
+    private func split(
+        _ running: inout [InFlight], _ index: Int, at cut: Int64, rate: Double?, priority: Demand.Priority?
+    ) {
         let end = running[index].end
         running[index].end = cut
-        running.append(
-            InFlight(next: cut, end: end, compareUntil: cut, accepted: false, isPriority: priority != nil, bytesPerSecond: rate))
+        running.append(.fresh(cut, end, isPriority: priority != nil, rate: rate))
     }
 }

@@ -40,7 +40,8 @@ final class PartialFile: @unchecked Sendable {
         var saved = try JobStateCodec.decode(try FileSystem.readAll(statePath), path: statePath)
         // What the journal adds was written after the state, in this boot.
         if let epoch = saved.epoch, let length = saved.length {
-            for range in ProgressJournal.recorded(path: cache.journalPath(key: key), epoch: epoch) where range.end <= length {
+            let journalPath = cache.journalPath(key: key)
+            for range in ProgressJournal.recorded(path: journalPath, epoch: epoch) where range.end <= length {
                 saved.completed.insert(range)
             }
         }
