@@ -384,7 +384,7 @@ extension EndToEnd {
         // MARK: Content-Encoding
 
         /// mediacache asks for identity; an origin that gzips the media anyway is refused
-        /// (see `DownloadJob.unexpectedContentEncoding`) rather than its compressed bytes
+        /// (see `ResponseCheck.unexpectedContentEncoding`) rather than its compressed bytes
         /// being stored under the media's name. `identity` is fine.
         @Test func gzipEncodedMediaIsRefusedNeverStored() throws {
             let media = TestBytes.make(1 << 20, seed: 84)

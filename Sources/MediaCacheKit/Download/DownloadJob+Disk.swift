@@ -1,34 +1,19 @@
 import Foundation
 
-/// Where a job touches the disk beyond plain writes: preallocation, checkpoints and
+/// How a job uses its `PartialFile`: new contents, checkpoints and progress, and
 /// handing the finished file to the committer.
 extension DownloadJob {
-    /// Empties and reserves the data file for a new download of `length` bytes.
-    ///
-    /// A saved state may still claim bytes of the old data (a checkpoint written before
-    /// the discard, or one still queued): it is removed, after every queued checkpoint
-    /// ran, before a byte is overwritten, so a crash here never pairs old claims with
-    /// new or zeroed bytes.
+    /// Empties and reserves the data file for a new download of `length` bytes (when
+    /// `fresh`); false, and the job failed, when the disk refused.
     func prepareDataFile(length: Int64?, fresh: Bool) -> Bool {
         loop.assertOnLoop()
-        guard fresh, let file = dataFile else { return true }
-        let statePath = cache.statePath(key: key)
-        let directory = cache.jobDirectory(key: key)
-        if stateMayBeOnDisk {
-            diskQueue.sync {
-                guard FileSystem.exists(statePath) else { return }
-                FileSystem.remove(statePath)
-                try? FileSystem.syncDirectory(directory)
-            }
-            stateMayBeOnDisk = false
-        }
+        guard fresh, partial.dataFile != nil else { return true }
         // New contents: no journal record of the old ones may ever vouch for them, and
         // no reader of the old ones may read on into them.
         state.epoch = JobState.newEpoch()
         download.held.startOver()
         do {
-            try file.truncate(length: 0)
-            if let length, length > 0 { try file.preallocate(length: length) }
+            try partial.startOver(length: length)
             return true
         } catch let error as SystemError where error.code == ENOSPC {
             let free = FileSystem.freeBytes(cache.root).map { ", \(ByteCount.format($0)) free" } ?? ""
@@ -43,14 +28,7 @@ extension DownloadJob {
 
     func noteProgress() {
         let now = TransferLoop.now()
-        let elapsed = now - lastCheckpoint
-        let enoughBytes = max(options.checkpointBytes, (state.length ?? 0) / 100)
-        // The first checkpoint starts the journal, after which a kill costs almost
-        // nothing: it comes early for a file still running, never for one done at once.
-        let interval = journal == nil ? options.firstCheckpointInterval : options.checkpointInterval
-        if elapsed >= interval
-            || (bytesSinceCheckpoint >= enoughBytes && elapsed >= options.minCheckpointInterval)
-        {
+        if partial.checkpointIsDue(now: now, options: options, length: state.length) {
             checkpoint()
         }
         if now - lastProgress >= 0.5 {
@@ -65,55 +43,10 @@ extension DownloadJob {
         }
     }
 
-    /// Saves progress: the data is flushed before the state that claims it is written
-    /// (temporary file, fsync, rename), off the transfer thread.
+    /// Saves progress off the transfer thread; a save that fails fails the job.
     func checkpoint() {
-        guard let file = dataFile else { return }
-        stateMayBeOnDisk = true
-        lastCheckpoint = TransferLoop.now()
-        bytesSinceCheckpoint = 0
-        updateJournal()
-        var stamped = state
-        stamped.updatedAt = Date()
-        let snapshot = stamped
-        let statePath = cache.statePath(key: key)
-        let partialDirectory = cache.partialDirectory
-        let cache = cache
-        let key = key
-        diskQueue.async { [weak self] in
-            do {
-                try file.syncData()
-                try cache.name(file, key: key)
-                try FileSystem.writeAtomically(try JobStateCodec.encode(snapshot), to: statePath)
-                if self?.jobDirectoryDurable == false {
-                    try FileSystem.syncDirectory(partialDirectory)
-                    self?.jobDirectoryDurable = true
-                }
-            } catch where (error as? SystemError)?.isDescriptorShortage == true {
-                // Out of descriptors for a moment: the next checkpoint saves what this
-                // one would have; nothing on disk claims more than it holds.
-            } catch {
-                let message = "saving progress failed: \(error)"
-                self?.loop.post { [weak self] in self?.fail(JobFailure(.io, message), keepPartial: true) }
-            }
-        }
-    }
-
-    /// Appends a just-written range to the journal; a journal that fails is dropped
-    /// (the durable checkpoints still hold).
-    func journalWrite(_ range: ByteRange) {
-        guard let journal, let epoch = state.epoch else { return }
-        do { try journal.record(range, epoch: epoch) } catch { self.journal = nil }
-    }
-
-    /// At each checkpoint the journal restarts from everything held, so it stays short.
-    private func updateJournal() {
-        guard let epoch = state.epoch, !state.isComplete else { return }
-        if let journal {
-            do { try journal.rewrite(epoch: epoch, holding: state.completed.ranges) } catch { self.journal = nil }
-        } else {
-            try? FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false)
-            journal = ProgressJournal(path: cache.journalPath(key: key), epoch: epoch, holding: state.completed.ranges)
+        partial.checkpoint(state) { [weak self] message in
+            self?.loop.post { [weak self] in self?.fail(JobFailure(.io, message), keepPartial: true) }
         }
     }
 
@@ -122,18 +55,17 @@ extension DownloadJob {
     /// allows).
     func commit() {
         loop.assertOnLoop()
-        guard let file = dataFile else { return }
+        guard let file = partial.dataFile else { return }
+        let hasher = attempt?.hasher
         phase = .committing
         if let wakeTimer { loop.cancelTimer(wakeTimer) }
-        // Nothing is written any more: its descriptor goes back before the commit.
-        journal = nil
+        partial.closeJournal()
         let committer = ObjectCommitter(cache: cache, faststart: options.faststart)
         let commits = service.commits
         let snapshot = state
         let key = key
-        let hasher = hasher
         let delay = options.commitDelayForTesting
-        diskQueue.async { [weak self] in
+        partial.diskQueue.async { [weak self] in
             if delay > 0 { Thread.sleep(forTimeInterval: delay) }
             do throws(CommitError) {
                 let publication = try committer.prepare(key: key, file: file, state: snapshot, hasher: hasher)
@@ -151,13 +83,12 @@ extension DownloadJob {
 
     private func didCommit(_ result: Result<CachedObject, JobFailure>) {
         loop.assertOnLoop()
-        dataFile = nil
+        partial.close()
         switch result {
         case .success(let object):
             emit(.verified(url: url, sha256: object.sha256))
             finish(.committed(object))
         case .failure(let failure):
-            phase = .fetching  // so `fail` runs its cleanup
             fail(failure, keepPartial: failure.code != .checksumMismatch)
         }
     }

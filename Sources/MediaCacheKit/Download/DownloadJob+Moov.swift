@@ -5,16 +5,18 @@ extension DownloadJob {
     /// header the running transfers will not bring soon. Reports `moov-found` once the
     /// whole moov is on disk.
     func advanceMoovSearch() {
-        guard var locator = moovLocator, let file = dataFile else { return }
+        guard var search = attempt?.moovSearch, let file = partial.dataFile else { return }
         var releaseHold = false
-        if !locator.isFinished {
+        var layoutDemands: [ByteRange] = []
+        if !search.locator.isFinished {
             let completed = state.completed
-            let step = locator.advance(
+            let step = search.locator.advance(
                 isHeld: { completed.contains($0) },
                 read: { try? file.read(count: Int($0.count), at: $0.start) })
-            if let mdat = locator.mdat, mdat.end < locator.length, !tailPrioritized {
-                tailPrioritized = true
-                priorityRanges.append(ByteRange(mdat.end, locator.length))
+            let length = search.locator.length
+            if let mdat = search.locator.mdat, mdat.end < length, !search.tailRequested {
+                search.tailRequested = true
+                layoutDemands.append(ByteRange(mdat.end, length))
                 releaseHold = true
             }
             switch step {
@@ -23,32 +25,32 @@ extension DownloadJob {
                 releaseHold = !fragments.values.contains(where: \.isPriority)
             case .needs(let range) where !isArrivingSoon(range.start):
                 // A big box in the way (free, a large ftyp): fetch just its header region.
-                priorityRanges.append(ByteRange(range.start, min(locator.length, range.start + 64 * 1024)))
+                layoutDemands.append(ByteRange(range.start, min(length, range.start + 64 * 1024)))
                 releaseHold = true
             case .needs:
                 break
             }
         }
-        moovLocator = locator
-        if let moov = locator.moov, !moovReported, state.completed.contains(ByteRange(moov.offset, moov.end)) {
-            moovReported = true
+        if let moov = search.locator.moov, !search.reported, state.completed.contains(ByteRange(moov.offset, moov.end)) {
+            search.reported = true
             emit(.moovFound(url: url, offset: moov.offset, size: moov.size, bytesReceived: bytesFetched))
-            if options.faststart { hasher?.planLayout(length: locator.length) }
+            if options.faststart { attempt?.hasher?.planLayout(length: search.locator.length) }
         }
-        if locator.isFinished && (locator.moov == nil || moovReported) {
-            moovLocator = nil
+        let searchIsOver = search.locator.isFinished && (search.locator.moov == nil || search.reported)
+        attempt?.moovSearch = searchIsOver ? nil : search
+        // A demand stays until its bytes are held: one asked for again is not added twice.
+        for range in layoutDemands where attempt?.layoutDemands.contains(range) == false {
+            attempt?.layoutDemands.append(range)
         }
         if releaseHold {
-            holdFillUntil = 0
+            attempt?.holdFillUntil = nil
             fillConnections()
         }
     }
 
-    /// Whether a running transfer will write `offset` within its next 256 KiB, or a
-    /// priority request (a short one, answered or not yet) covers it.
+    /// Whether a running transfer will write `offset` soon (see `FragmentScheduler`).
     func isArrivingSoon(_ offset: Int64) -> Bool {
-        fragments.values.contains {
-            $0.next <= offset && offset < $0.end && ($0.isPriority || ($0.accepted && offset - $0.next < 256 * 1024))
-        }
+        let now = TransferLoop.now()
+        return FragmentScheduler.isArrivingSoon(offset, in: fragments.values.map { $0.inFlight(now: now) })
     }
 }

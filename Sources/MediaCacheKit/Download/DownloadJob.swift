@@ -2,11 +2,9 @@ import Foundation
 
 /// One file's life: probe → plan → fetch → verify → commit (README, "How it stays correct").
 ///
-/// Confined to the transfer loop's thread, except for the work it hands to `diskQueue`
-/// (checkpoints and the commit), which reports back through `loop.post`.
+/// Confined to the transfer loop's thread, except for the work it hands to its partial
+/// file's disk queue (checkpoints and the commit), which reports back through `loop.post`.
 final class DownloadJob: @unchecked Sendable {
-    enum Phase { case starting, waitingForLock, probing, fetching, committing, finished }
-
     let request: JobRequest
     let key: CacheKey
     /// Its entry in the service's registry: the readers' wants and what they may read.
@@ -15,22 +13,15 @@ final class DownloadJob: @unchecked Sendable {
     var loop: TransferLoop { service.loop }
     var options: PrefetchOptions { service.options }
     var cache: CacheDirectory { service.cache }
-    let planner: FragmentPlanner
+    let scheduler: FragmentScheduler
     let retryPolicy: RetryPolicy
-    /// Checkpoints and the commit run here, in order, off the transfer thread.
-    let diskQueue: DispatchQueue
+    /// The data file, journal and saved state while the download runs.
+    let partial: PartialFile
 
     var lock: KeyLock?
     var state: JobState
-    var dataFile: DataFile?
-    /// Made at the first checkpoint: files done before it need none.
-    var journal: ProgressJournal?
-    /// False while no saved state can exist: a fresh start then skips looking for one.
-    var stateMayBeOnDisk = true
     var fragments: [ObjectIdentifier: Fragment] = [:]
     var phase: Phase = .starting
-    /// Set once the origin mishandled Range in this run: one stream from 0 from then on.
-    var rangesDisabled = false
     var failuresInARow = 0
     /// The furthest byte a single stream (no ranges) reached for this version of the file.
     var furthestStreamed: Int64 = 0
@@ -46,30 +37,11 @@ final class DownloadJob: @unchecked Sendable {
     var wakeTimer: Int?
     var waitingNoticeSent = false
     var startedEventSent = false
-    /// Set when the probe's first bytes were checked for an error page.
-    var sniffed = false
-    /// A text-like Content-Type on a media URL: the first bytes decide.
-    var suspectMediaType: String?
-    /// Finds an MP4's moov while bytes arrive; nil once there is nothing left to learn.
-    var moovLocator: MoovLocator?
-    /// Fetched before anything else: the tail that holds a late moov, or box headers.
-    var priorityRanges: [ByteRange] = []
-    var tailPrioritized = false
-    var moovReported = false
     /// URLs this job parsed, each parsed once: URLComponents costs more than the rest of
     /// a small file's header handling.
     private var parsedURLs: [String: URLParts?] = [:]
     /// `out=`, else the URL's last path component.
     private(set) lazy var name = request.entry.displayName
-    /// Other connections wait (until this time) for the probe's first bytes, so a late
-    /// moov is requested before the middle of mdat.
-    var holdFillUntil = 0.0
-    /// Hashes the contiguous prefix while the rest arrives (files of 32 MiB and more).
-    var hasher: PrefixHasher?
-    var lastCheckpoint = 0.0
-    /// Whether `partial/` was fsynced since this job's directory was made (disk queue only).
-    var jobDirectoryDurable = false
-    var bytesSinceCheckpoint: Int64 = 0
     var lastProgress = 0.0
     var bytesAtLastProgress: Int64 = 0
     var bytesFetched: Int64 = 0
@@ -86,10 +58,11 @@ final class DownloadJob: @unchecked Sendable {
         key = download.key
         self.service = service
         let options = service.options
-        planner = FragmentPlanner(minFragment: options.minFragment)
+        scheduler = FragmentScheduler(
+            planner: FragmentPlanner(minFragment: options.minFragment), connections: options.connectionsPerFile)
         retryPolicy = RetryPolicy(
             baseDelay: options.retryBaseDelay, maxDelay: options.maxRetryDelay, maxRetryAfter: options.maxRetryAfter)
-        diskQueue = DispatchQueue(label: "mediacache.job.\(key.hex.prefix(12))")
+        partial = PartialFile(cache: service.cache, key: download.key)
         state = JobState(entry: request.entry, commandHeaders: request.commandHeaders)
     }
 
@@ -137,7 +110,7 @@ final class DownloadJob: @unchecked Sendable {
         } catch let error as SystemError where error.isDescriptorShortage && service.runningJobs > 1 {
             // The other jobs free descriptors as they finish: start again shortly.
             lock = nil
-            dataFile = nil
+            partial.close()
             wakeTimer = loop.after(0.2) { [weak self] in self?.start() }
             return
         } catch {
@@ -177,48 +150,29 @@ final class DownloadJob: @unchecked Sendable {
 
     /// Loads saved progress, trusting only what the data file can back.
     private func loadState() throws {
-        let statePath = cache.statePath(key: key)
-        stateMayBeOnDisk = FileSystem.exists(statePath)
-        if stateMayBeOnDisk {
-            do {
-                var saved = try JobStateCodec.decode(try FileSystem.readAll(statePath), path: statePath)
-                // What the journal adds was written after the state, in this boot.
-                if let epoch = saved.epoch, let length = saved.length {
-                    for range in ProgressJournal.recorded(path: cache.journalPath(key: key), epoch: epoch)
-                    where range.end <= length {
-                        saved.completed.insert(range)
-                    }
-                }
+        do {
+            if var saved = try partial.savedState() {
                 // A fresh signed URL for the same cache key keeps the progress.
                 saved.entry = request.entry
                 saved.commandHeaders = request.commandHeaders
                 state = saved
-            } catch {
-                let reason = if case .corruptState(_, let reason)? = error as? CacheError { reason } else { "unreadable (\(error))" }
-                emit(.notice(url: url, message: "saved state \(statePath) is \(reason); starting this file again"))
             }
+        } catch {
+            let reason = if case .corruptState(_, let reason)? = error as? CacheError { reason } else { "unreadable (\(error))" }
+            emit(.notice(url: url, message: "saved state \(partial.statePath) is \(reason); starting this file again"))
         }
-        if state.completed.isEmpty,
-            let unnamed = service.spareFiles?.take(path: cache.dataPath(key: key))
-                ?? DataFile.unnamed(in: cache.partialDirectory, path: cache.dataPath(key: key))
-        {
-            // Nothing to resume. The data gets its name (and the job its directory) with
-            // the first checkpoint, so most small files never need either.
-            dataFile = unnamed
+        if state.completed.isEmpty, partial.openUnnamed(spares: service.spareFiles) {
             bytesAtLastProgress = 0
             return
         }
-        try FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false)
-        let file = try DataFile(path: cache.dataPath(key: key), mode: .readWrite)
-        dataFile = file
+        let size = try partial.openNamed()
         let held = state.completed.ranges.last?.end ?? 0
-        let size = try file.size()
         // Data preallocated to the length and changed in size since is not ours any more.
         if size < held || (state.length.map { size != $0 && !state.completed.isEmpty } ?? false) {
             emit(
                 .notice(
                     url: url,
-                    message: "partial data \(file.path) holds \(size) bytes, its saved state expects \(state.length ?? held); starting this file again"))
+                    message: "partial data \(cache.dataPath(key: key)) holds \(size) bytes, its saved state expects \(state.length ?? held); starting this file again"))
             state.discardData()
         } else if !state.rangesSupported && !state.completed.isEmpty {
             state.discardData()
@@ -240,12 +194,12 @@ final class DownloadJob: @unchecked Sendable {
 
     @discardableResult
     func issue(
-        url: String, start: Int64, end: Int64, isProbe: Bool, sendRange: Bool, ifRange: String?,
+        url: String, start: Int64, end: Int64?, isProbe: Bool, sendRange: Bool, ifRange: String?,
         compareUntil: Int64, redirectHops: Int = 0
     ) -> Fragment {
         var headers = customHeaders(for: url)
         if sendRange {
-            headers.append("Range: " + (end == Int64.max ? "bytes=\(start)-" : ByteRange(start, end).httpRangeValue))
+            headers.append("Range: " + (end.map { ByteRange(start, $0).httpRangeValue } ?? "bytes=\(start)-"))
             if let ifRange { headers.append("If-Range: \(ifRange)") }
         }
         var request = HTTPRequest(
@@ -270,22 +224,16 @@ final class DownloadJob: @unchecked Sendable {
     /// take one request), so no connection is cut mid-response and the origin never
     /// pushes bytes nobody asked for.
     func startProbe() {
-        phase = .probing
-        sniffed = false
-        moovLocator = nil
-        priorityRanges = []
-        tailPrioritized = false
-        moovReported = false
-        holdFillUntil = 0
-        hasher?.cancel()
-        hasher = nil
-        let sendRange = state.rangesSupported && !rangesDisabled
-        var piece = ByteRange(0, sendRange ? firstRequestSize : Int64.max)
+        attempt?.hasher?.cancel()
+        phase = .probing(Attempt())
+        let sendRange = state.rangesSupported
+        // Without Range, one stream from byte 0 to wherever it ends.
+        var piece: (start: Int64, end: Int64?) = (0, sendRange ? firstRequestSize : nil)
         var compareFrom: Int64?
         if sendRange, let length = state.length, !state.completed.isEmpty {
             let gaps = state.completed.gaps(within: ByteRange(0, length))
-            if let first = planner.plan(unassigned: gaps, slots: options.connectionsPerFile).first {
-                piece = first
+            if let first = scheduler.planner.plan(unassigned: gaps, slots: options.connectionsPerFile).first {
+                piece = (first.start, first.end)
             }
             // Without validators, re-fetch a window of held bytes and compare it.
             if !state.validators.canIdentifyVersion && piece.start > 0 {
@@ -312,15 +260,16 @@ final class DownloadJob: @unchecked Sendable {
 
     /// The probe's head was accepted: split the work across the file's connections.
     func beginFetching() {
-        phase = .fetching
-        if let dataFile {
+        guard let attempt else { return }
+        phase = .fetching(attempt)
+        if let dataFile = partial.dataFile {
             let about = DownloadData(
                 length: state.length, contentType: state.contentType,
                 originVersion: state.validators.etag ?? state.validators.lastModified)
             download.held.publish(file: dataFile, completed: state.completed, about: about)
         }
         let now = TransferLoop.now()
-        lastCheckpoint = now
+        partial.restartCheckpointClock(at: now)
         lastProgress = now
         if !startedEventSent {
             startedEventSent = true
@@ -329,23 +278,24 @@ final class DownloadJob: @unchecked Sendable {
                     url: url, name: name, length: state.length, resumedBytes: state.bytesDone,
                     connections: plannedConnections))
         }
-        if let length = state.length, length >= 32 << 20, let file = dataFile {
+        if let length = state.length, length >= 32 << 20, let file = partial.dataFile {
             var algorithms: Set<DigestAlgorithm> = [.sha256]
             if let checksum = request.entry.checksum { algorithms.insert(checksum.algorithm) }
-            hasher = PrefixHasher(file: file, algorithms: algorithms)
+            self.attempt?.hasher = PrefixHasher(file: file, algorithms: algorithms)
         }
         if rangesUsable, let length = state.length, length > 0 {
-            moovLocator = MoovLocator(length: length)
+            self.attempt?.moovSearch = MoovSearch(locator: MoovLocator(length: length))
             // Hold the other connections only if there will be other connections.
-            let probeCoversTheRest = fragments.values.contains { $0.isProbe && $0.end >= length }
+            let probeCoversTheRest = fragments.values.contains { $0.isProbe && ($0.end.map { $0 >= length } ?? true) }
                 && state.completed.gaps(within: ByteRange(0, length)).count <= 1
             if !probeCoversTheRest {
-                holdFillUntil = now + 1.0
+                self.attempt?.holdFillUntil = now + 1.0
                 // The probe asked for two fragments so a small file takes one request; in a
                 // file that is split anyway it takes one piece like every other connection,
                 // or it would be the last to finish.
                 if let probe = fragments.values.first(where: \.isProbe) {
-                    probe.end = min(probe.end, max(probe.next, probe.compareUntil) + pieceSize(of: length))
+                    let piece = max(probe.next, probe.compareUntil) + scheduler.pieceSize(of: length)
+                    probe.end = probe.end.map { min($0, piece) } ?? piece
                 }
             }
             advanceMoovSearch()
@@ -360,13 +310,13 @@ final class DownloadJob: @unchecked Sendable {
         return Int(max(1, min(Int64(options.connectionsPerFile), remaining / options.minFragment)))
     }
 
-    var rangesUsable: Bool { state.rangesSupported && !rangesDisabled && state.length != nil }
+    var rangesUsable: Bool { state.rangesSupported && state.length != nil }
 
-    /// Gives every free connection work: unassigned bytes first, then half of the
-    /// largest range still in flight.
+    /// Serves the demands, then gives every free connection work, as the scheduler plans
+    /// it; a connection that stopped delivering gives its range to a fresh one.
     func fillConnections() {
         loop.assertOnLoop()
-        guard phase == .fetching else { return }
+        guard case .fetching = phase else { return }
         let now = TransferLoop.now()
         // Every byte is held, whatever path got here (a retry after the last byte, a
         // response that ended badly): what is still in flight can only bring bytes held
@@ -389,103 +339,64 @@ final class DownloadJob: @unchecked Sendable {
             if fragments.isEmpty { startProbe() }
             return
         }
-        serveDemands(length: length)
-        var busy = state.completed
-        for fragment in fragments.values where fragment.end != Int64.max && fragment.next < fragment.end {
-            busy.insert(ByteRange(fragment.next, fragment.end))
+        // Readers' wants and the bytes that locate a late moov are one list of demands.
+        var demands: [FragmentScheduler.Demand] = []
+        var readers: [Int?] = []
+        for (reader, wanted) in download.demands {
+            demands.append(FragmentScheduler.Demand(range: wanted, priority: .reader))
+            readers.append(reader)
         }
-        // Priority ranges start even when every connection is busy (they are small and
-        // make the file playable early), and the rest waits until their response begins.
-        for range in priorityRanges {
-            for part in busy.gaps(within: range) {
-                startFragment(part).isPriority = true
-                busy.insert(part)
-                holdFillUntil = now + 0.5
+        for range in attempt?.layoutDemands ?? [] {
+            demands.append(FragmentScheduler.Demand(range: range, priority: .layout))
+            readers.append(nil)
+        }
+        var running = Array(fragments.values)
+        let plan = scheduler.plan(
+            FragmentScheduler.Situation(
+                length: length, held: state.completed, inFlight: running.map { $0.inFlight(now: now) },
+                demands: demands, holding: attempt?.holdsFill(at: now) ?? false,
+                rateLimited: heldBackByRateLimit(now: now), requestSeconds: requestLatency))
+        for index in plan.satisfied {
+            if let reader = readers[index] {
+                download.demands[reader] = nil
+            } else {
+                attempt?.layoutDemands.removeAll { $0 == demands[index].range }
             }
         }
-        priorityRanges = []
-        if now < holdFillUntil {
+        for action in plan.actions {
+            switch action {
+            case .start(let range, let priority):
+                let fragment = startFragment(from: range.start, to: range.end)
+                fragment.isPriority = priority != nil
+                running.append(fragment)
+            case .split(let index, let cut, let rate, let priority):
+                let taker = steal(from: running[index], at: cut, rate: rate)
+                taker.isPriority = priority != nil
+                running.append(taker)
+            }
+        }
+        // The moov's bytes start even when every connection is busy (they are small and
+        // make the file playable early), and the rest waits until their response begins.
+        if plan.holdOthers { attempt?.holdFillUntil = now + 0.5 }
+        if let holdFillUntil = attempt?.holdFillUntil, now < holdFillUntil {
             scheduleWake(at: holdFillUntil)
             return
         }
-        var slots = options.connectionsPerFile - fragments.count
-        guard slots > 0 else { return }
-        let unassigned = busy.gaps(within: ByteRange(0, length))
-        for piece in planner.planInOrder(unassigned: unassigned, slots: slots, pieceSize: pieceSize(of: length)) {
-            startFragment(piece)
-            slots -= 1
-        }
-        while slots > 0 && !heldBackByRateLimit(now: now) {
-            let candidates = fragments.values.filter {
-                $0.accepted && $0.end != Int64.max && $0.next >= $0.compareUntil
-            }
-            if let victim = candidates.max(by: { $0.remaining < $1.remaining }),
-                let cut = planner.stealPoint(next: victim.next, end: victim.end)
-            {
-                steal(from: victim, at: cut, rate: victim.bytesPerSecond(now: now))
-                slots -= 1
-                continue
-            }
-            // The endgame: nothing is left to halve, but the range that would take longest
-            // at its connection's rate may still finish sooner shared with a fresh request.
-            let timed = candidates.compactMap { fragment in fragment.bytesPerSecond(now: now).map { (fragment, $0) } }
-            guard let (victim, rate) = timed.max(by: { Double($0.0.remaining) / $0.1 < Double($1.0.remaining) / $1.1 }),
-                let cut = planner.endgameCut(
-                    next: victim.next, end: victim.end, bytesPerSecond: rate, requestSeconds: requestLatency ?? 0.05)
-            else { break }
-            steal(from: victim, at: cut, rate: rate)
-            slots -= 1
-        }
-        guard slots > 0, !fragments.isEmpty else { return }
+        guard plan.idleConnections > 0, !fragments.isEmpty else { return }
         // Connections sit idle while ranges still run. A connection that has stopped
         // delivering (a throttling server that sends in bursts, a stalling one) gives its
         // range to a fresh request; meanwhile, look again shortly.
         let stallLimit = max(0.25, 4 * (requestLatency ?? 0.05))
         let stalled = fragments.values.filter {
-            $0.accepted && $0.firstByte != nil && $0.end != Int64.max && $0.next >= $0.compareUntil
-                && $0.remaining > 0 && $0.secondsIdle(now: now) > stallLimit
+            $0.accepted && $0.firstByte != nil && $0.next >= $0.compareUntil && ($0.remaining ?? 0) > 0
+                && $0.secondsIdle(now: now) > stallLimit
         }
-        if let victim = stalled.max(by: { $0.remaining < $1.remaining }) {
+        if let victim = stalled.max(by: { ($0.remaining ?? 0) < ($1.remaining ?? 0) }) {
             loop.cancel(victim.transfer)
             fragments.removeValue(forKey: ObjectIdentifier(victim.transfer))
             return fillConnections()
         }
         scheduleWake(at: now + 0.1)
-    }
-
-    /// The most a connection is given at once: the file fills front to back in pieces
-    /// that keep every connection busy to the end, never below `--min-fragment`.
-    private func pieceSize(of length: Int64) -> Int64 {
-        max(length / Int64(options.connectionsPerFile * 8), planner.minFragment)
-    }
-
-    /// Readers' wants come first: the first missing byte of each is fetched now, by a
-    /// connection of its own (beyond `-x`) unless a running one brings it soon.
-    private func serveDemands(length: Int64) {
-        for (reader, wanted) in download.demands {
-            // A want past the end (of a new, shorter version) has nothing to fetch.
-            guard wanted.start < length else {
-                download.demands[reader] = nil
-                continue
-            }
-            let want = ByteRange(wanted.start, min(wanted.end, length))
-            guard let missing = state.completed.gaps(within: want).first else {
-                download.demands[reader] = nil
-                continue
-            }
-            let start = missing.start
-            if isArrivingSoon(start) { continue }
-            if let carrier = fragments.values.first(where: { $0.next <= start && start < $0.end }) {
-                // A running range brings it only later: it stops there, a new request takes the rest.
-                if carrier.next >= carrier.compareUntil { steal(from: carrier, at: start, rate: nil).isPriority = true }
-            } else {
-                var gap = missing
-                for fragment in fragments.values where fragment.next > start && fragment.next < gap.end {
-                    gap = ByteRange(start, fragment.next)
-                }
-                startFragment(gap).isPriority = true
-            }
-        }
     }
 
     /// A free connection takes `[cut, end)` of `victim`'s range; its rate is assumed to
@@ -494,16 +405,16 @@ final class DownloadJob: @unchecked Sendable {
     private func steal(from victim: Fragment, at cut: Int64, rate: Double?) -> Fragment {
         let end = victim.end
         victim.end = cut
-        let taker = startFragment(ByteRange(cut, end))
+        let taker = startFragment(from: cut, to: end)
         taker.rateHint = rate
         return taker
     }
 
     @discardableResult
-    private func startFragment(_ range: ByteRange) -> Fragment {
+    private func startFragment(from start: Int64, to end: Int64?) -> Fragment {
         issue(
-            url: state.finalURL ?? currentURL, start: range.start, end: range.end, isProbe: false, sendRange: true,
-            ifRange: state.validators.ifRangeValue, compareUntil: range.start)
+            url: state.finalURL ?? currentURL, start: start, end: end, isProbe: false, sendRange: true,
+            ifRange: state.validators.ifRangeValue, compareUntil: start)
     }
 
     // MARK: Trouble
@@ -533,7 +444,7 @@ final class DownloadJob: @unchecked Sendable {
         wakeTimer = loop.after(deadline - TransferLoop.now()) { [weak self] in
             guard let self else { return }
             self.wakeTimer = nil
-            if self.phase == .probing && self.fragments.isEmpty {
+            if case .probing = self.phase, self.fragments.isEmpty {
                 self.startProbe()
             } else {
                 self.fillConnections()
@@ -578,7 +489,6 @@ final class DownloadJob: @unchecked Sendable {
     /// The origin mishandles Range: fetch the file as one stream from byte 0.
     func fallBackToSingleStream(_ reason: String) {
         cancelAllTransfers()
-        rangesDisabled = true
         state.discardData()
         state.rangesSupported = false
         emit(.notice(url: url, message: "\(reason); fetching it as one stream"))
@@ -596,8 +506,8 @@ final class DownloadJob: @unchecked Sendable {
     /// Stops for Ctrl-C or SIGTERM, saving progress.
     func interrupt() {
         loop.assertOnLoop()
-        guard phase != .finished else { return }
-        if phase == .committing {
+        guard !isFinished else { return }
+        if case .committing = phase {
             // The commit finishes on its own; its result is reported as usual.
             return
         }
@@ -608,28 +518,26 @@ final class DownloadJob: @unchecked Sendable {
 
     func fail(_ failure: JobFailure, keepPartial: Bool) {
         loop.assertOnLoop()
-        guard phase != .finished else { return }
+        guard !isFinished else { return }
         cancelAllTransfers()
         if keepPartial {
             checkpoint()
         } else {
-            let directory = cache.jobDirectory(key: key)
-            dataFile = nil
-            diskQueue.async { FileSystem.removeTree(directory) }
+            partial.remove()
         }
         finish(.failed(failure))
     }
 
     func finish(_ result: DownloadResult) {
         loop.assertOnLoop()
-        guard phase != .finished else { return }
-        phase = .finished
+        guard !isFinished else { return }
+        phase = .finished(result)
         if let wakeTimer { loop.cancelTimer(wakeTimer) }
         // The lock is held until every queued checkpoint is on disk.
         let lock = self.lock
         self.lock = nil
         service.diskWork.enter()
-        diskQueue.async { [service] in
+        partial.diskQueue.async { [service] in
             withExtendedLifetime(lock) {}
             service.diskWork.leave()
         }

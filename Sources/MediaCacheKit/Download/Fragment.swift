@@ -9,8 +9,8 @@ final class Fragment {
     let sentRange: Bool
     let ifRange: String?
     var next: Int64
-    /// Exclusive; `Int64.max` while the length is unknown.
-    var end: Int64
+    /// Exclusive; nil while the length is unknown (one stream, to wherever it ends).
+    var end: Int64?
     /// Where the response's bytes end (exclusive), once its head is accepted: past `end`
     /// when the range was cut (stolen, or a probe trimmed to one piece).
     var responseEnd: Int64?
@@ -22,7 +22,7 @@ final class Fragment {
     var outcome: Outcome = .data
     /// Whether a response head was accepted as file data.
     var accepted = false
-    /// Fetched ahead of everything else (the tail holding a late moov).
+    /// Asked for by a demand (a reader's bytes, the tail holding a late moov).
     var isPriority = false
     /// When this transfer started, and when its first body byte arrived with `next` then:
     /// this connection's own rate is measured from there.
@@ -42,7 +42,7 @@ final class Fragment {
     }
 
     init(
-        transfer: HTTPTransfer, isProbe: Bool, start: Int64, end: Int64, sentRange: Bool, ifRange: String?,
+        transfer: HTTPTransfer, isProbe: Bool, start: Int64, end: Int64?, sentRange: Bool, ifRange: String?,
         redirectHops: Int
     ) {
         self.transfer = transfer
@@ -82,8 +82,19 @@ final class Fragment {
         return rateHint
     }
 
-    var remaining: Int64 { end == Int64.max ? Int64.max : end - next }
-    var isFinished: Bool { next >= end }
+    /// Bytes still to come; nil while the end is unknown.
+    var remaining: Int64? { end.map { $0 - next } }
+
+    /// This range as the scheduler sees it.
+    func inFlight(now: Double) -> FragmentScheduler.InFlight {
+        FragmentScheduler.InFlight(
+            next: next, end: end, compareUntil: compareUntil, accepted: accepted,
+            isPriority: isPriority, bytesPerSecond: bytesPerSecond(now: now))
+    }
+    var isFinished: Bool { end.map { next >= $0 } ?? false }
     /// The response goes on past this fragment's range.
-    var isCutShort: Bool { responseEnd.map { end < $0 } ?? false }
+    var isCutShort: Bool {
+        guard let end, let responseEnd else { return false }
+        return end < responseEnd
+    }
 }

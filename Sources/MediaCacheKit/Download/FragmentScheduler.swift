@@ -1,0 +1,196 @@
+/// Plans what a file's connections fetch next from one picture of it: the bytes held,
+/// the ranges in flight and the demands (bytes someone needs before the rest).
+///
+/// Demands come first, highest priority first, each served at its first missing byte:
+/// left alone when a running range brings it soon, else taken from the range that would
+/// bring it only later, else asked for by a request of its own, beyond `connections`
+/// (demands are small and urgent). Then the free connections fill the file front to
+/// back; when nothing is unassigned they steal the back half of the largest range in
+/// flight, and in the endgame the back of whichever range would take longest.
+struct FragmentScheduler {
+    let planner: FragmentPlanner
+    /// Connections the file's own fill uses (`-x`).
+    let connections: Int
+
+    /// A running request's range: `[next, end)` still to come.
+    struct InFlight: Equatable {
+        var next: Int64
+        /// Exclusive; nil while the length is unknown.
+        var end: Int64?
+        /// Bytes before this are compared with held ones, not written: never cut there.
+        var compareUntil: Int64
+        /// Whether its response head was accepted (it delivers bytes).
+        var accepted: Bool
+        /// Asked for by a demand.
+        var isPriority: Bool
+        /// Its connection's rate, when known.
+        var bytesPerSecond: Double?
+
+        var remaining: Int64? { end.map { $0 - next } }
+
+        /// A request just made for `[start, end)`, not answered yet.
+        static func fresh(_ start: Int64, _ end: Int64?, isPriority: Bool, rate: Double? = nil) -> InFlight {
+            InFlight(
+                next: start, end: end, compareUntil: start, accepted: false, isPriority: isPriority, bytesPerSecond: rate)
+        }
+    }
+
+    /// Bytes someone needs before the rest.
+    struct Demand: Equatable {
+        enum Priority: Int, Comparable {
+            /// Bytes that locate an MP4's moov (the tail after mdat, a box header).
+            case layout
+            /// A reader waits for these bytes.
+            case reader
+
+            static func < (a: Priority, b: Priority) -> Bool { a.rawValue < b.rawValue }
+        }
+
+        var range: ByteRange
+        var priority: Priority
+    }
+
+    enum Action: Equatable {
+        /// A fresh request for `range`, for a demand of `priority` if any.
+        case start(ByteRange, priority: Demand.Priority?)
+        /// In-flight range `index` stops at `cut`; a fresh request takes the rest, assumed
+        /// to run at `rate` until it has its own.
+        case split(index: Int, at: Int64, rate: Double?, priority: Demand.Priority?)
+    }
+
+    struct Situation {
+        var length: Int64
+        var held: RangeSet
+        var inFlight: [InFlight]
+        var demands: [Demand] = []
+        /// The others wait for a response that decides what comes first: demands only.
+        var holding = false
+        /// A rate limit held bytes back: more connections would not help, none is cut.
+        var rateLimited = false
+        /// Seconds from a request to its first byte, when measured.
+        var requestSeconds: Double?
+    }
+
+    struct Plan: Equatable {
+        var actions: [Action] = []
+        /// Indices of the demands with nothing left to fetch (held, or past the end).
+        var satisfied: [Int] = []
+        /// A layout demand was just asked for: the others should wait for its answer.
+        var holdOthers = false
+        /// Connections that found no work.
+        var idleConnections = 0
+    }
+
+    /// How far ahead of a running range's next byte an offset counts as arriving soon.
+    static let soon: Int64 = 256 * 1024
+
+    /// The most a connection is given at once: the file fills front to back in pieces
+    /// that keep every connection busy to the end, never below `--min-fragment`.
+    func pieceSize(of length: Int64) -> Int64 {
+        max(length / Int64(connections * 8), planner.minFragment)
+    }
+
+    /// Whether a running range will write `offset` within `soon` bytes, or a demand's
+    /// request (a short one, answered or not yet) covers it.
+    static func isArrivingSoon(_ offset: Int64, in inFlight: [InFlight]) -> Bool {
+        inFlight.contains {
+            $0.next <= offset && offset < ($0.end ?? Int64.max)
+                && ($0.isPriority || ($0.accepted && offset - $0.next < soon))
+        }
+    }
+
+    func plan(_ situation: Situation) -> Plan {
+        var plan = Plan()
+        var running = situation.inFlight
+        serveDemands(situation, running: &running, plan: &plan)
+        guard !situation.holding && !plan.holdOthers else { return plan }
+        var slots = connections - running.count
+        guard slots > 0 else { return plan }
+        var busy = situation.held
+        for range in running { if let end = range.end, range.next < end { busy.insert(ByteRange(range.next, end)) } }
+        let unassigned = busy.gaps(within: ByteRange(0, situation.length))
+        let pieceSize = pieceSize(of: situation.length)
+        for piece in planner.planInOrder(unassigned: unassigned, slots: slots, pieceSize: pieceSize) {
+            plan.actions.append(.start(piece, priority: nil))
+            running.append(.fresh(piece.start, piece.end, isPriority: false))
+            slots -= 1
+        }
+        while slots > 0 && !situation.rateLimited, let (index, cut, rate) = steal(running, situation) {
+            plan.actions.append(.split(index: index, at: cut, rate: rate, priority: nil))
+            split(&running, index, at: cut, rate: rate, priority: nil)
+            slots -= 1
+        }
+        plan.idleConnections = slots
+        return plan
+    }
+
+    /// Every demand's first missing byte is made to arrive soon.
+    private func serveDemands(_ situation: Situation, running: inout [InFlight], plan: inout Plan) {
+        let order = situation.demands.indices.sorted {
+            situation.demands[$0].priority != situation.demands[$1].priority
+                ? situation.demands[$0].priority > situation.demands[$1].priority : $0 < $1
+        }
+        for index in order {
+            let demand = situation.demands[index]
+            // A want past the end (of a new, shorter version) has nothing to fetch.
+            guard demand.range.start < situation.length,
+                let missing = situation.held.gaps(
+                    within: ByteRange(demand.range.start, min(demand.range.end, situation.length))
+                ).first
+            else {
+                plan.satisfied.append(index)
+                continue
+            }
+            let start = missing.start
+            if Self.isArrivingSoon(start, in: running) { continue }
+            if let carrier = running.firstIndex(where: { $0.next <= start && start < ($0.end ?? Int64.max) }) {
+                // A running range brings it only later: it stops there, a new request takes the rest.
+                guard running[carrier].next >= running[carrier].compareUntil else { continue }
+                plan.actions.append(.split(index: carrier, at: start, rate: nil, priority: demand.priority))
+                split(&running, carrier, at: start, rate: nil, priority: demand.priority)
+            } else {
+                var gap = missing
+                for range in running where range.next > start && range.next < gap.end {
+                    gap = ByteRange(start, range.next)
+                }
+                plan.actions.append(.start(gap, priority: demand.priority))
+                running.append(.fresh(gap.start, gap.end, isPriority: true))
+            }
+            if demand.priority == .layout { plan.holdOthers = true }
+        }
+    }
+
+    /// The range a free connection should take the back of: half of the largest, or in
+    /// the endgame the back of whichever would take longest at its rate.
+    private func steal(_ running: [InFlight], _ situation: Situation) -> (Int, Int64, Double?)? {
+        let candidates = running.indices.filter {
+            running[$0].accepted && running[$0].end != nil && running[$0].next >= running[$0].compareUntil
+        }
+        if let victim = candidates.max(by: { running[$0].remaining! < running[$1].remaining! }),
+            let cut = planner.stealPoint(next: running[victim].next, end: running[victim].end!)
+        {
+            return (victim, cut, running[victim].bytesPerSecond)
+        }
+        // Nothing is left to halve, but the range that would take longest at its
+        // connection's rate may still finish sooner shared with a fresh request.
+        let timed = candidates.compactMap { index in running[index].bytesPerSecond.map { (index, $0) } }
+        guard
+            let (victim, rate) = timed.max(by: {
+                Double(running[$0.0].remaining!) / $0.1 < Double(running[$1.0].remaining!) / $1.1
+            }),
+            let cut = planner.endgameCut(
+                next: running[victim].next, end: running[victim].end!, bytesPerSecond: rate,
+                requestSeconds: situation.requestSeconds ?? 0.05)
+        else { return nil }
+        return (victim, cut, rate)
+    }
+
+    /// Applies a split to the picture, so later decisions of the same plan see it.
+    private func split(
+        _ running: inout [InFlight], _ index: Int, at cut: Int64, rate: Double?, priority: Demand.Priority?
+    ) {
+        let end = running[index].end
+        running[index].end = cut
+        running.append(.fresh(cut, end, isPriority: priority != nil, rate: rate))
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+
+/// A download's bytes on disk while it runs (`partial/<key>/`): the data file, the
+/// progress journal, the saved state, and the queue that orders every disk step on them.
+///
+/// Owned by its job and confined to the transfer loop's thread; what it hands to
+/// `diskQueue` (checkpoints, removal, the commit) runs there in order.
+final class PartialFile: @unchecked Sendable {
+    let cache: CacheDirectory
+    let key: CacheKey
+    /// Checkpoints, removal and the commit run here, in order, off the transfer thread.
+    let diskQueue: DispatchQueue
+    /// Nil before it is opened, and once it was removed or handed to the commit.
+    private(set) var dataFile: DataFile?
+    /// Made at the first checkpoint: files done before it need none.
+    private var journal: ProgressJournal?
+    /// False while no saved state can exist: a fresh start then skips looking for one.
+    private var stateMayBeOnDisk = true
+    /// Whether `partial/` was fsynced since this job's directory was made (disk queue only).
+    private var directoryDurable = false
+    private var lastCheckpoint = 0.0
+    private var bytesSinceCheckpoint: Int64 = 0
+
+    init(cache: CacheDirectory, key: CacheKey) {
+        self.cache = cache
+        self.key = key
+        diskQueue = DispatchQueue(label: "mediacache.job.\(key.hex.prefix(12))")
+    }
+
+    var statePath: String { cache.statePath(key: key) }
+
+    // MARK: Opening
+
+    /// The state saved by an earlier run with what the journal adds to it, or nil when
+    /// none was saved. Throws when a saved state cannot be read.
+    func savedState() throws -> JobState? {
+        let statePath = statePath
+        stateMayBeOnDisk = FileSystem.exists(statePath)
+        guard stateMayBeOnDisk else { return nil }
+        var saved = try JobStateCodec.decode(try FileSystem.readAll(statePath), path: statePath)
+        // What the journal adds was written after the state, in this boot.
+        if let epoch = saved.epoch, let length = saved.length {
+            let journalPath = cache.journalPath(key: key)
+            for range in ProgressJournal.recorded(path: journalPath, epoch: epoch) where range.end <= length {
+                saved.completed.insert(range)
+            }
+        }
+        return saved
+    }
+
+    /// Opens a data file without a name (a spare one if there is one), for a file with
+    /// nothing to resume: it gets its name, and the job its directory, with the first
+    /// checkpoint, so most small files never need either. False if none could be made.
+    func openUnnamed(spares: SpareDataFiles?) -> Bool {
+        let path = cache.dataPath(key: key)
+        guard let file = spares?.take(path: path) ?? DataFile.unnamed(in: cache.partialDirectory, path: path) else {
+            return false
+        }
+        dataFile = file
+        return true
+    }
+
+    /// Opens the named data file of a resumed download; returns its size.
+    func openNamed() throws -> Int64 {
+        try FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false)
+        let file = try DataFile(path: cache.dataPath(key: key), mode: .readWrite)
+        dataFile = file
+        return try file.size()
+    }
+
+    /// Lets the data file's descriptor go (the job starts again later).
+    func close() {
+        dataFile = nil
+    }
+
+    // MARK: Writing
+
+    /// Empties and reserves the data file for new contents of `length` bytes.
+    ///
+    /// A saved state may still claim bytes of the old data (a checkpoint written before
+    /// the discard, or one still queued): it is removed, after every queued checkpoint
+    /// ran, before a byte is overwritten, so a crash here never pairs old claims with
+    /// new or zeroed bytes.
+    func startOver(length: Int64?) throws {
+        guard let file = dataFile else { return }
+        if stateMayBeOnDisk {
+            let statePath = statePath
+            let directory = cache.jobDirectory(key: key)
+            diskQueue.sync {
+                guard FileSystem.exists(statePath) else { return }
+                FileSystem.remove(statePath)
+                try? FileSystem.syncDirectory(directory)
+            }
+            stateMayBeOnDisk = false
+        }
+        try file.truncate(length: 0)
+        if let length, length > 0 { try file.preallocate(length: length) }
+    }
+
+    /// Writes `chunk` at `offset` and appends the range to the journal of contents `epoch`.
+    func write(_ chunk: BodyChunk, at offset: Int64, epoch: UInt64?) throws {
+        guard let file = dataFile else { return }
+        try chunk.write(to: file, at: offset)
+        let written = ByteRange(offset, offset + Int64(chunk.count))
+        bytesSinceCheckpoint += written.count
+        // A journal that fails is dropped: the durable checkpoints still hold.
+        if let journal, let epoch {
+            do { try journal.record(written, epoch: epoch) } catch { self.journal = nil }
+        }
+    }
+
+    // MARK: Checkpoints
+
+    /// Checkpoints are counted from `now` (the fetch begins).
+    func restartCheckpointClock(at now: Double) {
+        lastCheckpoint = now
+    }
+
+    /// Whether it is time to save progress: after `checkpointInterval` (sooner for the
+    /// first, which starts the journal, after which a kill costs almost nothing), or
+    /// after enough bytes but not more often than `minCheckpointInterval`.
+    func checkpointIsDue(now: Double, options: PrefetchOptions, length: Int64?) -> Bool {
+        let elapsed = now - lastCheckpoint
+        let enoughBytes = max(options.checkpointBytes, (length ?? 0) / 100)
+        let interval = journal == nil ? options.firstCheckpointInterval : options.checkpointInterval
+        return elapsed >= interval || (bytesSinceCheckpoint >= enoughBytes && elapsed >= options.minCheckpointInterval)
+    }
+
+    /// Saves progress: the data is flushed before the state that claims it is written
+    /// (temporary file, fsync, rename), off the transfer thread. `failed` hears why a
+    /// save failed, on the disk queue.
+    func checkpoint(_ state: JobState, failed: @escaping @Sendable (String) -> Void) {
+        guard let file = dataFile else { return }
+        stateMayBeOnDisk = true
+        lastCheckpoint = TransferLoop.now()
+        bytesSinceCheckpoint = 0
+        updateJournal(state)
+        var stamped = state
+        stamped.updatedAt = Date()
+        let snapshot = stamped
+        let statePath = statePath
+        let partialDirectory = cache.partialDirectory
+        let cache = cache
+        let key = key
+        diskQueue.async { [weak self] in
+            do {
+                try file.syncData()
+                try cache.name(file, key: key)
+                try FileSystem.writeAtomically(try JobStateCodec.encode(snapshot), to: statePath)
+                if self?.directoryDurable == false {
+                    try FileSystem.syncDirectory(partialDirectory)
+                    self?.directoryDurable = true
+                }
+            } catch where (error as? SystemError)?.isDescriptorShortage == true {
+                // Out of descriptors for a moment: the next checkpoint saves what this
+                // one would have; nothing on disk claims more than it holds.
+            } catch {
+                failed("saving progress failed: \(error)")
+            }
+        }
+    }
+
+    /// At each checkpoint the journal restarts from everything held, so it stays short.
+    private func updateJournal(_ state: JobState) {
+        guard let epoch = state.epoch, !state.isComplete else { return }
+        if let journal {
+            do { try journal.rewrite(epoch: epoch, holding: state.completed.ranges) } catch { self.journal = nil }
+        } else {
+            try? FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false)
+            journal = ProgressJournal(path: cache.journalPath(key: key), epoch: epoch, holding: state.completed.ranges)
+        }
+    }
+
+    // MARK: Ending
+
+    /// Nothing is written any more: the journal's descriptor goes back before the commit.
+    func closeJournal() {
+        journal = nil
+    }
+
+    /// Removes the directory with everything in it, after every queued disk step.
+    func remove() {
+        let directory = cache.jobDirectory(key: key)
+        dataFile = nil
+        diskQueue.async { FileSystem.removeTree(directory) }
+    }
+}

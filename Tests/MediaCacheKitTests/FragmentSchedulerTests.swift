@@ -1,0 +1,168 @@
+import Testing
+@testable import MediaCacheKit
+
+private let KiB: Int64 = 1024
+private let MiB: Int64 = 1024 * 1024
+
+private typealias InFlight = FragmentScheduler.InFlight
+private typealias Demand = FragmentScheduler.Demand
+
+/// A running range that delivers bytes (its head was accepted).
+private func running(_ next: Int64, _ end: Int64, rate: Double? = nil, compareUntil: Int64? = nil) -> InFlight {
+    InFlight(
+        next: next, end: end, compareUntil: compareUntil ?? next, accepted: true, isPriority: false, bytesPerSecond: rate)
+}
+
+@Suite("FragmentScheduler")
+struct FragmentSchedulerTests {
+    let scheduler = FragmentScheduler(planner: FragmentPlanner(minFragment: 1 * MiB), connections: 4)
+
+    private func plan(
+        length: Int64 = 64 * MiB, held: [ByteRange] = [], inFlight: [InFlight] = [], demands: [Demand] = [],
+        holding: Bool = false, rateLimited: Bool = false
+    ) -> FragmentScheduler.Plan {
+        scheduler.plan(
+            FragmentScheduler.Situation(
+                length: length, held: RangeSet(held), inFlight: inFlight, demands: demands, holding: holding,
+                rateLimited: rateLimited, requestSeconds: 0.1))
+    }
+
+    @Test func aFileFillsFrontToBackInPiecesForEveryConnection() {
+        let result = plan()
+        // 64 MiB over 4 connections × 8: pieces of 2 MiB from byte 0.
+        #expect(
+            result.actions == [
+                .start(r(0, 2 * MiB), priority: nil), .start(r(2 * MiB, 4 * MiB), priority: nil),
+                .start(r(4 * MiB, 6 * MiB), priority: nil), .start(r(6 * MiB, 8 * MiB), priority: nil),
+            ])
+        #expect(result.idleConnections == 0)
+    }
+
+    /// A late moov is asked for before mdat's middle, and the others wait for its answer.
+    @Test func theMoovTailComesFirstAndHoldsTheRest() {
+        let result = plan(
+            inFlight: [running(64 * KiB, 2 * MiB)], demands: [Demand(range: r(60 * MiB, 64 * MiB), priority: .layout)])
+        #expect(result.actions == [.start(r(60 * MiB, 64 * MiB), priority: .layout)])
+        #expect(result.holdOthers)
+        #expect(result.satisfied.isEmpty)
+    }
+
+    /// Every connection busy: a demand still gets a request of its own.
+    @Test func aDemandGoesBeyondTheConnections() {
+        let busy = (0..<4).map { running(Int64($0) * 16 * MiB, Int64($0 + 1) * 16 * MiB) }
+        #expect(plan(inFlight: busy).actions.isEmpty)
+        let reader = Demand(range: r(8 * MiB, 64 * MiB), priority: .reader)
+        let served = plan(inFlight: busy, demands: [reader])
+        #expect(served.actions == [.split(index: 0, at: 8 * MiB, rate: nil, priority: .reader)])
+    }
+
+    @Test func aReaderOutranksTheMoovTail() {
+        let demands = [
+            Demand(range: r(60 * MiB, 64 * MiB), priority: .layout), Demand(range: r(10 * MiB, 11 * MiB), priority: .reader),
+        ]
+        let result = plan(inFlight: [running(64 * KiB, 2 * MiB)], demands: demands)
+        #expect(
+            result.actions == [
+                .start(r(10 * MiB, 11 * MiB), priority: .reader), .start(r(60 * MiB, 64 * MiB), priority: .layout),
+            ])
+    }
+
+    /// A running range would bring the wanted byte only after megabytes: it stops there.
+    @Test func aDemandFarInsideARunningRangeSplitsIt() {
+        let result = plan(
+            inFlight: [running(1 * MiB, 32 * MiB), running(32 * MiB, 64 * MiB)],
+            demands: [Demand(range: r(20 * MiB, 64 * MiB), priority: .reader)], holding: true)
+        #expect(result.actions == [.split(index: 0, at: 20 * MiB, rate: nil, priority: .reader)])
+    }
+
+    @Test func aDemandArrivingSoonIsLeftToItsRange() {
+        let demand = Demand(range: r(1 * MiB + 100 * KiB, 2 * MiB), priority: .reader)
+        let result = plan(inFlight: [running(1 * MiB, 32 * MiB)], demands: [demand], holding: true)
+        #expect(result.actions.isEmpty)
+        #expect(result.satisfied.isEmpty)
+        // A demand's own request covers all of it, answered or not.
+        let asked = InFlight.fresh(40 * MiB, 44 * MiB, isPriority: true)
+        let later = Demand(range: r(43 * MiB, 44 * MiB), priority: .reader)
+        #expect(plan(inFlight: [asked], demands: [later], holding: true).actions.isEmpty)
+    }
+
+    /// Bytes still compared with held ones (a resume without validators) cannot be cut.
+    @Test func aRangeStillBeingComparedIsNotSplit() {
+        let comparing = running(1 * MiB, 32 * MiB, compareUntil: 2 * MiB)
+        let demand = Demand(range: r(20 * MiB, 21 * MiB), priority: .reader)
+        let result = plan(inFlight: [comparing], demands: [demand], holding: true)
+        #expect(result.actions.isEmpty)
+    }
+
+    @Test func aDemandWithoutARangeCarryingItStopsWhereTheNextOneRuns() {
+        let result = plan(
+            inFlight: [running(12 * MiB, 14 * MiB)], demands: [Demand(range: r(10 * MiB, 64 * MiB), priority: .reader)],
+            holding: true)
+        #expect(result.actions == [.start(r(10 * MiB, 12 * MiB), priority: .reader)])
+    }
+
+    @Test func demandsHeldOrPastTheEndAreSatisfied() {
+        let demands = [
+            Demand(range: r(0, 1 * MiB), priority: .reader), Demand(range: r(70 * MiB, 71 * MiB), priority: .reader),
+            Demand(range: r(5 * MiB, 6 * MiB), priority: .layout),
+        ]
+        let result = plan(held: [r(0, 1 * MiB)], demands: demands, holding: true)
+        #expect(result.satisfied.sorted() == [0, 1])
+        #expect(result.actions == [.start(r(5 * MiB, 6 * MiB), priority: .layout)])
+    }
+
+    /// Nothing unassigned: a free connection takes the back half of the largest range.
+    @Test func aFreeConnectionStealsHalfOfTheLargestRange() throws {
+        let small = running(2 * MiB, 10 * MiB, rate: 1e6)
+        let large = running(11 * MiB, 64 * MiB, rate: 2e6)
+        let result = plan(held: [r(0, 2 * MiB), r(10 * MiB, 11 * MiB)], inFlight: [small, large])
+        let cut = try #require(scheduler.planner.stealPoint(next: 11 * MiB, end: 64 * MiB))
+        #expect(result.actions.first == .split(index: 1, at: cut, rate: 2e6, priority: nil))
+        // The half just taken is not taken again: the next free connection halves the other.
+        let second = try #require(scheduler.planner.stealPoint(next: 2 * MiB, end: 10 * MiB))
+        let other = try #require(scheduler.planner.stealPoint(next: 11 * MiB, end: cut))
+        let expectedSecond: FragmentScheduler.Action =
+            (cut - 11 * MiB) > (10 * MiB - 2 * MiB)
+            ? .split(index: 1, at: other, rate: 2e6, priority: nil) : .split(index: 0, at: second, rate: 1e6, priority: nil)
+        #expect(result.actions.dropFirst().first == expectedSecond)
+    }
+
+    /// The endgame: a slow range below two fragments still splits when a fresh request
+    /// would finish its back sooner.
+    @Test func theEndgameSplitsBelowMinFragment() throws {
+        let slow = running(0, 1 * MiB, rate: 64 * 1024)
+        let result = plan(length: 1 * MiB, inFlight: [slow])
+        let cut = try #require(
+            scheduler.planner.endgameCut(next: 0, end: 1 * MiB, bytesPerSecond: 64 * 1024, requestSeconds: 0.1))
+        #expect(result.actions.first == .split(index: 0, at: cut, rate: 64 * 1024, priority: nil))
+        #expect(cut < scheduler.planner.minFragment)
+    }
+
+    @Test func aFastRangeIsLeftToFinish() {
+        let fast = running(0, 1 * MiB, rate: 100e6)
+        let result = plan(length: 1 * MiB, inFlight: [fast])
+        #expect(result.actions.isEmpty)
+        #expect(result.idleConnections == 3)
+    }
+
+    /// Under a rate limit more connections fetch nothing sooner: nothing is cut.
+    @Test func nothingIsSplitWhileARateLimitHoldsBytesBack() {
+        let slow = running(0, 1 * MiB, rate: 64 * 1024)
+        #expect(plan(length: 1 * MiB, inFlight: [slow], rateLimited: true).actions.isEmpty)
+        let large = running(0, 64 * MiB, rate: 1e6)
+        #expect(plan(inFlight: [large], rateLimited: true).actions.isEmpty)
+    }
+
+    /// While the others wait for a late moov's answer, only demands are served.
+    @Test func holdingServesDemandsOnly() {
+        #expect(plan(holding: true).actions.isEmpty)
+        let result = plan(demands: [Demand(range: r(30 * MiB, 31 * MiB), priority: .reader)], holding: true)
+        #expect(result.actions == [.start(r(30 * MiB, 31 * MiB), priority: .reader)])
+        #expect(!result.holdOthers)
+    }
+
+    @Test func pieceSizeNeverFallsBelowMinFragment() {
+        #expect(scheduler.pieceSize(of: 64 * MiB) == 2 * MiB)
+        #expect(scheduler.pieceSize(of: 4 * MiB) == 1 * MiB)
+    }
+}
