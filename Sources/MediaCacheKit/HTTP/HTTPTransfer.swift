@@ -1,4 +1,5 @@
 import CCurl
+import CShims  // also declares curl.h: which module owns its constants depends on build order
 
 /// Receives one transfer's response. Called on the transfer loop's thread only.
 protocol HTTPTransferDelegate: AnyObject {

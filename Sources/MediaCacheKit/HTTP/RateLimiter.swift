@@ -1,4 +1,5 @@
 import CCurl
+import CShims  // also declares curl.h: which module owns its constants depends on build order
 
 /// Holds transfers to their rate limits: the run's (`--limit-rate`: one bucket that
 /// every transfer of every file spends from) and each file's own. Confined to the
