@@ -173,22 +173,22 @@ _mediacache() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    prefetch|resume|status|path|info|ls|rm|gc|stats|verify|export|import|bundle-info|serve|url|config|help)
+    prefetch|resume|status|path|info|ls|rm|gc|stats|verify|export|import|bundle-info|serve|url|push|tier|config|help)
         # Offer subcommand argument completions
         "_mediacache_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'prefetch resume status path info ls rm gc stats verify export import bundle-info serve url config help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'prefetch resume status path info ls rm gc stats verify export import bundle-info serve url push tier config help' -- "${cur}"))
         ;;
     esac
 }
 
 _mediacache_prefetch() {
     repeating_flags=()
-    non_repeating_flags=(--no-config -k --insecure --netrc --no-faststart --json -q --quiet --version -h --help)
+    non_repeating_flags=(--no-config -k --insecure --netrc --tier-push --tier-required --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(--shard --cache-dir --config -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host)
+    non_repeating_options=(--shard --cache-dir --config -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
@@ -254,6 +254,12 @@ _mediacache_prefetch() {
     '--max-connections-per-host')
         return
         ;;
+    '--tier')
+        return
+        ;;
+    '--s3-endpoint')
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -267,9 +273,9 @@ _mediacache_prefetch() {
 
 _mediacache_resume() {
     repeating_flags=()
-    non_repeating_flags=(--no-config -k --insecure --netrc --no-faststart --json -q --quiet --version -h --help)
+    non_repeating_flags=(--no-config -k --insecure --netrc --tier-push --tier-required --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(--cache-dir --config -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host)
+    non_repeating_options=(--cache-dir --config -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint)
     __mediacache_offer_flags_options 0
 
     # Offer option value completions
@@ -330,6 +336,12 @@ _mediacache_resume() {
         return
         ;;
     '--max-connections-per-host')
+        return
+        ;;
+    '--tier')
+        return
+        ;;
+    '--s3-endpoint')
         return
         ;;
     esac
@@ -604,9 +616,9 @@ _mediacache_bundle-info() {
 
 _mediacache_serve() {
     repeating_flags=()
-    non_repeating_flags=(--no-config -k --insecure --netrc --no-faststart --json -q --quiet --version -h --help)
+    non_repeating_flags=(--no-config -k --insecure --netrc --tier-push --tier-required --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(--listen --cache-dir --config -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host)
+    non_repeating_options=(--listen --cache-dir --config -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
@@ -672,6 +684,12 @@ _mediacache_serve() {
     '--max-connections-per-host')
         return
         ;;
+    '--tier')
+        return
+        ;;
+    '--s3-endpoint')
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -707,6 +725,81 @@ _mediacache_url() {
         ;;
     '--config')
         __mediacache_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_mediacache_push() {
+    repeating_flags=()
+    non_repeating_flags=(--no-config -k --insecure --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--cache-dir --config --tier --s3-endpoint)
+    __mediacache_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--cache-dir')
+        __mediacache_add_completions -d
+        return
+        ;;
+    '--config')
+        __mediacache_add_completions -f
+        return
+        ;;
+    '--tier')
+        return
+        ;;
+    '--s3-endpoint')
+        return
+        ;;
+    esac
+}
+
+_mediacache_tier() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __mediacache_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    ls)
+        # Offer subcommand argument completions
+        "_mediacache_tier_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'ls' -- "${cur}"))
+        ;;
+    esac
+}
+
+_mediacache_tier_ls() {
+    repeating_flags=()
+    non_repeating_flags=(--no-config -k --insecure --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--cache-dir --config --tier --s3-endpoint)
+    __mediacache_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--cache-dir')
+        __mediacache_add_completions -d
+        return
+        ;;
+    '--config')
+        __mediacache_add_completions -f
+        return
+        ;;
+    '--tier')
+        return
+        ;;
+    '--s3-endpoint')
         return
         ;;
     esac

@@ -167,7 +167,7 @@ extension EndToEnd {
                     header = X-Config …  \(defaultFile):2 (prefetch, resume, serve, url)
                     retries = 0          \(defaultFile):3 (prefetch, resume, serve)
                     sort = name          \(defaultFile):5 (ls)
-                    insecure             \(defaultFile):6 (prefetch, resume, serve)
+                    insecure             \(defaultFile):6 (prefetch, resume, serve, push)
 
                     """)
 

@@ -28,6 +28,7 @@ public final class DownloadService: @unchecked Sendable {
     /// Index writes that need not hold up the transfer thread (uses, restored names).
     private let indexWork = DispatchQueue(label: "mediacache.index-writes")
     private let sink: @Sendable (PrefetchEvent) -> Void
+    private let committed: (@Sendable (CachedObject) -> Void)?
     private let stopped = DispatchSemaphore(value: 0)
 
     /// Guards the registry, which `submit` reads from any thread.
@@ -60,11 +61,15 @@ public final class DownloadService: @unchecked Sendable {
     /// Objects found already cached, marked as used in one transaction per group.
     private var usedKeys: [CacheKey] = []
 
-    public init(cache: CacheDirectory, options: PrefetchOptions, events: @escaping @Sendable (PrefetchEvent) -> Void)
-        throws
-    {
+    /// `committed` hears of every object this service commits (on the transfer thread,
+    /// so it must be quick): how `--tier-push` uploads behind the downloads.
+    public init(
+        cache: CacheDirectory, options: PrefetchOptions, events: @escaping @Sendable (PrefetchEvent) -> Void,
+        committed: (@Sendable (CachedObject) -> Void)? = nil
+    ) throws {
         self.cache = cache
         self.sink = events
+        self.committed = committed
         try cache.prepare()
         index = try CacheIndex(directory: cache)
         commits = CommitBatcher(index: index)
@@ -309,6 +314,7 @@ public final class DownloadService: @unchecked Sendable {
         let name = name ?? entry.displayName
         switch result {
         case .committed(let object):
+            committed?(object)
             emit(
                 .committed(
                     url: entry.url, name: name, path: cache.absolute(object.path), size: object.size,

@@ -25,27 +25,50 @@ struct DownloadRun {
     ) throws {
         let style: EventPrinter.Style = options.json ? .json : options.quiet ? .quiet : .human
         let printer = EventPrinter(style: style)
+        let pushPrinter = TierPushPrinter(json: options.json, quiet: options.quiet)
         let service: DownloadService
+        let pusher: TierPusher?
         do {
-            service = try DownloadService(cache: cache, options: options.engineOptions, events: printer.handle)
+            pusher = try options.tier.pusher(
+                for: cache, insecure: options.insecure, json: options.json, printer: pushPrinter)
+            var committed: (@Sendable (CachedObject) -> Void)?
+            if let pusher { committed = { pusher.push($0) } }
+            service = try DownloadService(
+                cache: cache, options: options.engineOptions, events: printer.handle, committed: committed)
+        } catch let error as ValidationError {
+            throw error
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             throw cacheUnusable(error)
         }
+        pusher?.pushNoted()
         if !options.quiet, !options.json, let warning = service.descriptorBudget.warning(limit: FileDescriptorLimit.current) {
             printer.note("mediacache: warning: \(warning)")
         }
         let batch = PrefetchBatch(service: service)
-        let trap = SignalTrap(message: "stopping, saving progress") { batch.cancel() }
+        let trap = SignalTrap(message: "stopping, saving progress") {
+            batch.cancel()
+            pusher?.cancel()
+        }
         let summary = batch.run(next: { next(printer.note) }, countRest: countRest)
         // Waits for the last checkpoints and lock releases.
         service.shutdown()
         printer.finish()
+        if let pusher {
+            // Uploads run behind the downloads; the run ends when they do.
+            pusher.finish()
+            if !options.quiet || pushPrinter.hadFailures {
+                pushPrinter.summary(interrupted: trap.isSet)
+            }
+        }
         let errors = inputErrors()
         SummaryPrinter.print(summary, inputErrors: errors, json: options.json)
-        if summary.interrupted {
+        if summary.interrupted || trap.isSet {
             throw trap.exitStatus
         }
-        if !summary.failed.isEmpty || errors > 0 { throw ExitStatus.someFailed }
+        let tierFailed = options.tier.required && pushPrinter.hadFailures
+        if !summary.failed.isEmpty || errors > 0 || tierFailed { throw ExitStatus.someFailed }
     }
 }
 

@@ -65,15 +65,29 @@ struct Serve: ParsableCommand {
         let printer = ServeEventPrinter(json: download.json, quiet: download.quiet)
         let service: DownloadService
         let server: MediaServer
+        let pusher: TierPusher?
         do {
-            service = try DownloadService(cache: directory, options: download.engineOptions, events: printer.download)
+            pusher = try download.tier.pusher(
+                for: directory, insecure: download.insecure, json: download.json,
+                printer: TierPushPrinter(json: download.json, quiet: download.quiet))
+            pusher?.pushNoted()
+            var committed: (@Sendable (CachedObject) -> Void)?
+            if let pusher { committed = { pusher.push($0) } }
+            service = try DownloadService(
+                cache: directory, options: download.engineOptions, events: printer.download, committed: committed)
             server = try MediaServer(service: service, host: host, port: port, log: printer.request)
+        } catch let exit as ExitCode {
+            throw exit
+        } catch let error as ValidationError {
+            throw error
         } catch {
             Terminal.err("mediacache: cannot use the cache at \(directory.root): \(error)")
             throw ExitStatus.cacheError
         }
         let record = LockedValue<ServerRecord?>(nil)
         let trap = SignalTrap(message: "stopping, saving progress") {
+            // Unfinished uploads stay noted for the next push.
+            pusher?.cancel()
             service.beginShutdown()
             DispatchQueue.global().async {
                 service.shutdown()

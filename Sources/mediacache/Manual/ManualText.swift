@@ -75,6 +75,9 @@ enum ManualText {
                 .init("index.sqlite", .path, "The index of objects."),
                 .init("locks/keys", .path, "Per-object locks (one byte each) shared by concurrent processes."),
                 .init(
+                    "tier/", .path,
+                    "Objects still to be pushed to the fleet tier (pending/) and the state of multipart uploads to resume (uploads/)."),
+                .init(
                     "serve/", .path,
                     "The secret that signs local URLs, the sources `url` registered (with their headers) and the running server's address; all mode 0600."),
             ]),
@@ -148,6 +151,12 @@ enum ManualText {
                 .init("https_proxy", .variable, "Proxy for https:// URLs (also HTTPS_PROXY)."),
                 .init("all_proxy", .variable, "Proxy for both when the one above is unset (also ALL_PROXY)."),
                 .init("no_proxy", .variable, "Hosts reached without a proxy, unless --no-proxy is given (also NO_PROXY)."),
+                .init("MEDIACACHE_TIER", .variable, "The fleet tier (s3://BUCKET/PREFIX) when --tier is not given."),
+                .init("AWS_ENDPOINT_URL", .variable, "The tier's S3 endpoint when --s3-endpoint is not given."),
+                .init(
+                    "AWS_ACCESS_KEY_ID", .variable,
+                    "With AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones): the tier's credentials, never printed."),
+                .init("AWS_REGION", .variable, "The region requests to the tier are signed for (default us-east-1)."),
                 .init(
                     "MEDIACACHE_BOOT_ID", .variable,
                     """

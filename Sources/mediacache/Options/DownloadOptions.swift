@@ -57,6 +57,8 @@ struct DownloadOptions: ParsableArguments {
 
     @OptionGroup(title: "Network options") var network: NetworkOptions
 
+    @OptionGroup(title: "Fleet tier") var tier: TierOptions
+
     @Flag(help: "Keep MP4/MOV bytes exactly as the origin sent them (no moov relocation).")
     var noFaststart = false
 

@@ -7,9 +7,10 @@ final class ServeFixture {
     let baseURL: String
     let cache: String
 
-    init(cache: String, _ extra: [String] = []) throws {
+    init(cache: String, _ extra: [String] = [], environment: [String: String] = [:]) throws {
         self.cache = cache
-        let process = try MediaCacheProcess.start(["serve", "--listen", "127.0.0.1:0", "--cache-dir", cache] + extra)
+        let process = try MediaCacheProcess.start(
+            ["serve", "--listen", "127.0.0.1:0", "--cache-dir", cache] + extra, environment: environment)
         self.process = process
         var base: String?
         Harness.waitUntil(timeout: 15) {

@@ -1,0 +1,102 @@
+import Foundation
+import MediaCacheKit
+
+/// What pushing to the tier prints, for `push` and `--tier-push`: a line per object
+/// (`pushed`, `in tier`, `FAILED`) on stderr, or NDJSON events on stdout, and a summary.
+final class TierPushPrinter: @unchecked Sendable {
+    private let json: Bool
+    private let quiet: Bool
+    private let lock = NSLock()
+    private var uploaded = 0
+    private var uploadedBytes: Int64 = 0
+    private var alreadyThere = 0
+    private var failed = 0
+    private var stoppedReason: String?
+
+    init(json: Bool, quiet: Bool) {
+        self.json = json
+        self.quiet = quiet
+    }
+
+    /// Some object was not pushed: it failed, was not cached, or the tier stopped.
+    var hadFailures: Bool { lock.withLock { failed > 0 || stoppedReason != nil } }
+
+    var stoppedByTier: Bool { lock.withLock { stoppedReason != nil } }
+
+    @Sendable func handle(_ event: TierPusher.Event) {
+        switch event {
+        case .pushed(let object, let sent):
+            lock.withLock {
+                if sent {
+                    uploaded += 1
+                    uploadedBytes += object.size
+                } else {
+                    alreadyThere += 1
+                }
+            }
+            if json {
+                Terminal.out(
+                    JSONEvent.encode([
+                        "event": "pushed", "url": object.url, "key": object.key, "sha256": object.sha256,
+                        "size": object.size, "uploaded": sent,
+                    ]))
+            } else if !quiet {
+                Terminal.err(sent ? "pushed   \(Self.name(object)) (\(ByteCount.format(object.size)))" : "in tier  \(Self.name(object))")
+            }
+        case .failed(let object, let error):
+            lock.withLock { failed += 1 }
+            if json {
+                Terminal.out(JSONEvent.encode(["event": "push-failed", "url": object.url, "key": object.key, "reason": "\(error)"]))
+            } else {
+                Terminal.err("FAILED   push of \(Self.name(object)): \(error)")
+            }
+        case .stopped(let error):
+            stopped(error)
+        }
+    }
+
+    /// The tier cannot be used at all: said once.
+    func stopped(_ error: Error) {
+        let first = lock.withLock {
+            defer { if stoppedReason == nil { stoppedReason = "\(error)" } }
+            return stoppedReason == nil
+        }
+        guard first else { return }
+        if json {
+            Terminal.out(JSONEvent.encode(["event": "tier-unusable", "reason": "\(error)"]))
+        } else {
+            Terminal.err("mediacache: the tier cannot be used: \(error); what was not pushed is pushed by the next push")
+        }
+    }
+
+    func notCached(_ name: String) {
+        lock.withLock { failed += 1 }
+        if json {
+            Terminal.out(JSONEvent.encode(["event": "push-failed", "url": name, "reason": "not cached"]))
+        } else {
+            Terminal.err("mediacache: not cached: \(Printable.url(name))")
+        }
+    }
+
+    func summary(interrupted: Bool) {
+        let (uploaded, bytes, already, failed, stopped): (Int, Int64, Int, Int, Bool) = lock.withLock {
+            (self.uploaded, uploadedBytes, alreadyThere, self.failed, stoppedReason != nil)
+        }
+        if json {
+            Terminal.out(
+                JSONEvent.encode([
+                    "event": "push-summary", "uploaded": uploaded, "bytes_uploaded": bytes, "already_in_tier": already,
+                    "failed": failed, "tier_unusable": stopped, "interrupted": interrupted,
+                ]))
+            return
+        }
+        var line = "pushed \(uploaded) object\(uploaded == 1 ? "" : "s") (\(ByteCount.format(bytes))), \(already) already in the tier"
+        if failed > 0 { line += ", \(failed) failed" }
+        if interrupted { line += "; interrupted, the rest is pushed by the next push" }
+        Terminal.err(line)
+    }
+
+    private static func name(_ object: CachedObject) -> String {
+        Printable.url(object.name ?? (object.url.isEmpty ? object.key : object.url))
+    }
+}
