@@ -26,12 +26,7 @@ struct Push: ParsableCommand {
     @Flag(help: "Print one JSON object per object on stdout, then a summary.")
     var json = false
 
-    func validate() throws {
-        guard tier.locationText != nil else {
-            throw ValidationError("name the tier: --tier s3://BUCKET/PREFIX, or set MEDIACACHE_TIER")
-        }
-        _ = try tier.configuration()
-    }
+    func validate() throws { try tier.validateNamed() }
 
     func run() throws {
         let directory = cache.directory

@@ -24,12 +24,7 @@ struct TierList: ParsableCommand {
     @Flag(help: "Print one JSON object per record on stdout (JSON lines).")
     var json = false
 
-    func validate() throws {
-        guard tier.locationText != nil else {
-            throw ValidationError("name the tier: --tier s3://BUCKET/PREFIX, or set MEDIACACHE_TIER")
-        }
-        _ = try tier.configuration()
-    }
+    func validate() throws { try tier.validateNamed() }
 
     func run() throws {
         let store = try tier.store(for: cache.directory, verifyTLS: !insecure)

@@ -35,11 +35,17 @@ struct TierLocationOptions: ParsableArguments {
         }
     }
 
+    /// For the commands that work on the tier itself: one must be named, usable as given.
+    func validateNamed() throws {
+        guard locationText != nil else { throw Self.unnamed }
+        _ = try configuration()
+    }
+
+    private static let unnamed = ValidationError("name the tier: --tier s3://BUCKET/PREFIX, or set MEDIACACHE_TIER")
+
     /// The tier of a cache, for commands that need one.
     func store(for cache: CacheDirectory, verifyTLS: Bool = true) throws -> TierStore {
-        guard let configuration = try configuration(verifyTLS: verifyTLS) else {
-            throw ValidationError("name the tier: --tier s3://BUCKET/PREFIX, or set MEDIACACHE_TIER")
-        }
+        guard let configuration = try configuration(verifyTLS: verifyTLS) else { throw Self.unnamed }
         return TierStore(client: S3Client(configuration: configuration), cacheRoot: cache.root)
     }
 }
