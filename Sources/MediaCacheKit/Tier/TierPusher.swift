@@ -31,8 +31,6 @@ public final class TierPusher: @unchecked Sendable {
         var queued: Set<String> = []
         var stoppedBy: TierError?
         var cancelled = false
-        var pushed = 0
-        var failed = 0
     }
 
     public init(store: TierStore, objects: ObjectStore, events: @escaping @Sendable (Event) -> Void) {
@@ -42,12 +40,6 @@ public final class TierPusher: @unchecked Sendable {
     }
 
     var pendingDirectory: String { cache.root + "/tier/pending" }
-
-    /// Objects pushed, and objects that failed, so far.
-    public var counts: (pushed: Int, failed: Int) { state.withLock { ($0.pushed, $0.failed) } }
-
-    /// The error that stopped pushing, if one did.
-    public var stoppedBy: TierError? { state.withLock { $0.stoppedBy } }
 
     /// Hands `object` over to be pushed; returns at once (safe on the transfer thread).
     /// Once pushing has stopped, the object is only noted, for the next run.
@@ -106,13 +98,13 @@ public final class TierPusher: @unchecked Sendable {
             key: key, sha256: object.sha256, size: object.size, contentType: object.contentType,
             faststart: object.faststart, etag: object.etag, lastModified: object.lastModified, url: object.url)
         do {
+            // Another cache's record for this key is replaced: the last push wins.
             var uploaded = false
             if try store.record(for: key) != record {
                 try store.publish(objectAt: cache.absolute(object.path), record: record)
                 uploaded = true
             }
             FileSystem.remove(pendingDirectory + "/" + object.key)
-            state.withLock { $0.pushed += 1 }
             events(.pushed(object, uploaded: uploaded))
         } catch {
             if error == .cancelled { return }
@@ -120,7 +112,6 @@ public final class TierPusher: @unchecked Sendable {
                 stop(because: error)
                 return
             }
-            state.withLock { $0.failed += 1 }
             events(.failed(object, error))
         }
     }

@@ -21,8 +21,6 @@ final class TierPushPrinter: @unchecked Sendable {
     /// Some object was not pushed: it failed, was not cached, or the tier stopped.
     var hadFailures: Bool { lock.withLock { failed > 0 || stoppedReason != nil } }
 
-    var stoppedByTier: Bool { lock.withLock { stoppedReason != nil } }
-
     @Sendable func handle(_ event: TierPusher.Event) {
         switch event {
         case .pushed(let object, let sent):
