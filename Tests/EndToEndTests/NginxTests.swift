@@ -39,7 +39,7 @@ final class NginxServer {
         else { throw NginxMissing() }
         prefix = scratch + "/nginx"
         try FileManager.default.createDirectory(atPath: prefix + "/logs", withIntermediateDirectories: true)
-        port = NginxServer.freePort()
+        port = LoopbackPorts.free(1)[0]
         accessLog = prefix + "/logs/access.log"
         scheme = tls ? "https" : "http"
         var listen = "listen 127.0.0.1:\(port);"
@@ -100,34 +100,12 @@ final class NginxServer {
     static func accepts(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
-        var address = loopback(port: port)
+        var address = LoopbackPorts.address(port: port)
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
-    }
-
-    static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return address
-    }
-
-    static func freePort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 

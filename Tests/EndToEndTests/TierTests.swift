@@ -92,7 +92,7 @@ extension EndToEnd {
         }
 
         @Test func anUnreachableEndpointIsNamed() throws {
-            let port = SeaweedFS.freePorts(1)[0]
+            let port = LoopbackPorts.free(1)[0]
             var configuration = try S3Configuration(
                 location: TierLocation(parsing: "s3://bucket/p"), endpoint: "http://127.0.0.1:\(port)",
                 region: "us-east-1", credentials: S3Credentials(accessKeyID: "k", secretAccessKey: "s"))

@@ -418,6 +418,17 @@ struct ShardTests {
         }
     }
 
+    /// A fixed vector: sha256("https://a.example/1.mp4") begins 0971e1616dfe6611, which is
+    /// 6 modulo 7 and 1553 modulo 4096. A change here would split lists differently on
+    /// machines of different releases.
+    @Test func theShardRuleIsTheSameInEveryRelease() throws {
+        let key = CacheKey(identity: "https://a.example/1.mp4")
+        #expect(key.hex.hasPrefix("0971e1616dfe6611"))
+        #expect(try Shard(index: 6, count: 7).contains(key))
+        #expect(try Shard(index: 1553, count: 4096).contains(key))
+        #expect(try !Shard(index: 0, count: 7).contains(key))
+    }
+
     @Test func shardsOfAListAreDisjointAndCoverIt() throws {
         let text = (0..<200).map { "https://a.example/\($0).mp4" }.joined(separator: "\n")
         var seen: [String] = []

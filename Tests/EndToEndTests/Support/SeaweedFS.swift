@@ -58,7 +58,7 @@ final class SeaweedFS: @unchecked Sendable {
             """
         try Data(identities.utf8).write(to: URL(fileURLWithPath: directory + "/identities.json"))
 
-        let ports = Self.freePorts(8)
+        let ports = LoopbackPorts.free(8)
         endpoint = "http://127.0.0.1:\(ports[0])"
         sockets = [("s3", ports[1]), ("master", ports[3]), ("volume", ports[5]), ("filer", ports[7])].map {
             "/tmp/seaweedfs-\($0.0)-grpc-\($0.1).sock"
@@ -187,24 +187,6 @@ final class SeaweedFS: @unchecked Sendable {
 
     /// `count` distinct free loopback ports: all held open at once while choosing, so
     /// none is handed out twice.
-    static func freePorts(_ count: Int) -> [Int] {
-        var sockets: [Int32] = []
-        defer { sockets.forEach { close($0) } }
-        return (0..<count).map { _ in
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            sockets.append(fd)
-            var address = NginxServer.loopback(port: 0)
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            _ = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-            }
-            _ = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-            }
-            return Int(UInt16(bigEndian: address.sin_port))
-        }
-    }
-
     struct Missing: Error, CustomStringConvertible {
         let path: String
         var description: String {
