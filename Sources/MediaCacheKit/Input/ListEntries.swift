@@ -79,8 +79,11 @@ public final class ListEntries: @unchecked Sendable {
                 lists[index] = ListText(text: "", file: list.file)
                 listIndex += 1
             }
-            if let completed, isFirst(completed, in: index, diagnose: diagnose) {
-                if let shard, !shard.contains(CacheKey(identity: completed.entry.identity)) {
+            if let completed {
+                // Hashed once: both the duplicate check and the shard need the key.
+                let key = CacheKey(identity: completed.entry.identity)
+                guard isFirst(completed, key: key, in: index, diagnose: diagnose) else { continue }
+                if let shard, !shard.contains(key) {
                     otherShardCount += 1
                     continue
                 }
@@ -131,9 +134,9 @@ public final class ListEntries: @unchecked Sendable {
 
     /// Whether `completed`, from list `index`, is the first entry of its cache key.
     private func isFirst(
-        _ completed: (entry: ListEntry, line: Int), in index: Int, diagnose: (ListDiagnostic) -> Void
+        _ completed: (entry: ListEntry, line: Int), key: CacheKey, in index: Int, diagnose: (ListDiagnostic) -> Void
     ) -> Bool {
-        let digest = IdentityDigest(CacheKey(identity: completed.entry.identity))
+        let digest = IdentityDigest(key)
         guard let first = firstSeen[digest] else {
             firstSeen[digest] = (Int32(index), Int32(clamping: completed.line))
             return true
