@@ -173,13 +173,13 @@ _mediacache() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    prefetch|resume|status|path|info|ls|rm|gc|stats|verify|export|import|bundle-info|serve|url|push|tier|config|help)
+    prefetch|resume|status|path|info|ls|rm|gc|stats|verify|export|import|bundle-info|serve|url|push|pull|tier|config|help)
         # Offer subcommand argument completions
         "_mediacache_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'prefetch resume status path info ls rm gc stats verify export import bundle-info serve url push tier config help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'prefetch resume status path info ls rm gc stats verify export import bundle-info serve url push pull tier config help' -- "${cur}"))
         ;;
     esac
 }
@@ -751,6 +751,38 @@ _mediacache_push() {
         return
         ;;
     '--s3-endpoint')
+        return
+        ;;
+    esac
+}
+
+_mediacache_pull() {
+    repeating_flags=()
+    non_repeating_flags=(--no-config -k --insecure --json -q --quiet --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--cache-dir --config --tier --s3-endpoint -j --jobs -x --connections)
+    __mediacache_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--cache-dir')
+        __mediacache_add_completions -d
+        return
+        ;;
+    '--config')
+        __mediacache_add_completions -f
+        return
+        ;;
+    '--tier')
+        return
+        ;;
+    '--s3-endpoint')
+        return
+        ;;
+    '-j'|'--jobs')
+        return
+        ;;
+    '-x'|'--connections')
         return
         ;;
     esac

@@ -30,7 +30,8 @@ struct MediaResponder: Sendable {
         } catch {
             return PlainText.response(.serviceUnavailable, "\(error)")
         }
-        let version = data.originVersion.map { "\"o-\(Self.shortHash($0))\"" }
+        // As `etag(of:)` will name the object these bytes become.
+        let version = data.originVersion.map { "\"o-\(Self.shortHash($0))\"" } ?? data.storedSHA256.map { "\"\($0.prefix(32))\"" }
         var headers = commonHeaders(contentType: MediaTypes.contentType(origin: data.contentType, name: name), etag: version)
         guard let length = data.length else {
             // A stream of unknown length: sent whole as it arrives (HEAD: nothing to wait for).

@@ -12,7 +12,7 @@ struct MediaCacheCommand: ParsableCommand {
         subcommands: [
             Prefetch.self, Resume.self, Status.self, PathCommand.self, Info.self, List.self, Remove.self, CollectGarbage.self,
             Stats.self, Verify.self, Export.self, Import.self, BundleInfo.self, Serve.self, LocalURLCommand.self,
-            Push.self, TierCommand.self, ConfigCommand.self,
+            Push.self, Pull.self, TierCommand.self, ConfigCommand.self,
         ]
     )
 

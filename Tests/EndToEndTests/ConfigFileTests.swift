@@ -100,10 +100,10 @@ extension EndToEnd {
             let viaHome = try run(["config"], environment: ["HOME": home, "XDG_CONFIG_HOME": ""])
             #expect(viaHome.status == 0)
             #expect(viaHome.stdout.contains("config file: \(home)/.config/mediacache/config\n"))
-            #expect(viaHome.stdout.contains("jobs = 3  \(home)/.config/mediacache/config:1 (prefetch, resume, serve)"))
+            #expect(viaHome.stdout.contains("jobs = 3  \(home)/.config/mediacache/config:1 (prefetch, resume, serve, pull)"))
 
             let viaXDG = try run(["config"], environment: ["HOME": home, "XDG_CONFIG_HOME": xdg])
-            #expect(viaXDG.stdout.contains("jobs = 7  \(defaultFile):1 (prefetch, resume, serve)"), "\(viaXDG.stdout)")
+            #expect(viaXDG.stdout.contains("jobs = 7  \(defaultFile):1 (prefetch, resume, serve, pull)"), "\(viaXDG.stdout)")
 
             let none = try run(["status", "--cache-dir", harness.scratch.cache], environment: ["XDG_CONFIG_HOME": home])
             #expect(none.status == 0, "no \(home)/mediacache/config is fine: \(none.stderr)")
@@ -167,7 +167,7 @@ extension EndToEnd {
                     header = X-Config …  \(defaultFile):2 (prefetch, resume, serve, url)
                     retries = 0          \(defaultFile):3 (prefetch, resume, serve)
                     sort = name          \(defaultFile):5 (ls)
-                    insecure             \(defaultFile):6 (prefetch, resume, serve, push)
+                    insecure             \(defaultFile):6 (prefetch, resume, serve, push, pull)
 
                     """)
 

@@ -171,8 +171,10 @@ extension EndToEnd {
             let cases: [([String], String)] = [
                 (["prefetch", list, "--tier-push"], "--tier-push and --tier-required need a tier"),
                 (["prefetch", list, "--tier", "s3://Bad_Bucket/x", "--tier-push"], "tier location 's3://Bad_Bucket/x'"),
-                (["prefetch", list, "--tier", "s3://bucket/x"], "add --tier-push"),
+                (["prefetch", list, "--tier-required"], "--tier-push and --tier-required need a tier"),
                 (["push"], "name the tier: --tier s3://BUCKET/PREFIX"),
+                (["pull"], "name the tier: --tier s3://BUCKET/PREFIX"),
+                (["pull", "--tier", "s3://Bad_Bucket/x"], "tier location 's3://Bad_Bucket/x'"),
                 (["tier", "ls"], "name the tier: --tier s3://BUCKET/PREFIX"),
             ]
             for (arguments, message) in cases {

@@ -57,6 +57,41 @@ struct ObjectCommitterTests {
         )
     }
 
+    /// A copy fetched from the tier: committed only if its SHA-256 is the record's, and
+    /// filed with what the record knows (origin validators, type, how it was laid out),
+    /// not with what the store answered.
+    @Test func aCopyFromTheTierIsCheckedAgainstItsRecordAndFiledByIt() throws {
+        defer { temporary.remove() }
+        let bytes = Array("bytes another cache pushed".utf8)
+        let digest = Digest(.sha256)
+        digest.update(bytes)
+        let sha256 = digest.finalizeHex()
+        var job = try finishedJob(bytes)
+        job.2.validators = Validators(etag: "\"seaweed-etag\"", length: Int64(bytes.count))
+        job.2.contentType = "application/octet-stream"
+        job.2.tier = TierRecord(
+            key: job.0, sha256: sha256, size: Int64(bytes.count), contentType: "video/mp4",
+            faststart: .relocated, etag: "\"origin-v7\"", lastModified: "Mon, 23 Nov 2026 10:00:00 GMT",
+            url: "https://o.example/clip.bin")
+        let object = try prepare(job).get().object
+        #expect(object.sha256 == sha256)
+        #expect(object.faststart == .relocated)
+        #expect(object.etag == "\"origin-v7\"" && object.lastModified == "Mon, 23 Nov 2026 10:00:00 GMT")
+        #expect(object.contentType == "video/mp4")
+
+        var damaged = job
+        damaged.2.tier?.sha256 = String(repeating: "0", count: 64)
+        guard case .failure(let error) = prepare(damaged),
+            case .tierCopyDiffers(let expected, let actual) = error
+        else {
+            Issue.record("a copy whose hash is not its record's was committed")
+            return
+        }
+        #expect(expected == String(repeating: "0", count: 64) && actual == sha256)
+        #expect(error.blamesTheBytes, "the job fetches it from the origin instead")
+        #expect(JobFailure(error).code == .tier)
+    }
+
     @Test func dataFileShorterThanTheStateClaimsIsAnIOFailure() throws {
         defer { temporary.remove() }
         let job = try finishedJob(Array(repeating: 7, count: 50), length: 100)

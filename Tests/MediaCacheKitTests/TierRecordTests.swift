@@ -38,6 +38,26 @@ struct TierRecordTests {
         #expect(!String(decoding: stored.encoded(), as: UTF8.self).contains("s3cr3t"))
     }
 
+    /// `pull` without names fetches each record under its own key: the URL when that was
+    /// the key, the `cache-key=` when there was one; a key that was a URL with a query
+    /// (which the record does not keep) cannot be named.
+    @Test func aRecordNamesItsKeyWhenItCan() throws {
+        #expect(record().listEntry().map { CacheKey(identity: $0.identity) } == key)
+
+        let tokenKey = CacheKey(identity: "movie-42")
+        let keyed = TierRecord(
+            key: tokenKey, sha256: sha, size: 1, contentType: nil, faststart: .notMP4, etag: nil, lastModified: nil,
+            url: "https://cdn.example/m.mp4?sig=s3cr3t", cacheKey: "movie-42")
+        let entry = try #require(keyed.listEntry())
+        #expect(entry.url == "https://cdn.example/m.mp4" && entry.cacheKey == "movie-42")
+        #expect(try TierRecord.decode(keyed.encoded()).cacheKey == "movie-42")
+
+        let queried = TierRecord(
+            key: CacheKey(identity: "https://cdn.example/a.mp4?v=2"), sha256: sha, size: 1, contentType: nil,
+            faststart: .notMP4, etag: nil, lastModified: nil, url: "https://cdn.example/a.mp4?v=2")
+        #expect(queried.listEntry() == nil)
+    }
+
     @Test func aNewerFormatIsRefusedWithAnUpgradeHint() {
         var newer = record()
         newer.format = TierRecord.currentFormat + 1

@@ -66,7 +66,7 @@ import Testing
         let check = try ConfigCheck(file: file, commands: Self.commands)
         #expect(
             check.takers == [
-                ["prefetch", "resume", "serve"], ["ls"], ["prefetch", "resume", "serve", "push"],
+                ["prefetch", "resume", "serve", "pull"], ["ls"], ["prefetch", "resume", "serve", "push", "pull"],
                 ["prefetch", "resume", "serve", "url"],
             ])
         #expect(check.arguments(for: "prefetch") == ["--jobs=8", "--insecure", "--header=-X: leading dash"])

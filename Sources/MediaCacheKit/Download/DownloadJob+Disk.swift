@@ -74,6 +74,8 @@ extension DownloadJob {
                     let committed = result.map { publication.object }.mapError(JobFailure.init)
                     self?.loop.post { [weak self] in self?.didCommit(committed) }
                 }
+            } catch where snapshot.tier != nil && error.blamesTheBytes {
+                self?.loop.post { [weak self] in self?.tierCopyFailed(error.description) }
             } catch {
                 self?.loop.post { [weak self] in self?.didCommit(.failure(JobFailure(error))) }
             }

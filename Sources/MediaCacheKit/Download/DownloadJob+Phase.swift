@@ -7,6 +7,8 @@ extension DownloadJob {
         case starting
         /// Another process (or job) holds the key's lock.
         case waitingForLock
+        /// The tier is asked whether it has a copy (off the transfer thread).
+        case lookingUpTier
         /// The first request of an attempt is out; its head decides the rest.
         case probing(Attempt)
         /// The probe was accepted: connections fill the file.

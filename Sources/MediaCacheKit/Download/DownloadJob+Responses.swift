@@ -12,7 +12,7 @@ extension DownloadJob: HTTPTransferDelegate {
             asked: ResponseCheck.Asked(
                 isProbe: fragment.isProbe, requestedStart: fragment.requestedStart, sentRange: fragment.sentRange,
                 sentIfRange: fragment.ifRange != nil,
-                url: url, urlExpectsText: expectsText(url)),
+                url: url, urlExpectsText: sniffsNothing || expectsText(url)),
             held: ResponseCheck.Held(
                 validators: state.validators, holdsBytes: !state.completed.isEmpty, lengthsAnnounced: lengthsAnnounced))
         switch check.verdict() {
@@ -21,7 +21,7 @@ extension DownloadJob: HTTPTransferDelegate {
             let fresh = state.completed.isEmpty
             state.validators = check.incoming
             state.rangesSupported = rangesSupported
-            guard prepareDataFile(length: total, fresh: fresh) else { return false }
+            guard copyMatchesRecord(length: total), prepareDataFile(length: total, fresh: fresh) else { return false }
             let gapEnd = state.completed.gaps(within: ByteRange(0, total)).first?.end ?? total
             fragment.end = fragment.end.map { min($0, gapEnd) } ?? gapEnd
             fragment.responseEnd = responseEnd
@@ -34,7 +34,7 @@ extension DownloadJob: HTTPTransferDelegate {
             }
             state.validators = check.incoming
             state.rangesSupported = rangesSupported
-            guard prepareDataFile(length: length, fresh: true) else { return false }
+            guard copyMatchesRecord(length: length), prepareDataFile(length: length, fresh: true) else { return false }
             fragment.next = 0
             fragment.compareUntil = 0
             fragment.end = length
@@ -45,7 +45,7 @@ extension DownloadJob: HTTPTransferDelegate {
             fragment.accepted = true
         case .emptyFile(let validators):
             state.validators = validators
-            guard prepareDataFile(length: 0, fresh: true) else { return false }
+            guard copyMatchesRecord(length: 0), prepareDataFile(length: 0, fresh: true) else { return false }
             fragment.outcome = .data
             fragment.accepted = false
             fragment.end = 0
@@ -58,7 +58,10 @@ extension DownloadJob: HTTPTransferDelegate {
             return false
         case .originContradicts(let reason):
             cancelAllTransfers()
-            if !switchMirror(after: reason) { fail(JobFailure(.originUnstable, reason), keepPartial: false) }
+            if !tryNextSource(after: reason) { fail(JobFailure(.originUnstable, reason), keepPartial: false) }
+            return false
+        case .refuseEncoding(let encoding) where state.tier != nil:
+            tierCopyFailed("the store sent it with Content-Encoding: \(encoding)")
             return false
         case .refuseEncoding(let encoding):
             let reason = "the origin sent the body with Content-Encoding: \(encoding) although only identity was asked for"
@@ -78,10 +81,29 @@ extension DownloadJob: HTTPTransferDelegate {
         return true
     }
 
+    /// A copy from the tier is checked by its hash, and text in it is the file's: no
+    /// guessing at error pages.
+    private var sniffsNothing: Bool { state.tier != nil }
+
+    /// Whether a copy from the tier has the length its record says (always true for
+    /// the origin); when not, the origin is asked instead.
+    private func copyMatchesRecord(length: Int64?) -> Bool {
+        guard let record = state.tier, length != record.size else { return true }
+        tierCopyFailed("the store has \(length.map(String.init) ?? "an unknown number of") bytes, its record says \(record.size)")
+        return false
+    }
+
     /// The probe's head is accepted as the file: what it says becomes the state, and the
     /// fetch begins.
     private func acceptProbe(_ fragment: Fragment, _ head: HTTPResponseHead, url: String) {
         if let length = state.length { lengthsAnnounced.insert(length) }
+        // The store's URL and type say nothing of the file: its record does.
+        if let record = state.tier {
+            state.contentType = record.contentType
+            fragment.accepted = true
+            beginFetching()
+            return
+        }
         state.finalURL = url
         state.contentType = head.mediaType
         fragment.accepted = true
@@ -112,7 +134,7 @@ extension DownloadJob: HTTPTransferDelegate {
             if let reason = ResponseCheck.errorPage(
                 firstBytes: chunk.prefix(512).array, suspectMediaType: attempt.suspectMediaType,
                 atFileStart: fragment.next == 0,
-                urlExpectsText: expectsText(url))
+                urlExpectsText: sniffsNothing || expectsText(url))
             {
                 fail(JobFailure(.notMedia, reason), keepPartial: false)
                 return 0
@@ -177,7 +199,7 @@ extension DownloadJob: HTTPTransferDelegate {
             return
         case .fatalStatus(let status):
             let reason = "\(HTTPStatusText.describe(status)) from \(url)"
-            if !switchMirror(after: reason) {
+            if !tryNextSource(after: reason) {
                 fail(JobFailure(.httpStatus, reason + "; check the URL"), keepPartial: true)
             }
             return
@@ -187,12 +209,17 @@ extension DownloadJob: HTTPTransferDelegate {
         if let error, error.kind == .untrustedCertificate || error.kind == .refused {
             let reason = "\(url): \(error.message)"
             let code: JobFailure.Code = error.kind == .refused ? .badURL : .tls
-            if !switchMirror(after: reason) { fail(JobFailure(code, reason), keepPartial: !state.completed.isEmpty) }
+            if !tryNextSource(after: reason) { fail(JobFailure(code, reason), keepPartial: !state.completed.isEmpty) }
             return
         }
         // A response that delivered every byte asked for and then ended badly (a
         // Content-Length longer than the body, no last chunk) still delivered them.
         let deliveredAll = fragment.accepted && fragment.isFinished
+        if let error, state.tier != nil, error.kind == .network || error.kind == .timedOut, fragment.firstByte == nil {
+            // No answer from the store: the tier as a whole is not asked again in this run.
+            tierStoppedAnswering(error.message)
+            return
+        }
         if let error, error.kind != .aborted, !deliveredAll {
             transientFailure("\(error.message) (\(url))", retryAfter: nil)
             return

@@ -36,6 +36,8 @@ final class DownloadJob: @unchecked Sendable {
     var retryNotBefore = 0.0
     var wakeTimer: Int?
     var waitingNoticeSent = false
+    /// The tier will not give this file (it has no copy, or its copy failed): the origin does.
+    var tierDeclined = false
     var startedEventSent = false
     /// URLs this job parsed, each parsed once: URLComponents costs more than the rest of
     /// a small file's header handling.
@@ -84,6 +86,12 @@ final class DownloadJob: @unchecked Sendable {
     /// The list URL (or mirror) in use: custom headers belong to its host.
     var currentURL: String { request.entry.urls[mirrorIndex] }
 
+    /// Where a probe goes: the tier's copy, else the list URL (or mirror) in use.
+    var probeURL: String { tierObjectRequest?.url ?? currentURL }
+
+    /// Where the other requests go: the tier's copy, else where the probe was redirected.
+    var fragmentURL: String { tierObjectRequest?.url ?? state.finalURL ?? currentURL }
+
     func emit(_ event: PrefetchEvent) { service.emit(event) }
 
     // MARK: Starting
@@ -120,7 +128,7 @@ final class DownloadJob: @unchecked Sendable {
         if state.isComplete {
             commit()
         } else {
-            startProbe()
+            chooseSource()
         }
     }
 
@@ -197,15 +205,21 @@ final class DownloadJob: @unchecked Sendable {
         url: String, start: Int64, end: Int64?, isProbe: Bool, sendRange: Bool, ifRange: String?,
         compareUntil: Int64, redirectHops: Int = 0
     ) -> Fragment {
-        var headers = customHeaders(for: url)
+        let tierObject = tierObjectRequest
+        // The user's headers, cookies and netrc are the origin's, never the tier's.
+        var headers = tierObject == nil ? customHeaders(for: url) : []
         if sendRange {
             headers.append("Range: " + (end.map { ByteRange(start, $0).httpRangeValue } ?? "bytes=\(start)-"))
             if let ifRange { headers.append("If-Range: \(ifRange)") }
         }
         var request = HTTPRequest(
             url: url, headers: headers, stallTimeout: options.stallTimeout,
-            lowSpeedLimit: Int(options.lowestSpeedLimit), verifyTLS: options.verifyTLS)
-        request.client = clientSettings()
+            lowSpeedLimit: Int(options.lowestSpeedLimit), verifyTLS: tierObject?.verifyTLS ?? options.verifyTLS)
+        if let tierObject {
+            request.s3Signing = tierObject.signing
+        } else {
+            request.client = clientSettings()
+        }
         let transfer = HTTPTransfer(
             request: request, userAgent: userAgent, delegate: self,
             rateLimits: loop.rateLimiter.limits(file: fileRateLimit))
@@ -243,7 +257,7 @@ final class DownloadJob: @unchecked Sendable {
             state.discardData()
         }
         issue(
-            url: currentURL, start: compareFrom ?? piece.start, end: piece.end, isProbe: true, sendRange: sendRange,
+            url: probeURL, start: compareFrom ?? piece.start, end: piece.end, isProbe: true, sendRange: sendRange,
             ifRange: state.completed.isEmpty ? nil : state.validators.ifRangeValue, compareUntil: piece.start)
     }
 
@@ -263,10 +277,7 @@ final class DownloadJob: @unchecked Sendable {
         guard let attempt else { return }
         phase = .fetching(attempt)
         if let dataFile = partial.dataFile {
-            let about = DownloadData(
-                length: state.length, contentType: state.contentType,
-                originVersion: state.validators.etag ?? state.validators.lastModified)
-            download.held.publish(file: dataFile, completed: state.completed, about: about)
+            download.held.publish(file: dataFile, completed: state.completed, about: dataForReaders)
         }
         let now = TransferLoop.now()
         partial.restartCheckpointClock(at: now)
@@ -276,7 +287,7 @@ final class DownloadJob: @unchecked Sendable {
             emit(
                 .started(
                     url: url, name: name, length: state.length, resumedBytes: state.bytesDone,
-                    connections: plannedConnections))
+                    connections: plannedConnections, source: state.tier == nil ? .origin : .tier))
         }
         if let length = state.length, length >= 32 << 20, let file = partial.dataFile {
             var algorithms: Set<DigestAlgorithm> = [.sha256]
@@ -301,6 +312,20 @@ final class DownloadJob: @unchecked Sendable {
             advanceMoovSearch()
         }
         fillConnections()
+    }
+
+    /// What readers learn of the bytes: a copy from the tier is named as its object will
+    /// be once stored, not by the store's validators.
+    private var dataForReaders: DownloadData {
+        guard let record = state.tier else {
+            return DownloadData(
+                length: state.length, contentType: state.contentType,
+                originVersion: state.validators.etag ?? state.validators.lastModified)
+        }
+        return DownloadData(
+            length: state.length, contentType: record.contentType,
+            originVersion: record.faststart == .relocated ? nil : record.etag ?? record.lastModified,
+            storedSHA256: record.sha256)
     }
 
     /// Connections this file will use: fewer for files too small to split.
@@ -413,20 +438,21 @@ final class DownloadJob: @unchecked Sendable {
     @discardableResult
     private func startFragment(from start: Int64, to end: Int64?) -> Fragment {
         issue(
-            url: state.finalURL ?? currentURL, start: start, end: end, isProbe: false, sendRange: true,
+            url: fragmentURL, start: start, end: end, isProbe: false, sendRange: true,
             ifRange: state.validators.ifRangeValue, compareUntil: start)
     }
 
     // MARK: Trouble
 
     /// A failure worth retrying. Failures of several connections during one backoff
-    /// count once, so one outage does not use up every retry.
+    /// count once, so one outage does not use up every retry. The tier gets one retry:
+    /// the origin is the better bet than waiting for a store in trouble.
     func transientFailure(_ reason: String, retryAfter: Double?) {
         let now = TransferLoop.now()
         if now >= retryNotBefore {
             failuresInARow += 1
-            if failuresInARow > options.retries {
-                if switchMirror(after: reason) { return }
+            if failuresInARow > (state.tier == nil ? options.retries : 1) {
+                if tryNextSource(after: reason) { return }
                 fail(JobFailure(.retriesExhausted, "gave up after \(options.retries) retries: \(reason)"), keepPartial: true)
                 return
             }
@@ -452,9 +478,11 @@ final class DownloadJob: @unchecked Sendable {
         }
     }
 
-    /// Moves to the next mirror, if there is one. Held bytes stay if the mirror serves
-    /// the same version (its validators are checked like any resume).
-    func switchMirror(after reason: String) -> Bool {
+    /// Moves on from a source that failed: from the tier's copy to the origin, or to
+    /// the next mirror, if there is one. Held bytes stay if the mirror serves the same
+    /// version (its validators are checked like any resume). False: nothing is left.
+    func tryNextSource(after reason: String) -> Bool {
+        if state.tier != nil { return tierCopyFailed(reason) }
         guard mirrorIndex + 1 < request.entry.urls.count else { return false }
         mirrorIndex += 1
         failuresInARow = 0
@@ -488,6 +516,10 @@ final class DownloadJob: @unchecked Sendable {
 
     /// The origin mishandles Range: fetch the file as one stream from byte 0.
     func fallBackToSingleStream(_ reason: String) {
+        if state.tier != nil {
+            tierCopyFailed(reason)
+            return
+        }
         cancelAllTransfers()
         state.discardData()
         state.rangesSupported = false

@@ -29,6 +29,10 @@ public final class DownloadService: @unchecked Sendable {
     private let indexWork = DispatchQueue(label: "mediacache.index-writes")
     private let sink: @Sendable (PrefetchEvent) -> Void
     private let committed: (@Sendable (CachedObject) -> Void)?
+    /// The fleet's tier, when downloads may read from it (`--tier`, `pull`).
+    let tier: TierSource?
+    /// Tier record lookups: one small blocking GET each, never on the transfer thread.
+    let tierLookups = DispatchQueue(label: "mediacache.tier-lookups", attributes: .concurrent)
     private let stopped = DispatchSemaphore(value: 0)
 
     /// Guards the registry, which `submit` reads from any thread.
@@ -62,14 +66,16 @@ public final class DownloadService: @unchecked Sendable {
     private var usedKeys: [CacheKey] = []
 
     /// `committed` hears of every object this service commits (on the transfer thread,
-    /// so it must be quick): how `--tier-push` uploads behind the downloads.
+    /// so it must be quick): how `--tier-push` uploads behind the downloads. `tier`: look
+    /// there first for each download, and fetch its copy when it has one.
     public init(
         cache: CacheDirectory, options: PrefetchOptions, events: @escaping @Sendable (PrefetchEvent) -> Void,
-        committed: (@Sendable (CachedObject) -> Void)? = nil
+        committed: (@Sendable (CachedObject) -> Void)? = nil, tier: TierSource? = nil
     ) throws {
         self.cache = cache
         self.sink = events
         self.committed = committed
+        self.tier = tier
         try cache.prepare()
         index = try CacheIndex(directory: cache)
         commits = CommitBatcher(index: index)
@@ -268,6 +274,18 @@ public final class DownloadService: @unchecked Sendable {
         download.slotFreed = true
         let submissions = registryLock.withLock { download.submissions }
         for submission in submissions { submission.slot.release() }
+    }
+
+    /// A committing download fetches again (its copy from the tier failed its check, so
+    /// the origin is asked): it takes a slot again, until its next commit.
+    func jobFetchesAgain(_ job: DownloadJob) {
+        loop.assertOnLoop()
+        if let bytes = behind.removeValue(forKey: ObjectIdentifier(job)) {
+            bytesBehind -= bytes
+            runningCount += 1
+        } else {
+            keepingSlot.removeAll { $0.job === job }
+        }
     }
 
     func jobDidFinish(_ job: DownloadJob, result: DownloadResult) {

@@ -160,9 +160,9 @@ final class HeldBytes: @unchecked Sendable {
         }
         // After the end, a reader of the data keeps reading its own open file.
         if let file = file ?? waiter.reading?.file {
-            let snapshot = Snapshot(
-                file: file, generation: generation, length: length,
-                about: DownloadData(length: length, contentType: about.contentType, originVersion: about.originVersion))
+            var known = about
+            known.length = length
+            let snapshot = Snapshot(file: file, generation: generation, length: length, about: known)
             if waiter.offset < 0 { return .success(Availability(snapshot: snapshot, range: ByteRange(0, 0))) }
             if let length, waiter.offset >= length {
                 return .success(Availability(snapshot: snapshot, range: ByteRange(length, length)))
@@ -193,6 +193,9 @@ public struct DownloadData: Sendable, Equatable {
     public var contentType: String?
     /// The origin's ETag, else its Last-Modified: names this version of the bytes.
     public var originVersion: String?
+    /// The SHA-256 the bytes will be stored under, when known before they are all held
+    /// (a copy from the tier, checked against it).
+    public var storedSHA256: String? = nil
 }
 
 /// One download as a status page shows it.

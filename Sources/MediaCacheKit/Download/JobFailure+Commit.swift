@@ -5,6 +5,7 @@ extension JobFailure {
             switch error {
             case .checksumMismatch: .checksumMismatch
             case .incomplete, .damagedMP4: .badResponse
+            case .tierCopyDiffers: .tier
             case .shortDataFile, .cache, .unexpected: .io
             }
         self.init(code, error.description)

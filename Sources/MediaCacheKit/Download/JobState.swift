@@ -19,6 +19,9 @@ public struct JobState: Sendable, Codable, Equatable {
     /// False once the origin is known to ignore or mishandle Range: one stream from 0.
     public var rangesSupported: Bool
     public var completed: RangeSet
+    /// The tier record whose object the held bytes are (`--tier`); nil while they come
+    /// from the origin. Its object is fetched again by its hash, and checked against it.
+    public var tier: TierRecord?
     /// Names the current contents of the data file; renewed whenever they are discarded,
     /// so a progress journal of older contents is never trusted. Nil in older states.
     public var epoch: UInt64?

@@ -182,6 +182,10 @@ final class PartialFile: @unchecked Sendable {
     func remove() {
         let directory = cache.jobDirectory(key: key)
         dataFile = nil
-        diskQueue.async { FileSystem.removeTree(directory) }
+        diskQueue.async { [weak self] in
+            FileSystem.removeTree(directory)
+            // A directory made again later is new to `partial/`.
+            self?.directoryDurable = false
+        }
     }
 }

@@ -13,6 +13,8 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
         /// The server's TLS certificate was not trusted (`--insecure` skips the check).
         case tls
         case io
+        /// The tier could not give the file, and nothing else may (`pull`, `--tier-required`).
+        case tier
     }
 
     public var code: Code

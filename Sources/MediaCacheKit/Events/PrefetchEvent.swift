@@ -2,7 +2,8 @@
 /// Delivered on the transfer thread; handlers must be quick.
 public enum PrefetchEvent: Sendable {
     /// A file started downloading (`resumedBytes` > 0 when partial data was kept).
-    case started(url: String, name: String, length: Int64?, resumedBytes: Int64, connections: Int)
+    case started(
+        url: String, name: String, length: Int64?, resumedBytes: Int64, connections: Int, source: DownloadSource)
     /// Bytes on disk so far; emitted at most a few times per second per file.
     case progress(
         url: String, name: String, bytesDone: Int64, length: Int64?, bytesPerSecond: Double, connections: Int)
@@ -21,4 +22,11 @@ public enum PrefetchEvent: Sendable {
     /// The object was already in the cache.
     case skipped(url: String, name: String, path: String)
     case failed(url: String, name: String, failure: JobFailure)
+}
+
+/// Where a download's bytes come from.
+public enum DownloadSource: String, Sendable {
+    case origin
+    /// The fleet's shared tier (`--tier`): a copy another cache pushed.
+    case tier
 }

@@ -9,6 +9,8 @@ public enum CommitError: Error, CustomStringConvertible {
     case checksumMismatch(expected: ExpectedChecksum, actual: String?)
     /// The file starts like an MP4 but its boxes do not tile it.
     case damagedMP4(MP4Error)
+    /// A copy from the tier is not the bytes its record names; nothing was cached.
+    case tierCopyDiffers(expected: String, actual: String)
     /// The cache's files or index failed.
     case cache(CacheError)
     /// A helper threw an error outside its contract (they throw `SystemError`,
@@ -36,10 +38,21 @@ public enum CommitError: Error, CustomStringConvertible {
                 + "\(expected.algorithm.rawValue)=\(actual ?? "?"); nothing was cached"
         case .damagedMP4(let error):
             "the MP4 structure is damaged (\(error)); the origin's file may be truncated"
+        case .tierCopyDiffers(let expected, let actual):
+            "its bytes have sha256 \(actual), the record says \(expected)"
         case .cache(let error):
             error.description
         case .unexpected(let error):
             "\(error)"
+        }
+    }
+
+    /// Whether the bytes themselves are wrong (rather than the disk): a copy from the
+    /// tier that fails this way is fetched again from the origin.
+    public var blamesTheBytes: Bool {
+        switch self {
+        case .checksumMismatch, .damagedMP4, .tierCopyDiffers: true
+        case .incomplete, .shortDataFile, .cache, .unexpected: false
         }
     }
 }

@@ -49,21 +49,29 @@ struct ObjectCommitter: Sendable {
         if let checksum = entry.checksum { algorithms.insert(checksum.algorithm) }
         let (digests, relocatedSHA256) = try hashes(
             file: file, length: length, algorithms: algorithms, plan: plan, hasher: hasher)
+        // A copy from the tier is the bytes its record names, or nothing.
+        if let record = state.tier, digests[.sha256] != record.sha256 {
+            throw .tierCopyDiffers(expected: record.sha256, actual: digests[.sha256] ?? "?")
+        }
         if let expected = entry.checksum, digests[expected.algorithm] != expected.hex {
             FileSystem.removeTree(cache.jobDirectory(key: key))
             throw .checksumMismatch(expected: expected, actual: digests[expected.algorithm])
         }
 
-        let stored = storedLayout(
+        var stored = storedLayout(
             key: key, file: file, length: length, originSHA256: digests[.sha256]!, decision: decision,
             relocation: plan.map { ($0, relocatedSHA256) })
+        // Stored as the tier holds it: the record knows how those bytes were made.
+        if let record = state.tier, stored.sha256 == record.sha256 { stored.faststart = record.faststart }
+        // The origin's validators and type, which a copy from the tier has from its record.
+        let validators = state.tier.map { ($0.etag, $0.lastModified) } ?? (state.validators.etag, state.validators.lastModified)
         let relative = cache.relativeObjectPath(key: key, extension: Self.fileExtension(for: state))
         let destination = cache.absolute(relative)
         let now = Date()
         let object = CachedObject(
             key: key, cacheKey: entry.identity, path: relative, size: stored.size, sha256: stored.sha256,
             faststart: stored.faststart, url: entry.url, mirrors: Array(entry.urls.dropFirst()), name: entry.outName,
-            contentType: state.contentType, validators: (state.validators.etag, state.validators.lastModified),
+            contentType: state.tier.map(\.contentType) ?? state.contentType, validators: validators,
             addedAt: now, lastUsedAt: now)
         return CommitBatcher.Publication(
             source: stored.path, unnamed: stored.file, durable: stored.durable || originFlushed,

@@ -94,9 +94,7 @@ public final class TierPusher: @unchecked Sendable {
     private func upload(_ object: CachedObject) {
         let skip = state.withLock { $0.cancelled || $0.stoppedBy != nil }
         guard !skip, let key = CacheKey(hex: object.key) else { return }
-        let record = TierRecord(
-            key: key, sha256: object.sha256, size: object.size, contentType: object.contentType,
-            faststart: object.faststart, etag: object.etag, lastModified: object.lastModified, url: object.url)
+        let record = TierRecord(of: object)
         do {
             // Another cache's record for this key is replaced: the last push wins.
             var uploaded = false

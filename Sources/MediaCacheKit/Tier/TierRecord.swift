@@ -20,10 +20,13 @@ public struct TierRecord: Sendable, Codable, Equatable {
     public var lastModified: String?
     /// The origin URL without query, fragment or login.
     public var url: String
+    /// The `cache-key=` the object was cached under, when it has one (a key chosen
+    /// because its URLs carry expiring tokens); nil when the URL is the identity.
+    public var cacheKey: String?
 
     public init(
         key: CacheKey, sha256: String, size: Int64, contentType: String?, faststart: FaststartState, etag: String?,
-        lastModified: String?, url: String
+        lastModified: String?, url: String, cacheKey: String? = nil
     ) {
         format = Self.currentFormat
         self.key = key.hex
@@ -33,11 +36,30 @@ public struct TierRecord: Sendable, Codable, Equatable {
         self.faststart = faststart
         self.etag = etag
         self.lastModified = lastModified
-        self.url = Self.urlWithoutSecrets(url)
+        self.url = TokenRedaction.stripped(url)
+        self.cacheKey = cacheKey
+    }
+
+    /// The record of a cached object, as a push writes it.
+    public init(of object: CachedObject) {
+        self.init(
+            key: CacheKey(hex: object.key) ?? CacheKey(identity: object.cacheKey), sha256: object.sha256,
+            size: object.size, contentType: object.contentType, faststart: object.faststart, etag: object.etag,
+            lastModified: object.lastModified, url: object.url,
+            cacheKey: object.cacheKey == object.url || object.cacheKey.isEmpty ? nil : object.cacheKey)
+    }
+
+    /// A list entry that names this record's key, for fetching it without a list
+    /// (`pull` with no URLs); nil when the key was a URL with a query, which the record
+    /// does not keep.
+    public func listEntry() -> ListEntry? {
+        let entry = ListEntry(urls: [url], cacheKey: cacheKey)
+        return CacheKey(identity: entry.identity).hex == key ? entry : nil
     }
 
     private enum CodingKeys: String, CodingKey {
         case format, key, sha256, size, faststart, etag, url
+        case cacheKey = "cache_key"
         case contentType = "content_type"
         case lastModified = "last_modified"
     }
@@ -69,19 +91,6 @@ public struct TierRecord: Sendable, Codable, Equatable {
         guard CacheKey(hex: record.sha256) != nil else { throw .unreadable("its sha256 is not a SHA-256 in hex") }
         guard record.size >= 0 else { throw .unreadable("its size is negative") }
         return record
-    }
-
-    /// `url` without query and fragment (tokens), and without a login in it.
-    static func urlWithoutSecrets(_ url: String) -> String {
-        var text = Substring(url)
-        if let end = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<end] }
-        if let scheme = text.range(of: "://") {
-            let authorityEnd = text[scheme.upperBound...].firstIndex(of: "/") ?? text.endIndex
-            if let at = text[scheme.upperBound..<authorityEnd].lastIndex(of: "@") {
-                text = text[..<scheme.upperBound] + text[text.index(after: at)...]
-            }
-        }
-        return String(text)
     }
 }
 

@@ -7,7 +7,25 @@ import MediaCacheKit
 /// how it went.
 struct DownloadRun {
     let cache: CacheDirectory
-    let options: DownloadOptions
+    let engineOptions: PrefetchOptions
+    let json: Bool
+    let quiet: Bool
+    let tier: TierUse
+
+    init(cache: CacheDirectory, engineOptions: PrefetchOptions, json: Bool, quiet: Bool, tier: TierUse) {
+        self.cache = cache
+        self.engineOptions = engineOptions
+        self.json = json
+        self.quiet = quiet
+        self.tier = tier
+    }
+
+    /// `prefetch` and `resume`.
+    init(cache: CacheDirectory, options: DownloadOptions) {
+        self.init(
+            cache: cache, engineOptions: options.engineOptions, json: options.json, quiet: options.quiet,
+            tier: options.tier.use(insecure: options.insecure))
+    }
 
     /// `inputErrors`: bad list lines already reported; they make the exit code 1.
     func run(_ requests: [JobRequest], inputErrors: Int) throws {
@@ -23,18 +41,18 @@ struct DownloadRun {
         next: @escaping (_ report: @escaping (String) -> Void) -> JobRequest?, countRest: (() -> Int)?,
         inputErrors: () -> Int
     ) throws {
-        let style: EventPrinter.Style = options.json ? .json : options.quiet ? .quiet : .human
+        let style: EventPrinter.Style = json ? .json : quiet ? .quiet : .human
         let printer = EventPrinter(style: style)
-        let pushPrinter = TierPushPrinter(json: options.json, quiet: options.quiet)
+        let tierPrinter = TierPrinter(json: json, quiet: quiet, reads: true, pushes: tier.push)
         let service: DownloadService
         let pusher: TierPusher?
         do {
-            pusher = try options.tier.pusher(
-                for: cache, insecure: options.insecure, json: options.json, printer: pushPrinter)
+            let (source, tierPusher) = try tier.prepare(for: cache, json: json, printer: tierPrinter)
+            pusher = tierPusher
             var committed: (@Sendable (CachedObject) -> Void)?
             if let pusher { committed = { pusher.push($0) } }
             service = try DownloadService(
-                cache: cache, options: options.engineOptions, events: printer.handle, committed: committed)
+                cache: cache, options: engineOptions, events: printer.handle, committed: committed, tier: source)
         } catch let error as ValidationError {
             throw error
         } catch let exit as ExitCode {
@@ -43,7 +61,7 @@ struct DownloadRun {
             throw cacheUnusable(error)
         }
         pusher?.pushNoted()
-        if !options.quiet, !options.json, let warning = service.descriptorBudget.warning(limit: FileDescriptorLimit.current) {
+        if !quiet, !json, let warning = service.descriptorBudget.warning(limit: FileDescriptorLimit.current) {
             printer.note("mediacache: warning: \(warning)")
         }
         let batch = PrefetchBatch(service: service)
@@ -58,16 +76,16 @@ struct DownloadRun {
         if let pusher {
             // Uploads run behind the downloads; the run ends when they do.
             pusher.finish()
-            if !options.quiet || pushPrinter.hadFailures {
-                pushPrinter.summary(interrupted: trap.isSet)
+            if !quiet || tierPrinter.hadFailures {
+                tierPrinter.summary(interrupted: trap.isSet)
             }
         }
         let errors = inputErrors()
-        SummaryPrinter.print(summary, inputErrors: errors, json: options.json)
+        SummaryPrinter.print(summary, inputErrors: errors, json: json)
         if summary.interrupted || trap.isSet {
             throw trap.exitStatus
         }
-        let tierFailed = options.tier.required && pushPrinter.hadFailures
+        let tierFailed = tier.isRequired && tierPrinter.hadFailures
         if !summary.failed.isEmpty || errors > 0 || tierFailed { throw ExitStatus.someFailed }
     }
 }
@@ -77,7 +95,7 @@ extension DownloadRun {
     /// empty summary) and returns the exit status for it.
     func cacheUnusable(_ error: Error) -> ExitCode {
         SummaryPrinter.printRunFailure(
-            "cannot use the cache at \(cache.root): \(error)", code: "cache-unusable", json: options.json)
+            "cannot use the cache at \(cache.root): \(error)", code: "cache-unusable", json: json)
         return ExitStatus.cacheError
     }
 }

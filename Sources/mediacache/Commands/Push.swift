@@ -31,7 +31,7 @@ struct Push: ParsableCommand {
     func run() throws {
         let directory = cache.directory
         let store = try tier.store(for: directory, verifyTLS: !insecure)
-        let printer = TierPushPrinter(json: json, quiet: false)
+        let printer = TierPrinter(json: json, quiet: false)
         guard try CommandInputs.cacheExists(directory), FileManager.default.fileExists(atPath: directory.indexPath) else {
             if !names.isEmpty {
                 for name in names { printer.notCached(name) }

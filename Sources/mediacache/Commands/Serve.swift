@@ -67,14 +67,17 @@ struct Serve: ParsableCommand {
         let server: MediaServer
         let pusher: TierPusher?
         do {
-            pusher = try download.tier.pusher(
-                for: directory, insecure: download.insecure, json: download.json,
-                printer: TierPushPrinter(json: download.json, quiet: download.quiet))
+            let tier = download.tier.use(insecure: download.insecure)
+            let (source, tierPusher) = try tier.prepare(
+                for: directory, json: download.json,
+                printer: TierPrinter(json: download.json, quiet: download.quiet, reads: true, pushes: tier.push))
+            pusher = tierPusher
             pusher?.pushNoted()
             var committed: (@Sendable (CachedObject) -> Void)?
             if let pusher { committed = { pusher.push($0) } }
             service = try DownloadService(
-                cache: directory, options: download.engineOptions, events: printer.download, committed: committed)
+                cache: directory, options: download.engineOptions, events: printer.download, committed: committed,
+                tier: source)
             server = try MediaServer(service: service, host: host, port: port, log: printer.request)
         } catch let exit as ExitCode {
             throw exit

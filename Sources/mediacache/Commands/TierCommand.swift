@@ -53,6 +53,7 @@ struct TierList: ParsableCommand {
                     if let type = record.contentType { fields["content_type"] = type }
                     if let etag = record.etag { fields["etag"] = etag }
                     if let date = record.lastModified { fields["last_modified"] = date }
+                    if let cacheKey = record.cacheKey { fields["cache_key"] = cacheKey }
                     Terminal.out(JSONEvent.encode(fields))
                 } else {
                     rows.append([

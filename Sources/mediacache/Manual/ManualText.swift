@@ -99,7 +99,7 @@ enum ManualText {
                 at all. prefetch and resume print events, each with "event" and "url":
                 """),
             .list([
-                .init("started", .literal, "length, resumed_bytes, connections"),
+                .init("started", .literal, "length, resumed_bytes, connections, source (origin or tier)"),
                 .init(
                     "progress", .literal, "bytes_done, bytes_per_second, connections; at most twice a second per file"),
                 .init("moov-found", .literal, "offset, size, bytes_received"),
@@ -113,7 +113,7 @@ enum ManualText {
                     "failed", .literal,
                     """
                     code, reason. Codes: http-status, not-media, checksum-mismatch, \
-                    retries-exhausted, origin-unstable, bad-response, redirect, bad-url, tls, io.
+                    retries-exhausted, origin-unstable, bad-response, redirect, bad-url, tls, io, tier.
                     """),
                 .init("summary", .literal, "the last event: files done, failed and already cached, bytes, time"),
             ]),

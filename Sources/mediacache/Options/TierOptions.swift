@@ -50,7 +50,9 @@ struct TierLocationOptions: ParsableArguments {
     }
 }
 
-/// How `prefetch`, `resume` and `serve` use the tier.
+/// How `prefetch`, `resume` and `serve` use the tier: with a tier named (`--tier`,
+/// `MEDIACACHE_TIER`), each file is looked up there first and fetched from its copy;
+/// `--tier-push` also uploads what the run commits.
 struct TierOptions: ParsableArguments {
     @OptionGroup var location: TierLocationOptions
 
@@ -61,7 +63,7 @@ struct TierOptions: ParsableArguments {
 
     @Flag(
         name: .customLong("tier-required"),
-        help: "Fail the run (exit 1) when the tier cannot be used, instead of warning and going on.")
+        help: "Fail (exit 1) when the tier cannot be used, instead of warning and fetching from the origin.")
     var required = false
 
     func validate() throws {
@@ -71,34 +73,53 @@ struct TierOptions: ParsableArguments {
             }
             return
         }
-        // Reading from the tier comes with the download path's tier source; until then
-        // `--tier` without --tier-push would do nothing. MEDIACACHE_TIER alone is meant for
-        // every command, so it is not an error here.
-        if location.tier != nil && !push {
-            throw ValidationError(
-                "--tier on this command only uploads for now: add --tier-push to push what the run commits (reading from the tier is not built yet)")
-        }
-        if push { _ = try location.configuration() }
+        _ = try location.configuration()
     }
 
-    /// The uploader behind the downloads, with `--tier-push`. A tier that cannot be
-    /// used is one warning and the run goes on, noting what it commits for a later push;
-    /// with `--tier-required` it stops the run before it starts (exit 1).
-    func pusher(for cache: CacheDirectory, insecure: Bool, json: Bool, printer: TierPushPrinter) throws -> TierPusher? {
-        guard push else { return nil }
-        let store = try location.store(for: cache, verifyTLS: !insecure)
+    /// How this run uses the tier, for `DownloadRun`.
+    func use(insecure: Bool) -> TierUse {
+        TierUse(location: location, reads: .origin(required: required), push: push, insecure: insecure)
+    }
+}
+
+/// The tier as one run uses it: where it is, whether files are read from it (and what
+/// to fall back on), and whether commits are pushed to it.
+struct TierUse {
+    var location: TierLocationOptions
+    var reads: TierSource.Fallback
+    var push: Bool
+    var insecure: Bool
+
+    var isRequired: Bool { reads != .origin(required: false) }
+
+    /// The tier's reading and pushing sides, ready for a run (nil each when not used).
+    /// The bucket is checked first: a tier that cannot be used is one warning and the
+    /// run reads from the origin and notes what it commits for a later push; when the
+    /// tier is required, it stops the run before it starts (exit 1).
+    func prepare(for cache: CacheDirectory, json: Bool, printer: TierPrinter) throws -> (
+        source: TierSource?, pusher: TierPusher?
+    ) {
+        guard var configuration = try location.configuration(verifyTLS: !insecure) else { return (nil, nil) }
         try cache.prepare()
-        let pusher = TierPusher(store: store, objects: try ObjectStore(directory: cache), events: printer.handle)
+        let store = TierStore(client: S3Client(configuration: configuration), cacheRoot: cache.root)
+        // Each download waits for its lookup: a store that does not answer soon is not used.
+        configuration.timeout = 5
+        configuration.attempts = 2
+        let source = TierSource(
+            store: TierStore(client: S3Client(configuration: configuration), cacheRoot: cache.root), fallback: reads,
+            trouble: printer.stopped)
+        let pusher = push ? TierPusher(store: store, objects: try ObjectStore(directory: cache), events: printer.handle) : nil
         do {
             try store.client.checkBucket()
-            try store.uploader.abortAbandonedUploads(under: store.layout.objectsPrefix)
+            if push { try store.uploader.abortAbandonedUploads(under: store.layout.objectsPrefix) }
         } catch {
-            if required {
+            if isRequired {
                 SummaryPrinter.printRunFailure("the tier cannot be used: \(error)", code: "tier-unusable", json: json)
                 throw ExitStatus.someFailed
             }
-            pusher.stop(because: error)
+            source.markUnusable(error)
+            pusher?.stop(because: error)
         }
-        return pusher
+        return (source, pusher)
     }
 }

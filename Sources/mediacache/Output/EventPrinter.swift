@@ -23,12 +23,13 @@ final class EventPrinter: Sendable {
 
     private func printHuman(_ event: PrefetchEvent) {
         switch event {
-        case .started(_, let name, let length, let resumed, let connections):
+        case .started(_, let name, let length, let resumed, let connections, let source):
             let size = length.map { ByteCount.format($0) } ?? "size unknown"
+            let from = source == .tier ? " from the tier" : ""
             if resumed > 0 {
-                say("resume   \(name) at \(ByteCount.format(resumed)) of \(size)")
+                say("resume   \(name) at \(ByteCount.format(resumed)) of \(size)\(from)")
             } else {
-                say("start    \(name) (\(size), \(connections) connection\(connections == 1 ? "" : "s"))")
+                say("start    \(name) (\(size), \(connections) connection\(connections == 1 ? "" : "s")\(from))")
             }
         case .progress(let url, let name, let done, let length, let rate, let connections):
             board?.update(url: url, name: name, done: done, length: length, rate: rate, connections: connections)

@@ -6,8 +6,11 @@ enum JSONEvent {
     static func line(for event: PrefetchEvent) -> String {
         var fields: [String: Any] = [:]
         switch event {
-        case .started(let url, let name, let length, let resumed, let connections):
-            fields = ["event": "started", "url": url, "name": name, "resumed_bytes": resumed, "connections": connections]
+        case .started(let url, let name, let length, let resumed, let connections, let source):
+            fields = [
+                "event": "started", "url": url, "name": name, "resumed_bytes": resumed, "connections": connections,
+                "source": source.rawValue,
+            ]
             if let length { fields["length"] = length }
         case .progress(let url, let name, let done, let length, let rate, let connections):
             fields = [

@@ -158,8 +158,9 @@ final class SeaweedFS: @unchecked Sendable {
         return result.stdout
     }
 
-    /// Ends weed (SIGTERM, up to 10 s, then SIGKILL) and removes its data and sockets.
-    func stop() {
+    /// Ends weed (SIGTERM, up to `grace` seconds, then SIGKILL; 0: an outage, at once)
+    /// and removes its data and sockets.
+    func stop(grace: Double = 10) {
         let first = stopping.withLock {
             defer { isStopped = true }
             return !isStopped
@@ -169,9 +170,9 @@ final class SeaweedFS: @unchecked Sendable {
         try? watcherInput.fileHandleForWriting.write(contentsOf: Data("stopped\n".utf8))
         try? watcherInput.fileHandleForWriting.close()
         if process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
+            kill(process.processIdentifier, grace > 0 ? SIGTERM : SIGKILL)
             // weed's filer waits 15 s for its subscriptions to end: this gives up sooner.
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(grace)
             while process.isRunning && Date() < deadline { usleep(50_000) }
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()

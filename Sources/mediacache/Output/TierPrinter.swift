@@ -1,11 +1,15 @@
 import Foundation
 import MediaCacheKit
 
-/// What pushing to the tier prints, for `push` and `--tier-push`: a line per object
-/// (`pushed`, `in tier`, `FAILED`) on stderr, or NDJSON events on stdout, and a summary.
-final class TierPushPrinter: @unchecked Sendable {
+/// What the tier's side of a run prints: for `push` and `--tier-push` a line per object
+/// (`pushed`, `in tier`, `FAILED`) on stderr, or NDJSON events on stdout, and a summary;
+/// for every command that uses the tier, the one warning that it cannot be used.
+final class TierPrinter: @unchecked Sendable {
     private let json: Bool
     private let quiet: Bool
+    /// What the run does with the tier, for the warning that it cannot be used.
+    private let reads: Bool
+    private let pushes: Bool
     private let lock = NSLock()
     private var uploaded = 0
     private var uploadedBytes: Int64 = 0
@@ -13,9 +17,11 @@ final class TierPushPrinter: @unchecked Sendable {
     private var failed = 0
     private var stoppedReason: String?
 
-    init(json: Bool, quiet: Bool) {
+    init(json: Bool, quiet: Bool, reads: Bool = false, pushes: Bool = true) {
         self.json = json
         self.quiet = quiet
+        self.reads = reads
+        self.pushes = pushes
     }
 
     /// Some object was not pushed: it failed, was not cached, or the tier stopped.
@@ -53,8 +59,9 @@ final class TierPushPrinter: @unchecked Sendable {
         }
     }
 
-    /// The tier cannot be used at all: said once.
-    func stopped(_ error: Error) {
+    /// The tier cannot be used at all: said once, whoever finds it first (a lookup, a
+    /// download, an upload).
+    @Sendable func stopped(_ error: Error) {
         let first = lock.withLock {
             defer { if stoppedReason == nil { stoppedReason = "\(error)" } }
             return stoppedReason == nil
@@ -63,7 +70,10 @@ final class TierPushPrinter: @unchecked Sendable {
         if json {
             Terminal.out(JSONEvent.encode(["event": "tier-unusable", "reason": "\(error)"]))
         } else {
-            Terminal.err("mediacache: the tier cannot be used: \(error); what was not pushed is pushed by the next push")
+            var consequences: [String] = []
+            if reads { consequences.append("files come from the origin") }
+            if pushes { consequences.append("what was not pushed is pushed by the next push") }
+            Terminal.err((["mediacache: the tier cannot be used: \(error)"] + consequences).joined(separator: "; "))
         }
     }
 

@@ -1,0 +1,84 @@
+import Foundation
+
+/// The tier as a place downloads read from (`--tier`, `pull`): looks up each key's
+/// record, and says how to ask the store for a record's object, so a download fetches
+/// it in ranges like any origin's file.
+///
+/// The first time the tier as a whole fails (unreachable, credentials, bucket), it is
+/// reported once and not asked again in this run: every later download goes to the
+/// origin at once instead of waiting for the same failure.
+public final class TierSource: Sendable {
+    /// What to do when the tier has no usable copy of a file.
+    public enum Fallback: Sendable, Equatable {
+        /// Fetch it from the origin (`--tier`); with `required`, a tier that cannot be
+        /// used at all fails the files instead.
+        case origin(required: Bool)
+        /// Fetch nothing from the origin: `pull`.
+        case none
+    }
+
+    public let store: TierStore
+    public let fallback: Fallback
+    private let trouble: @Sendable (TierError) -> Void
+    private let unusable = LockedValue<TierError?>(nil)
+
+    /// `trouble` hears once, from any thread, that the tier as a whole cannot be used.
+    /// Record lookups use `store`'s client as configured: give it short timeouts, since
+    /// a download waits for them.
+    public init(store: TierStore, fallback: Fallback, trouble: @escaping @Sendable (TierError) -> Void) {
+        self.store = store
+        self.fallback = fallback
+        self.trouble = trouble
+    }
+
+    /// The answer for one key.
+    public enum Lookup: Sendable, Equatable {
+        case found(TierRecord)
+        /// The tier holds no record for the key.
+        case notFound
+        /// This record cannot be used (unreadable, newer format): the reason.
+        case unusableRecord(String)
+        /// The tier as a whole cannot be used in this run.
+        case tierUnusable(TierError)
+    }
+
+    /// Why the tier is not used any more in this run, if it is not.
+    public var unusableBecause: TierError? { unusable.withLock { $0 } }
+
+    /// Looks up `key`'s record. Blocks (one small GET): never call it on the transfer thread.
+    public func lookUp(_ key: CacheKey) -> Lookup {
+        if let error = unusableBecause { return .tierUnusable(error) }
+        do {
+            guard let record = try store.record(for: key) else { return .notFound }
+            return .found(record)
+        } catch {
+            if error.stopsTheTier || error.isTransient {
+                markUnusable(error)
+                return .tierUnusable(unusableBecause ?? error)
+            }
+            return .unusableRecord("\(error)")
+        }
+    }
+
+    /// The tier failed as a whole (found by a lookup or a download): not used again in
+    /// this run, and said once.
+    public func markUnusable(_ error: TierError) {
+        let first = unusable.withLock { current -> Bool in
+            guard current == nil else { return false }
+            current = error
+            return true
+        }
+        if first { trouble(error) }
+    }
+
+    /// The URL of `record`'s object and how to sign requests for it. The signing value
+    /// holds the credentials: it goes into requests, never into saved state or events.
+    func objectRequest(for record: TierRecord) -> (url: String, signing: S3Signing) {
+        (store.client.url(forKey: store.layout.objectKey(sha256: record.sha256)), store.client.bodylessSigning)
+    }
+
+    /// `s3://BUCKET/KEY` of `record`'s object, for messages.
+    public func objectName(for record: TierRecord) -> String {
+        "s3://\(store.layout.location.bucket)/\(store.layout.objectKey(sha256: record.sha256))"
+    }
+}
