@@ -96,7 +96,7 @@ enum ManualText {
                 With --json, output is JSON lines: one JSON object per line on stdout, \
                 nothing else. ls --json prints one object per cached object and status \
                 --json one per unfinished download; for an empty cache they print nothing \
-                at all. prefetch and resume print events, each with "event" and "url":
+                at all. prefetch, resume and pull print events, each with "event" and "url":
                 """),
             .list([
                 .init("started", .literal, "length, resumed_bytes, connections, source (origin or tier)"),
@@ -119,8 +119,17 @@ enum ManualText {
             ]),
             .text(
                 """
+                With a tier, before the summary: pushed (key, sha256, size, uploaded: false when \
+                the tier had it already), push-failed (reason), push-summary (uploaded, \
+                bytes_uploaded, already_in_tier, failed, tier_unusable, interrupted), and once, without url, tier-unusable \
+                (reason; the tier is not used for the rest of the run). push prints the push \
+                events alone.
+                """),
+            .text(
+                """
                 A failed event without url means the run could not start: cache-unusable \
-                (exit 3), file-limit (exit 3), bad-list (exit 2). prefetch and resume always \
+                (exit 3), file-limit (exit 3), bad-list (exit 2), tier-unusable (exit 1). \
+                prefetch and resume always \
                 end the stream with the summary, whatever the exit status, unless the command \
                 line itself (or the config file) is rejected or stdout was closed.
                 """),
