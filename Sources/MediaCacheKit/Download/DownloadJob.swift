@@ -392,11 +392,11 @@ final class DownloadJob: @unchecked Sendable {
             switch action {
             case .start(let range, let priority):
                 let fragment = startFragment(from: range.start, to: range.end)
-                fragment.isPriority = priority != nil
+                fragment.demand = priority
                 running.append(fragment)
             case .split(let index, let cut, let rate, let priority):
                 let taker = steal(from: running[index], at: cut, rate: rate)
-                taker.isPriority = priority != nil
+                taker.demand = priority
                 running.append(taker)
             }
         }

@@ -22,8 +22,13 @@ final class Fragment {
     var outcome: Outcome = .data
     /// Whether a response head was accepted as file data.
     var accepted = false
-    /// Asked for by a demand (a reader's bytes, the tail holding a late moov).
-    var isPriority = false
+    /// The demand this range was started for (a reader's bytes, the tail holding a late
+    /// moov); nil for the ordinary front-to-back fill.
+    var demand: FragmentScheduler.Demand.Priority?
+
+    /// Whether it serves a demand: the scheduler lets it be, and a late moov's hold
+    /// lasts while one runs.
+    var isPriority: Bool { demand != nil }
     /// When this transfer started, and when its first body byte arrived with `next` then:
     /// this connection's own rate is measured from there.
     let startedAt: Double

@@ -8,7 +8,7 @@ public final class ObjectVerifier {
         case notRegularFile
         case wrongSize(actual: Int64, expected: Int64)
         case wrongHash(actual: String, expected: String)
-        case unreadable(String)
+        case unreadable(SystemError)
         /// A name given on the command line that the index does not know.
         case notCached
 
@@ -93,12 +93,12 @@ public final class ObjectVerifier {
         for object in objects {
             if isCancelled() { throw CancellationError() }
             var current = object
-            var problem = check(current, isCancelled: isCancelled) { progress(done + $0, total) }
+            var problem = try check(current, isCancelled: isCancelled) { progress(done + $0, total) }
             // A concurrent commit (import --replace) may have changed the row meanwhile:
             // judge the object by its row as it is now.
             if problem != nil, let key = CacheKey(hex: object.key), let now = try index?.object(key: key), now != current {
                 current = now
-                problem = check(current, isCancelled: isCancelled) { progress(done + $0, total) }
+                problem = try check(current, isCancelled: isCancelled) { progress(done + $0, total) }
             }
             if isCancelled() { throw CancellationError() }
             done += object.size
@@ -115,7 +115,9 @@ public final class ObjectVerifier {
         return report
     }
 
-    private func check(_ object: CachedObject, isCancelled: () -> Bool, progress: (Int64) -> Void) -> Problem? {
+    /// What is wrong with `object`'s file, or nil; throws `CancellationError` once
+    /// `isCancelled` turns true (a file read part-way is judged by nobody).
+    private func check(_ object: CachedObject, isCancelled: () -> Bool, progress: (Int64) -> Void) throws -> Problem? {
         let path = directory.absolute(object.path)
         guard FileSystem.exists(path) else { return .missing }
         guard FileSystem.isRegularFile(path) else { return .notRegularFile }
@@ -133,10 +135,8 @@ public final class ObjectVerifier {
             }
             let sha256 = digest.finalizeHex()
             return sha256 == object.sha256 ? nil : .wrongHash(actual: sha256, expected: object.sha256)
-        } catch is CancellationError {
-            return .unreadable("interrupted")
-        } catch {
-            return .unreadable("\(error)")
+        } catch let error as SystemError {
+            return .unreadable(error)
         }
     }
 }
