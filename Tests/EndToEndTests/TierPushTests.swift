@@ -15,17 +15,9 @@ extension EndToEnd {
             store = try SeaweedFS.shared()
         }
 
-        /// The variables a user sets for the tier; `secret` replaces the real one.
-        func environment(secret: String? = nil) -> [String: String] {
-            [
-                "AWS_ACCESS_KEY_ID": store.accessKey, "AWS_SECRET_ACCESS_KEY": secret ?? store.secretKey,
-                "AWS_ENDPOINT_URL": store.endpoint, "AWS_REGION": store.region,
-            ]
-        }
-
         func run(_ harness: Harness, _ arguments: [String], secret: String? = nil) throws -> RunResult {
             try MediaCacheProcess.run(
-                arguments + ["--cache-dir", harness.scratch.cache], environment: environment(secret: secret), timeout: 120)
+                arguments + ["--cache-dir", harness.scratch.cache], environment: store.environment(secret: secret), timeout: 120)
         }
 
         func serveFiles(_ sizes: [Int], seed: UInt64) -> [(url: String, bytes: [UInt8])] {
@@ -148,7 +140,7 @@ extension EndToEnd {
             let file = serveFiles([300_000], seed: 980)[0]
             let machine = Harness()
             let server = try ServeFixture(
-                cache: machine.scratch.cache, ["--tier", tier, "--tier-push"], environment: environment())
+                cache: machine.scratch.cache, ["--tier", tier, "--tier-push"], environment: store.environment())
             defer { _ = server.stop() }
             let local = try server.localURL(file.url)
             let played = try CurlResponse.fetch(local)

@@ -15,27 +15,16 @@ extension EndToEnd {
             store = try SeaweedFS.shared()
         }
 
-        static func environment(_ store: SeaweedFS) -> [String: String] {
-            [
-                "AWS_ACCESS_KEY_ID": store.accessKey, "AWS_SECRET_ACCESS_KEY": store.secretKey,
-                "AWS_ENDPOINT_URL": store.endpoint, "AWS_REGION": store.region,
-            ]
-        }
-
-        func run(_ machine: Harness, _ arguments: [String], store: SeaweedFS? = nil, timeout: Double = 120) throws
-            -> RunResult
-        {
+        func run(_ machine: Harness, _ arguments: [String], timeout: Double = 120) throws -> RunResult {
             try MediaCacheProcess.run(
-                arguments + ["--cache-dir", machine.scratch.cache], environment: Self.environment(store ?? self.store),
-                timeout: timeout)
+                arguments + ["--cache-dir", machine.scratch.cache], environment: store.environment(), timeout: timeout)
         }
 
-        func start(_ machine: Harness, _ arguments: [String], store: SeaweedFS? = nil) throws -> MediaCacheProcess.Running {
-            try MediaCacheProcess.start(
-                arguments + ["--cache-dir", machine.scratch.cache], environment: Self.environment(store ?? self.store))
+        func start(_ machine: Harness, _ arguments: [String]) throws -> MediaCacheProcess.Running {
+            try MediaCacheProcess.start(arguments + ["--cache-dir", machine.scratch.cache], environment: store.environment())
         }
 
-        /// Random files on the origin, paced when `bytesPerSecond` is given.
+        /// Random files on the origin.
         func serveFiles(_ sizes: [Int], seed: UInt64) -> [(url: String, path: String, bytes: [UInt8])] {
             sizes.enumerated().map { index, size in
                 let path = "/r\(seed)-\(index).bin"
@@ -140,7 +129,7 @@ extension EndToEnd {
             origin.clearLog()
 
             let b = Harness()
-            let server = try ServeFixture(cache: b.scratch.cache, ["--tier", tier], environment: Self.environment(store))
+            let server = try ServeFixture(cache: b.scratch.cache, ["--tier", tier], environment: store.environment())
             let local = try server.localURL(movie.url)
             let range = try CurlResponse.fetch(local, ["-r", "1000-1999"])
             #expect(range.status == 206)
@@ -276,7 +265,7 @@ extension EndToEnd {
                 return (url: origin.url("/o\(index).bin"), bytes: bytes)
             }
             let text = files.map(\.url).joined(separator: "\n")
-            let environment = TierRead.environment(store)
+            let environment = store.environment()
             let a = Harness()
             let pushed = try MediaCacheProcess.run(
                 ["prefetch", a.scratch.write("list.txt", text), "--tier", tier, "--tier-push", "--cache-dir", a.scratch.cache],

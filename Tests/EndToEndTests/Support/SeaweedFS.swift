@@ -132,6 +132,14 @@ final class SeaweedFS: @unchecked Sendable {
             reason: "the S3 gateway did not answer within \(Int(timeout)) s (last status \(last))", log: logTail())
     }
 
+    /// The variables a user sets for this store (`secret` replaces the real one).
+    func environment(secret: String? = nil) -> [String: String] {
+        [
+            "AWS_ACCESS_KEY_ID": accessKey, "AWS_SECRET_ACCESS_KEY": secret ?? secretKey,
+            "AWS_ENDPOINT_URL": endpoint, "AWS_REGION": region,
+        ]
+    }
+
     /// Creates a bucket with a fresh name and returns the name.
     func makeBucket() throws -> String {
         let name = "t-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
