@@ -52,8 +52,9 @@ extension DownloadJob {
                 fail(JobFailure(.tier, "the tier cannot be used: \(error)"), keepPartial: true)
                 return
             }
-            // Said once for the run by the tier source.
-            declineTier(nil, in: tier)
+            // Said once for the run by the tier source; a file half-read from it says why
+            // it starts again.
+            declineTier(state.tier == nil ? nil : "the tier cannot be used", in: tier)
         }
     }
 
