@@ -56,9 +56,7 @@ extension EndToEnd {
                 let record = try #require(records.first { $0["url"] as? String == file.url }, "no record for \(file.url)")
                 #expect((record["size"] as? NSNumber)?.intValue == file.bytes.count)
                 let sha = try #require(record["sha256"] as? String)
-                let digest = Digest(.sha256)
-                digest.update(file.bytes)
-                #expect(sha == digest.finalizeHex())
+                #expect(sha == Digest.sha256Hex(file.bytes))
                 let stored = try client.getObject("fleet/objects/\(sha)", maxBytes: 32 << 20)
                 #expect(stored == file.bytes, "the tier's object for \(file.url) is not the cached bytes")
             }

@@ -50,12 +50,6 @@ extension EndToEnd {
             TierPush.jsonLines(text).filter { $0["event"] as? String == name }
         }
 
-        static func sha256(_ bytes: [UInt8]) -> String {
-            let digest = Digest(.sha256)
-            digest.update(bytes)
-            return digest.finalizeHex()
-        }
-
         /// Machine A fetches a list from the origin and pushes it; machine B, given the
         /// same list and the tier, gets every object from the tier: the origin sees no
         /// request from B, B's objects are A's bytes (the movie relocated, as A stored
@@ -101,7 +95,7 @@ extension EndToEnd {
             let a = Harness()
             #expect(try run(a, ["prefetch", a.scratch.write("list.txt", file.url), "--tier", tier, "--tier-push"]).status == 0)
             let client = try store.client(bucket: bucket, prefix: "damaged")
-            let objectKey = "damaged/objects/" + Self.sha256(file.bytes)
+            let objectKey = "damaged/objects/" + Digest.sha256Hex(file.bytes)
             var damaged = try #require(try client.getObject(objectKey, maxBytes: 8 << 20))
             damaged[1_000_000] ^= 0x40
             try client.putObject(objectKey, bytes: damaged)
@@ -134,7 +128,7 @@ extension EndToEnd {
             let range = try CurlResponse.fetch(local, ["-r", "1000-1999"])
             #expect(range.status == 206)
             #expect(range.body == Array(stored[1000..<2000]))
-            #expect(range.headers["etag"] == "\"\(Self.sha256(stored).prefix(32))\"", "\(range.headers)")
+            #expect(range.headers["etag"] == "\"\(Digest.sha256Hex(stored).prefix(32))\"", "\(range.headers)")
             let whole = try CurlResponse.fetch(local)
             #expect(whole.status == 200 && whole.body == stored)
             #expect(Harness.waitUntil(timeout: 10) { (try? b.cachedBytes(movie.url)) == stored }, "the copy was not cached")
@@ -225,7 +219,7 @@ extension EndToEnd {
             let machine = Harness()
             #expect(try machine.run(["prefetch", machine.scratch.write("list.txt", file.url)], timeout: 120).status == 0)
             let client = try store.client(bucket: bucket, prefix: "parts")
-            let sha = Self.sha256(file.bytes)
+            let sha = Digest.sha256Hex(file.bytes)
             let uploadState = machine.scratch.cache + "/tier/uploads/\(sha).json"
 
             let running = try start(machine, ["push", "--tier", tier])
@@ -245,7 +239,7 @@ extension EndToEnd {
             #expect(try client.listMultipartUploads(prefix: "parts/").isEmpty, "an incomplete upload was left")
             #expect(try client.headObject("parts/objects/\(sha)")?.size == Int64(file.bytes.count))
             let stored = try client.getObject("parts/objects/\(sha)", maxBytes: 100 << 20)
-            #expect(stored.map(Self.sha256) == sha)
+            #expect(stored.map(Digest.sha256Hex) == sha)
             #expect(!FileManager.default.fileExists(atPath: uploadState))
         }
     }
@@ -281,7 +275,7 @@ extension EndToEnd {
             let result = running.wait(timeout: 90)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("from the origin"), "\(result.stderr)")
-            #expect(result.stderr.components(separatedBy: "the tier cannot be used").count <= 2, "\(result.stderr)")
+            #expect(result.stderr.components(separatedBy: "the tier cannot be used").count == 2, "one warning: \(result.stderr)")
             for file in files { #expect(try b.cachedBytes(file.url) == file.bytes) }
 
             let c = Harness()

@@ -116,7 +116,7 @@ extension EndToEnd {
             let file = scratch.writeBytes("object", bytes)
             let key = CacheKey(identity: "https://cdn.example/small.mp4")
             let record = TierRecord(
-                key: key, sha256: sha256(bytes), size: Int64(bytes.count), contentType: "video/mp4",
+                key: key, sha256: Digest.sha256Hex(bytes), size: Int64(bytes.count), contentType: "video/mp4",
                 faststart: .original, etag: "\"v1\"", lastModified: nil, url: "https://cdn.example/small.mp4?token=t0k3n")
             let tier = TierStore(client: client, cacheRoot: scratch.cache)
             #expect(try tier.record(for: key) == nil)
@@ -142,111 +142,65 @@ extension EndToEnd {
         }
 
         @Test func aLargeObjectGoesUpInParallelParts() throws {
-            let store = try SeaweedFS.shared()
-            let client = try store.client(bucket: try store.makeBucket(), prefix: "fleet")
-            let scratch = Scratch()
-            let bytes = TestBytes.make(21 << 20 + 12345, seed: 5)
-            let file = scratch.writeBytes("object", bytes)
+            let scene = try UploadScene(size: 21 << 20 + 12345, seed: 5)
             let parts = PartCounter()
-            let uploader = TierUploader(
-                client: client, stateDirectory: scratch.cache + "/tier/uploads", settings: Self.smallParts,
-                partUploaded: { _ in parts.add() })
-            let key = "fleet/objects/" + sha256(bytes)
-            try uploader.upload(file: file, size: Int64(bytes.count), sha256: sha256(bytes), to: key)
+            try scene.uploader(Self.smallParts, partUploaded: { _ in parts.add() }).upload(scene)
 
             #expect(parts.count == 5, "21 MiB and a bit in 5 MiB parts")
-            let stored = try #require(try client.getObject(key, maxBytes: 32 << 20))
-            #expect(sha256(stored) == sha256(bytes))
-            #expect(try client.listMultipartUploads(prefix: "fleet/").isEmpty)
-            #expect(FileSystem.contentsOfDirectory(scratch.cache + "/tier/uploads").filter { $0.hasSuffix(".json") }.isEmpty)
+            let stored = try #require(try scene.client.getObject(scene.key, maxBytes: 32 << 20))
+            #expect(Digest.sha256Hex(stored) == scene.hash)
+            #expect(try scene.client.listMultipartUploads(prefix: "fleet/").isEmpty)
+            #expect(FileSystem.contentsOfDirectory(scene.states).filter { $0.hasSuffix(".json") }.isEmpty)
         }
 
         @Test func anInterruptedMultipartUploadIsResumedByTheNextUploader() throws {
-            let store = try SeaweedFS.shared()
-            let client = try store.client(bucket: try store.makeBucket(), prefix: "fleet")
-            let scratch = Scratch()
-            let bytes = TestBytes.make(30 << 20, seed: 6)
-            let file = scratch.writeBytes("object", bytes)
-            let hash = sha256(bytes)
-            let key = "fleet/objects/" + hash
-            let states = scratch.cache + "/tier/uploads"
+            let scene = try UploadScene(size: 30 << 20, seed: 6)
+            let client = scene.client
 
             // The first run stops after two of six parts, as a killed one would.
-            let first = UploaderBox()
-            first.uploader = TierUploader(
-                client: client, stateDirectory: states, settings: Self.smallParts,
-                partUploaded: { done in if done >= 2 { first.uploader?.cancel() } })
-            #expect(throws: TierError.cancelled) {
-                try first.uploader!.upload(file: file, size: Int64(bytes.count), sha256: hash, to: key)
-            }
+            try scene.interruptedUpload(Self.smallParts, afterParts: 2)
             let pending = try client.listMultipartUploads(prefix: "fleet/")
             #expect(pending.count == 1)
-            let saved = try String(contentsOfFile: states + "/\(hash).json", encoding: .utf8)
+            let saved = try String(contentsOfFile: scene.states + "/\(scene.hash).json", encoding: .utf8)
             #expect(saved.contains(pending[0].uploadID))
-            #expect(!saved.contains(store.secretKey))
-            let held = try #require(try client.listParts(key, uploadID: pending[0].uploadID))
+            #expect(!saved.contains(scene.store.secretKey))
+            let held = try #require(try client.listParts(scene.key, uploadID: pending[0].uploadID))
             #expect(held.count >= 2)
-            #expect(try client.headObject(key) == nil, "no object before the upload completes")
+            #expect(try client.headObject(scene.key) == nil, "no object before the upload completes")
 
             // A new uploader resumes that upload: only the missing parts go up again.
             let sent = PartCounter()
-            let second = TierUploader(
-                client: client, stateDirectory: states, settings: Self.smallParts, partUploaded: { _ in sent.add() })
-            try second.upload(file: file, size: Int64(bytes.count), sha256: hash, to: key)
+            try scene.uploader(Self.smallParts, partUploaded: { _ in sent.add() }).upload(scene)
             #expect(sent.count == 6 - held.count)
-            let stored = try #require(try client.getObject(key, maxBytes: 32 << 20))
-            #expect(sha256(stored) == hash)
+            let stored = try #require(try client.getObject(scene.key, maxBytes: 32 << 20))
+            #expect(Digest.sha256Hex(stored) == scene.hash)
             #expect(try client.listMultipartUploads(prefix: "fleet/").isEmpty)
-            #expect(!FileSystem.exists(states + "/\(hash).json"))
+            #expect(!FileSystem.exists(scene.states + "/\(scene.hash).json"))
         }
 
         @Test func aSavedUploadThatCannotBeResumedIsAbortedNotLeftBehind() throws {
-            let store = try SeaweedFS.shared()
-            let client = try store.client(bucket: try store.makeBucket(), prefix: "fleet")
-            let scratch = Scratch()
-            let bytes = TestBytes.make(12 << 20, seed: 9)
-            let file = scratch.writeBytes("object", bytes)
-            let hash = sha256(bytes)
-            let key = "fleet/objects/" + hash
-            let states = scratch.cache + "/tier/uploads"
-            let box = UploaderBox()
-            box.uploader = TierUploader(
-                client: client, stateDirectory: states, settings: Self.onePartAtATime,
-                partUploaded: { _ in box.uploader?.cancel() })
-            #expect(throws: TierError.cancelled) {
-                try box.uploader!.upload(file: file, size: Int64(bytes.count), sha256: hash, to: key)
-            }
+            let scene = try UploadScene(size: 12 << 20, seed: 9)
+            let (client, key, hash) = (scene.client, scene.key, scene.hash)
+            try scene.interruptedUpload(Self.onePartAtATime, afterParts: 1)
             let first = try #require(try client.listMultipartUploads(prefix: "fleet/").first)
 
             // Parts of another size cannot continue those: that upload is aborted.
             var larger = Self.smallParts
             larger.partSize = 6 << 20
-            try TierUploader(client: client, stateDirectory: states, settings: larger)
-                .upload(file: file, size: Int64(bytes.count), sha256: hash, to: key)
+            try scene.uploader(larger).upload(scene)
             #expect(try client.listParts(key, uploadID: first.uploadID) == nil)
             #expect(try client.listMultipartUploads(prefix: "fleet/").isEmpty)
-            #expect(sha256(try #require(try client.getObject(key, maxBytes: 16 << 20))) == hash)
+            #expect(Digest.sha256Hex(try #require(try client.getObject(key, maxBytes: 16 << 20))) == hash)
         }
 
         @Test func onlyUnknownUploadsOlderThanADayAreAborted() throws {
-            let store = try SeaweedFS.shared()
-            let client = try store.client(bucket: try store.makeBucket(), prefix: "fleet")
-            let scratch = Scratch()
-            let bytes = TestBytes.make(11 << 20, seed: 7)
-            let file = scratch.writeBytes("object", bytes)
-            let hash = sha256(bytes)
-            let states = scratch.cache + "/tier/uploads"
-            let box = UploaderBox()
-            box.uploader = TierUploader(
-                client: client, stateDirectory: states, settings: Self.onePartAtATime,
-                partUploaded: { _ in box.uploader?.cancel() })
-            #expect(throws: TierError.cancelled) {
-                try box.uploader!.upload(file: file, size: Int64(bytes.count), sha256: hash, to: "fleet/objects/" + hash)
-            }
+            let scene = try UploadScene(size: 11 << 20, seed: 7)
+            let (client, hash, states) = (scene.client, scene.hash, scene.states)
+            try scene.interruptedUpload(Self.onePartAtATime, afterParts: 1)
             // Another machine's, or one whose cache is gone: no state here names it.
             let stray = try client.createMultipartUpload("fleet/objects/stray")
 
-            let janitor = TierUploader(client: client, stateDirectory: states, settings: Self.smallParts)
+            let janitor = scene.uploader(Self.smallParts)
             #expect(try janitor.abortAbandonedUploads(under: "fleet/").isEmpty, "both began just now")
             let aborted = try janitor.abortAbandonedUploads(under: "fleet/", now: Date().addingTimeInterval(2 * 86400))
             #expect(aborted.map(\.uploadID) == [stray])
@@ -266,7 +220,7 @@ extension EndToEnd {
             let bytes = TestBytes.make(7 << 20, seed: 8)
             let file = scratch.writeBytes("object", bytes)
             let record = TierRecord(
-                key: CacheKey(identity: "u"), sha256: sha256(bytes), size: Int64(bytes.count), contentType: nil,
+                key: CacheKey(identity: "u"), sha256: Digest.sha256Hex(bytes), size: Int64(bytes.count), contentType: nil,
                 faststart: .notMP4, etag: nil, lastModified: nil, url: "https://cdn.example/u")
             let tier = TierStore(client: client, cacheRoot: scratch.cache, uploadSettings: Self.smallParts)
             let error = try #require(throws: TierError.self) { try tier.publish(objectAt: file, record: record) }
@@ -300,12 +254,6 @@ extension EndToEnd {
     }
 }
 
-private func sha256(_ bytes: [UInt8]) -> String {
-    let digest = Digest(.sha256)
-    digest.update(bytes)
-    return digest.finalizeHex()
-}
-
 /// Counts calls from the uploader's part threads.
 private final class PartCounter: @unchecked Sendable {
     private let lock = NSLock()
@@ -317,6 +265,48 @@ private final class PartCounter: @unchecked Sendable {
 /// Lets an uploader's own progress callback reach the uploader (to cancel it).
 private final class UploaderBox: @unchecked Sendable {
     var uploader: TierUploader?
+}
+
+/// One multipart upload's setting: a fresh bucket on the shared SeaweedFS, a file of
+/// random bytes to upload under `fleet/objects/<sha256>`, and a cache's state directory.
+private struct UploadScene {
+    let store: SeaweedFS
+    let client: S3Client
+    /// Holds the file and states (removed with it).
+    let scratch = Scratch()
+    let bytes: [UInt8]
+    let file: String
+    let hash: String
+    let key: String
+    let states: String
+
+    init(size: Int, seed: UInt64) throws {
+        store = try SeaweedFS.shared()
+        client = try store.client(bucket: try store.makeBucket(), prefix: "fleet")
+        bytes = TestBytes.make(size, seed: seed)
+        file = scratch.writeBytes("object", bytes)
+        hash = Digest.sha256Hex(bytes)
+        key = "fleet/objects/" + hash
+        states = scratch.cache + "/tier/uploads"
+    }
+
+    func uploader(_ settings: TierUploader.Settings, partUploaded: (@Sendable (Int) -> Void)? = nil) -> TierUploader {
+        TierUploader(client: client, stateDirectory: states, settings: settings, partUploaded: partUploaded)
+    }
+
+    /// An upload stopped once `afterParts` parts are confirmed, as a killed run leaves it.
+    func interruptedUpload(_ settings: TierUploader.Settings, afterParts: Int) throws {
+        let box = UploaderBox()
+        box.uploader = uploader(settings, partUploaded: { done in if done >= afterParts { box.uploader?.cancel() } })
+        #expect(throws: TierError.cancelled) { try box.uploader!.upload(self) }
+    }
+}
+
+extension TierUploader {
+    /// Uploads the scene's file to its key.
+    fileprivate func upload(_ scene: UploadScene) throws {
+        try upload(file: scene.file, size: Int64(scene.bytes.count), sha256: scene.hash, to: scene.key)
+    }
 }
 
 extension SeaweedFS {

@@ -49,11 +49,9 @@ public final class S3Client: Sendable {
     /// Stores `bytes` as `key`; returns the new object's ETag.
     @discardableResult
     public func putObject(_ key: String, bytes: [UInt8], contentType: String? = nil) throws(TierError) -> String {
-        let digest = Digest(.sha256)
-        digest.update(bytes)
         let response = try send(
             "put", method: .put, key: key, headers: contentTypeHeader(contentType), body: .bytes(bytes),
-            payloadHash: digest.finalizeHex())
+            payloadHash: Digest.sha256Hex(bytes))
         return response.head.value("etag") ?? ""
     }
 
@@ -140,11 +138,9 @@ public final class S3Client: Sendable {
         -> String
     {
         let body = Self.completionDocument(parts.sorted { $0.number < $1.number })
-        let digest = Digest(.sha256)
-        digest.update(body)
         let response = try send(
             "complete upload", method: .post, key: key, query: [("uploadId", uploadID)],
-            headers: ["Content-Type: application/xml"], body: .bytes(body), payloadHash: digest.finalizeHex())
+            headers: ["Content-Type: application/xml"], body: .bytes(body), payloadHash: Digest.sha256Hex(body))
         // S3 may answer 200 and still fail: the error is then the body.
         let root = try xml(response, "complete upload", target(key))
         if let error = S3Answers.error(root) {

@@ -54,8 +54,12 @@ final class Digest {
     }
 
     static func sha256Hex(_ string: String) -> String {
+        sha256Hex(Array(string.utf8))
+    }
+
+    static func sha256Hex(_ bytes: [UInt8]) -> String {
         let digest = Digest(.sha256)
-        digest.update(Array(string.utf8))
+        digest.update(bytes)
         return digest.finalizeHex()
     }
 }
