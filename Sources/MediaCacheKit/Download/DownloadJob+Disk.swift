@@ -4,9 +4,14 @@ import Foundation
 /// handing the finished file to the committer.
 extension DownloadJob {
     /// Empties and reserves the data file for a new download of `length` bytes (when
-    /// `fresh`); false, and the job failed, when the disk refused.
+    /// `fresh`); false when the bytes cannot go there: the disk refused (the job failed),
+    /// or a copy from the tier is not as long as its record says (the origin is asked).
     func prepareDataFile(length: Int64?, fresh: Bool) -> Bool {
         loop.assertOnLoop()
+        if let record = state.tier, length != record.size {
+            tierCopyFailed("the store has \(length.map(String.init) ?? "an unknown number of") bytes, its record says \(record.size)")
+            return false
+        }
         guard fresh, partial.dataFile != nil else { return true }
         // New contents: no journal record of the old ones may ever vouch for them, and
         // no reader of the old ones may read on into them.

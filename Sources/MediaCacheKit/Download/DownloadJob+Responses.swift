@@ -21,7 +21,7 @@ extension DownloadJob: HTTPTransferDelegate {
             let fresh = state.completed.isEmpty
             state.validators = check.incoming
             state.rangesSupported = rangesSupported
-            guard copyMatchesRecord(length: total), prepareDataFile(length: total, fresh: fresh) else { return false }
+            guard prepareDataFile(length: total, fresh: fresh) else { return false }
             let gapEnd = state.completed.gaps(within: ByteRange(0, total)).first?.end ?? total
             fragment.end = fragment.end.map { min($0, gapEnd) } ?? gapEnd
             fragment.responseEnd = responseEnd
@@ -34,7 +34,7 @@ extension DownloadJob: HTTPTransferDelegate {
             }
             state.validators = check.incoming
             state.rangesSupported = rangesSupported
-            guard copyMatchesRecord(length: length), prepareDataFile(length: length, fresh: true) else { return false }
+            guard prepareDataFile(length: length, fresh: true) else { return false }
             fragment.next = 0
             fragment.compareUntil = 0
             fragment.end = length
@@ -45,7 +45,7 @@ extension DownloadJob: HTTPTransferDelegate {
             fragment.accepted = true
         case .emptyFile(let validators):
             state.validators = validators
-            guard copyMatchesRecord(length: 0), prepareDataFile(length: 0, fresh: true) else { return false }
+            guard prepareDataFile(length: 0, fresh: true) else { return false }
             fragment.outcome = .data
             fragment.accepted = false
             fragment.end = 0
@@ -84,14 +84,6 @@ extension DownloadJob: HTTPTransferDelegate {
     /// A copy from the tier is checked by its hash, and text in it is the file's: no
     /// guessing at error pages.
     private var sniffsNothing: Bool { state.tier != nil }
-
-    /// Whether a copy from the tier has the length its record says (always true for
-    /// the origin); when not, the origin is asked instead.
-    private func copyMatchesRecord(length: Int64?) -> Bool {
-        guard let record = state.tier, length != record.size else { return true }
-        tierCopyFailed("the store has \(length.map(String.init) ?? "an unknown number of") bytes, its record says \(record.size)")
-        return false
-    }
 
     /// The probe's head is accepted as the file: what it says becomes the state, and the
     /// fetch begins.
