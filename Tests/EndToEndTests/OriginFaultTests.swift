@@ -77,6 +77,24 @@ extension EndToEnd {
             #expect(try harness.cachedBytes(origin.url("/f.mp4")) == bytes)
         }
 
+        /// A response that stops short of its range's last bytes while the other
+        /// connections are done: a fresh request asks for just that tail, long before
+        /// `--timeout`.
+        @Test func aStalledTailIsAskedForAgain() throws {
+            var faults = Faults()
+            faults.stallAfterBytes = 500_000
+            serve(faults, path: "/tail.bin")
+            // The probe asks for 1 MiB, is trimmed to [0, 512 KiB) and stalls 24,288 bytes short.
+            let url = origin.url("/tail.bin")
+            let result = try harness.prefetch(list: url, ["-x", "4", "--min-fragment", "512K"], timeout: 30)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try harness.cachedBytes(url) == bytes)
+            let ranges = origin.requests(for: "/tail.bin").compactMap(\.range)
+            #expect(ranges.first == 0...(1 << 20) - 1, "\(ranges)")
+            #expect(ranges.contains(500_000...(512 << 10) - 1), "\(ranges)")
+            #expect(result.seconds < 10, "took \(result.seconds) s")
+        }
+
         @Test func redirectToAnotherHostDropsCustomHeaders() throws {
             let other = try TestOrigin(host: "localhost")
             other.serve("/real.mp4", Resource(bytes, contentType: "video/mp4"))

@@ -161,6 +161,24 @@ struct FragmentSchedulerTests {
         #expect(!result.holdOthers)
     }
 
+    /// A range with much left may pause (a throttling server's bursts), and so may a
+    /// response that ends where the range does; a short tail of a response that goes on
+    /// past it is asked for again after two request latencies.
+    @Test func aStalledTailOfALongerResponseIsGivenUpSooner() {
+        func seconds(_ remaining: Int64?, goesOn: Bool = true, latency: Double? = 0.01) -> Double {
+            FragmentScheduler.stallSeconds(remaining: remaining, responseGoesOn: goesOn, requestSeconds: latency)
+        }
+        let soon = FragmentScheduler.soon
+        #expect(seconds(8 * MiB) == 0.25)
+        #expect(seconds(nil) == 0.25)
+        #expect(seconds(8 * MiB, latency: 0.2) == 0.8)
+        #expect(seconds(soon + 1) == 0.25)
+        #expect(seconds(soon) == 0.05)
+        #expect(seconds(soon, goesOn: false) == 0.25)
+        #expect(seconds(1696, latency: nil) == 0.1)
+        #expect(seconds(1696, latency: 0.2) == 0.4)
+    }
+
     @Test func pieceSizeNeverFallsBelowMinFragment() {
         #expect(scheduler.pieceSize(of: 64 * MiB) == 2 * MiB)
         #expect(scheduler.pieceSize(of: 4 * MiB) == 1 * MiB)

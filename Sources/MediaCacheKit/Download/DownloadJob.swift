@@ -410,18 +410,24 @@ final class DownloadJob: @unchecked Sendable {
         guard plan.idleConnections > 0, !fragments.isEmpty else { return }
         // Connections sit idle while ranges still run. A connection that has stopped
         // delivering (a throttling server that sends in bursts, a stalling one) gives its
-        // range to a fresh request; meanwhile, look again shortly.
-        let stallLimit = max(0.25, 4 * (requestLatency ?? 0.05))
-        let stalled = fragments.values.filter {
+        // range to a fresh request; meanwhile, look again when the next one would count
+        // as stalled.
+        let watched = fragments.values.filter {
             $0.accepted && $0.firstByte != nil && $0.next >= $0.compareUntil && ($0.remaining ?? 0) > 0
-                && $0.secondsIdle(now: now) > stallLimit
         }
+        let stallsAt = watched.map {
+            now - $0.secondsIdle(now: now)
+                + FragmentScheduler.stallSeconds(
+                    remaining: $0.remaining, responseGoesOn: $0.isCutShort, requestSeconds: requestLatency)
+        }
+        let stalled = zip(watched, stallsAt).filter { $0.1 < now }.map(\.0)
         if let victim = stalled.max(by: { ($0.remaining ?? 0) < ($1.remaining ?? 0) }) {
             loop.cancel(victim.transfer)
             fragments.removeValue(forKey: ObjectIdentifier(victim.transfer))
             return fillConnections()
         }
-        scheduleWake(at: now + 0.1)
+        let nextStall = stallsAt.min() ?? .infinity
+        scheduleWake(at: min(max(nextStall, now + 0.01), now + 0.1))
     }
 
     /// A free connection takes `[cut, end)` of `victim`'s range; its rate is assumed to

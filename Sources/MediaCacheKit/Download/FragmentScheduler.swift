@@ -84,6 +84,23 @@ struct FragmentScheduler {
     /// How far ahead of a running range's next byte an offset counts as arriving soon.
     static let soon: Int64 = 256 * 1024
 
+    /// How long a running range may deliver nothing before a free connection asks for
+    /// what it still lacks: four request latencies and at least a quarter second, as a
+    /// throttling server's pauses between bursts are not stalls.
+    ///
+    /// Sooner for a tail of at most `soon` bytes whose response goes on past it (a range
+    /// cut for another connection, a probe trimmed to one piece): the server flushes its
+    /// last partial segment when a response ends, not at our cut, and may hold it back
+    /// (nginx's `tcp_nopush` between `limit_rate` bursts, for 200 ms) while every other
+    /// connection waits. A fresh request brings such a tail with its first byte, so two
+    /// latencies (at least 50 ms) are enough; its own response ends at the tail's end,
+    /// so a range is asked for again this way at most once.
+    static func stallSeconds(remaining: Int64?, responseGoesOn: Bool, requestSeconds: Double?) -> Double {
+        let latency = requestSeconds ?? 0.05
+        guard responseGoesOn, let remaining, remaining <= soon else { return max(0.25, 4 * latency) }
+        return max(0.05, 2 * latency)
+    }
+
     /// The most a connection is given at once: the file fills front to back in pieces
     /// that keep every connection busy to the end, never below `--min-fragment`.
     func pieceSize(of length: Int64) -> Int64 {
