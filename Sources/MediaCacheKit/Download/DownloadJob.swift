@@ -414,19 +414,15 @@ final class DownloadJob: @unchecked Sendable {
         // as stalled.
         let watched = fragments.values.filter {
             $0.accepted && $0.firstByte != nil && $0.next >= $0.compareUntil && ($0.remaining ?? 0) > 0
-        }
-        let stallsAt = watched.map {
-            now - $0.secondsIdle(now: now)
-                + FragmentScheduler.stallSeconds(
-                    remaining: $0.remaining, responseGoesOn: $0.isCutShort, requestSeconds: requestLatency)
-        }
-        let stalled = zip(watched, stallsAt).filter { $0.1 < now }.map(\.0)
-        if let victim = stalled.max(by: { ($0.remaining ?? 0) < ($1.remaining ?? 0) }) {
+        }.map { (fragment: $0, stallsAt: $0.stallsAt(now: now, requestSeconds: requestLatency)) }
+        if let victim = watched.filter({ $0.stallsAt < now }).map(\.fragment)
+            .max(by: { ($0.remaining ?? 0) < ($1.remaining ?? 0) })
+        {
             loop.cancel(victim.transfer)
             fragments.removeValue(forKey: ObjectIdentifier(victim.transfer))
             return fillConnections()
         }
-        let nextStall = stallsAt.min() ?? .infinity
+        let nextStall = watched.map(\.stallsAt).min() ?? .infinity
         scheduleWake(at: min(max(nextStall, now + 0.01), now + 0.1))
     }
 

@@ -78,6 +78,13 @@ final class Fragment {
         return now - max(lastByteAt ?? startedAt, transfer.releasedAt ?? 0)
     }
 
+    /// When this range counts as stalled if nothing arrives before then (see
+    /// `FragmentScheduler.stallSeconds`).
+    func stallsAt(now: Double, requestSeconds: Double?) -> Double {
+        now - secondsIdle(now: now)
+            + FragmentScheduler.stallSeconds(remaining: remaining, responseGoesOn: isCutShort, requestSeconds: requestSeconds)
+    }
+
     /// Bytes per second this connection delivers: measured once it has run a moment,
     /// else the rate it inherited, else unknown.
     func bytesPerSecond(now: Double) -> Double? {
