@@ -188,7 +188,7 @@ _mediacache_prefetch() {
     repeating_flags=()
     non_repeating_flags=(--no-config -k --insecure --netrc --tier-push --tier-required --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(--shard --cache-dir --config -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint)
+    non_repeating_options=(--shard --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
@@ -211,6 +211,9 @@ _mediacache_prefetch() {
         return
         ;;
     '--min-fragment')
+        return
+        ;;
+    '--max-stream-size')
         return
         ;;
     '-H'|'--header')
@@ -275,7 +278,7 @@ _mediacache_resume() {
     repeating_flags=()
     non_repeating_flags=(--no-config -k --insecure --netrc --tier-push --tier-required --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(--cache-dir --config -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint)
+    non_repeating_options=(--cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint)
     __mediacache_offer_flags_options 0
 
     # Offer option value completions
@@ -295,6 +298,9 @@ _mediacache_resume() {
         return
         ;;
     '--min-fragment')
+        return
+        ;;
+    '--max-stream-size')
         return
         ;;
     '-H'|'--header')
@@ -616,9 +622,9 @@ _mediacache_bundle-info() {
 
 _mediacache_serve() {
     repeating_flags=()
-    non_repeating_flags=(--no-config -k --insecure --netrc --tier-push --tier-required --no-faststart --json -q --quiet --version -h --help)
+    non_repeating_flags=(--allow-remote --no-config -k --insecure --netrc --tier-push --tier-required --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(--listen --cache-dir --config -j --jobs -x --connections --min-fragment --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint)
+    non_repeating_options=(--listen --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
@@ -641,6 +647,9 @@ _mediacache_serve() {
         return
         ;;
     '--min-fragment')
+        return
+        ;;
+    '--max-stream-size')
         return
         ;;
     '-H'|'--header')

@@ -4,13 +4,18 @@ import Hummingbird
 
 /// Answers only requests addressed to the server itself: a page that makes a browser
 /// resolve its own name to 127.0.0.1 (DNS rebinding) sends its own name as Host and
-/// gets 421, never a byte of the cache.
+/// gets 421, never a byte of the cache. A second Host header is refused: proxies and
+/// servers disagree on which one counts.
 struct HostCheck<Context: RequestContext>: RouterMiddleware {
     let listen: ListenAddress
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
+        // The first Host became the authority; any other is still among the fields.
+        guard request.headers[values: HTTPField.Name("Host")!].isEmpty else {
+            return PlainText.response(.badRequest, "a request has one Host header")
+        }
         guard let host = request.head.authority?.lowercased(), listen.acceptedHosts.contains(host) else {
             return PlainText.response(
                 .misdirectedRequest, "this server answers only requests for \(listen.baseURL)")
@@ -25,7 +30,7 @@ final class ListenAddress: @unchecked Sendable {
     private let lock = NSLock()
     private var port = 0
 
-    init(host: String) { self.host = host }
+    init(_ spec: ListenSpec) { host = spec.host }
 
     func bound(port: Int) { lock.withLock { self.port = port } }
 
@@ -51,6 +56,7 @@ enum PlainText {
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; charset=utf-8"
         headers[.cacheControl] = "no-store"
+        headers[.xContentTypeOptions] = "nosniff"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text + "\n")))
     }
 }

@@ -25,14 +25,23 @@ struct MediaResponder: Sendable {
                 return PlainText.response(.serviceUnavailable, "\(object.path) is gone from the cache; try again")
             }
             return fromObject(object, file: file, request: request, name: name)
-        } catch let failure as JobFailure {
-            return PlainText.response(Self.status(for: failure), "could not fetch \(Printable.url(source.url)): \(failure)")
         } catch {
-            return PlainText.response(.serviceUnavailable, "\(error)")
+            return Self.failed(error, url: source.url)
+        }
+        if let length = data.length, length > 0, !(data.contentType.map(MediaTypes.isMedia) ?? false) {
+            // Whether this is media at all (or an error page sent with 200) is decided by
+            // its first bytes: the status waits for them, so a page is a 502, not a 200
+            // cut short.
+            do {
+                _ = try await reader.available(from: 0, upTo: min(length, 512))
+            } catch {
+                reader.close()
+                return Self.failed(error, url: source.url)
+            }
         }
         // As `etag(of:)` will name the object these bytes become.
         let version = data.originVersion.map { "\"o-\(Self.shortHash($0))\"" } ?? data.storedSHA256.map { "\"\($0.prefix(32))\"" }
-        var headers = commonHeaders(contentType: MediaTypes.contentType(origin: data.contentType, name: name), etag: version)
+        var headers = commonHeaders(MediaTypes.served(origin: data.contentType, name: name), etag: version)
         guard let length = data.length else {
             // A stream of unknown length: sent whole as it arrives (HEAD: nothing to wait for).
             if request.method == .head { return Response(status: .ok, headers: headers, body: ResponseBody()) }
@@ -57,7 +66,7 @@ struct MediaResponder: Sendable {
 
     private func fromObject(_ object: CachedObject, file: DataFile, request: Request, name: String) -> Response {
         let etag = Self.etag(of: object)
-        var headers = commonHeaders(contentType: MediaTypes.contentType(origin: object.contentType, name: name), etag: etag)
+        var headers = commonHeaders(MediaTypes.served(origin: object.contentType, name: name), etag: etag)
         if let lastModified = object.lastModified { headers[.lastModified] = lastModified }
         return ranged(request, length: object.size, headers: &headers, etag: etag) { range in
             ResponseBody(contentLength: Int(range.count)) { writer in
@@ -126,10 +135,16 @@ struct MediaResponder: Sendable {
         }
     }
 
-    private func commonHeaders(contentType: String, etag: String?) -> HTTPFields {
+    /// A browser never runs what an object holds: its type is never sniffed, a document
+    /// among them gets a sandbox (no script, no same-origin reads), and anything that
+    /// is not media is a download.
+    private func commonHeaders(_ type: MediaTypes.Served, etag: String?) -> HTTPFields {
         var headers = HTTPFields()
         headers[.acceptRanges] = "bytes"
-        headers[.contentType] = contentType
+        headers[.contentType] = type.contentType
+        if type.attachment { headers[.contentDisposition] = "attachment" }
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[.contentSecurityPolicy] = "sandbox"
         if let etag { headers[.eTag] = etag }
         return headers
     }
@@ -141,6 +156,12 @@ struct MediaResponder: Sendable {
             return "\"o-\(shortHash(version))\""
         }
         return "\"\(object.sha256.prefix(32))\""
+    }
+
+    /// The answer for a download that failed before a byte was sent.
+    static func failed(_ error: Error, url: String) -> Response {
+        guard let failure = error as? JobFailure else { return PlainText.response(.serviceUnavailable, "\(error)") }
+        return PlainText.response(status(for: failure), "could not fetch \(Printable.url(url)): \(failure)")
     }
 
     /// 504 when the origin did not answer in time, else 502.

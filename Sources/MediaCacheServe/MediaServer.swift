@@ -19,13 +19,13 @@ public final class MediaServer: Sendable {
     private let log: @Sendable (ServeEvent) -> Void
 
     public init(
-        service: DownloadService, host: String, port: Int, log: @escaping @Sendable (ServeEvent) -> Void
+        service: DownloadService, listen spec: ListenSpec, log: @escaping @Sendable (ServeEvent) -> Void
     ) throws {
         self.service = service
         sources = try LocalSources(cache: service.cache)
         index = try CacheIndex(directory: service.cache)
-        listen = ListenAddress(host: host)
-        self.port = port
+        listen = ListenAddress(spec)
+        port = spec.port
         self.log = log
     }
 

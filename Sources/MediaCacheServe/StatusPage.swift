@@ -14,7 +14,8 @@ struct StatusPage: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
-        headers[HTTPField.Name("Content-Security-Policy")!] = "default-src 'self'; style-src 'unsafe-inline'"
+        headers[.contentSecurityPolicy] = "default-src 'self'; style-src 'unsafe-inline'"
+        headers[.xContentTypeOptions] = "nosniff"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html())))
     }
 

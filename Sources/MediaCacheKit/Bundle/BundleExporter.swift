@@ -87,11 +87,14 @@ public final class BundleExporter {
         let key = CacheKey(identity: object.cacheKey)
         let name = (object.path as NSString).lastPathComponent
         let ext = name.firstIndex(of: ".").map { String(name[name.index(after: $0)...]) }
+        // An index written before passwords were kept out of it may still hold one.
+        let cacheKey = URLCredentials.withoutPassword(object.cacheKey)
         let urls = TokenRedaction.shareable(
-            url: object.url, mirrors: object.mirrors, cacheKey: object.cacheKey, keepQuery: keepQuery)
+            url: URLCredentials.withoutPassword(object.url), mirrors: object.mirrors.map(URLCredentials.withoutPassword),
+            cacheKey: cacheKey, keepQuery: keepQuery)
         return BundleManifest.Entry(
             key: key.hex, path: EntryPathPolicy.objectPath(key: key, extension: ext), url: urls.url,
-            mirrors: urls.mirrors, cacheKey: object.cacheKey, name: object.name, size: object.size,
+            mirrors: urls.mirrors, cacheKey: cacheKey, name: object.name, size: object.size,
             sha256: object.sha256, contentType: object.contentType, faststart: object.faststart,
             validators: .init(etag: object.etag, lastModified: object.lastModified), added: object.addedAt,
             urlsRedacted: urls.redacted)

@@ -121,6 +121,11 @@ enum BundleManifestCodec {
             let strings = [entry.url, entry.cacheKey, entry.faststart.rawValue] + entry.mirrors
                 + [entry.name, entry.contentType, entry.validators.etag, entry.validators.lastModified].compactMap { $0 }
             if strings.contains(where: { $0.utf8.count > maximumStringBytes }) { return "\(at): a field is too long" }
+            // These become headers when the object is served.
+            let headerValues = [entry.contentType, entry.validators.etag, entry.validators.lastModified].compactMap { $0 }
+            if headerValues.contains(where: HeaderValueCheck.hasControlCharacters) {
+                return "\(at): its content type or validators hold control characters"
+            }
             if entry.url.isEmpty || entry.cacheKey.isEmpty { return "\(at): empty URL or cache key" }
             if entry.mirrors.count > maximumMirrors { return "\(at): more than \(maximumMirrors) mirrors" }
             // The key is derived, never taken on trust: it decides where the file lands

@@ -134,6 +134,13 @@ extension DownloadJob: HTTPTransferDelegate {
         }
         let count = Int(min(Int64(chunk.count), fragment.remaining ?? Int64(chunk.count)))
         guard count > 0 else { return consumed }
+        if fragment.end == nil && fragment.next + Int64(count) > options.maxStreamSize {
+            let reason = "\(Printable.url(transfer.request.url)) sent more than \(ByteCount.format(options.maxStreamSize)) "
+                + "without saying how long it is (a live stream?); nothing of it was kept. "
+                + "Raise --max-stream-size to take more"
+            fail(JobFailure(.badResponse, reason), keepPartial: false)
+            return 0
+        }
         if let latency = fragment.noteBytes(now: TransferLoop.now()) {
             requestLatency = requestLatency.map { 0.7 * $0 + 0.3 * latency } ?? latency
         }
@@ -236,6 +243,12 @@ extension DownloadJob: HTTPTransferDelegate {
     }
 
     private func followRedirect(_ fragment: Fragment, to target: String, from url: String) {
+        if state.tier != nil {
+            // Its requests carry the tier's credentials, which never leave the endpoint;
+            // a store that sends them elsewhere has no usable copy.
+            tierCopyFailed("the store redirected \(url) to \(Printable.url(target)), which a tier's requests never follow")
+            return
+        }
         guard fragment.redirectHops < 10 else {
             fail(JobFailure(.redirect, "more than 10 redirects, last from \(url)"), keepPartial: true)
             return

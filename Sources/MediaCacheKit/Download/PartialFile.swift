@@ -31,6 +31,22 @@ final class PartialFile: @unchecked Sendable {
 
     // MARK: Opening
 
+    /// Removes the job's folder when it, or anything in it, is a symbolic link (planted
+    /// while no mediacache ran: following it would write outside the cache), and says
+    /// what was found; nil when there was none. Links are unlinked, never followed.
+    func removeLinks() -> String? {
+        let directory = cache.jobDirectory(key: key)
+        if FileSystem.isSymbolicLink(directory) {
+            FileSystem.remove(directory)
+            return directory
+        }
+        let links = FileSystem.contentsOfDirectory(directory).map { directory + "/" + $0 }.filter(FileSystem.isSymbolicLink)
+        guard !links.isEmpty else { return nil }
+        links.forEach(FileSystem.remove)
+        FileSystem.removeTree(directory)
+        return links.joined(separator: ", ")
+    }
+
     /// The state saved by an earlier run with what the journal adds to it, or nil when
     /// none was saved. Throws when a saved state cannot be read.
     func savedState() throws -> JobState? {
@@ -62,7 +78,7 @@ final class PartialFile: @unchecked Sendable {
 
     /// Opens the named data file of a resumed download; returns its size.
     func openNamed() throws -> Int64 {
-        try FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false)
+        try FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false, replacingLink: true)
         let file = try DataFile(path: cache.dataPath(key: key), mode: .readWrite)
         dataFile = file
         return try file.size()
@@ -94,7 +110,20 @@ final class PartialFile: @unchecked Sendable {
             stateMayBeOnDisk = false
         }
         try file.truncate(length: 0)
-        if let length, length > 0 { try file.preallocate(length: length) }
+        guard let length, length > 0 else { return }
+        // A length the disk cannot hold (or a lie: 10 GB for 1,000 bytes) is refused
+        // before it is reserved.
+        if let free = FileSystem.freeBytes(cache.partialDirectory), length > free {
+            throw SystemError("reserve \(length) bytes", path: file.path, code: ENOSPC)
+        }
+        try file.preallocate(length: length)
+    }
+
+    /// Gives back the space reserved for bytes never received, when a failed download
+    /// is kept for a later run: what it holds on disk is then what it has.
+    func releaseUnheld(_ held: RangeSet, length: Int64?) {
+        guard let file = dataFile, let length else { return }
+        for gap in held.gaps(within: ByteRange(0, length)) { file.releaseBlocks(gap) }
     }
 
     /// Writes `chunk` at `offset` and appends the range to the journal of contents `epoch`.
@@ -166,7 +195,7 @@ final class PartialFile: @unchecked Sendable {
         if let journal {
             do { try journal.rewrite(epoch: epoch, holding: state.completed.ranges) } catch { self.journal = nil }
         } else {
-            try? FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false)
+            try? FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false, replacingLink: true)
             journal = ProgressJournal(path: cache.journalPath(key: key), epoch: epoch, holding: state.completed.ranges)
         }
     }

@@ -9,6 +9,9 @@ public struct PrefetchOptions: Sendable {
     /// No fragment is planned smaller than this (`--min-fragment`). Files up to twice
     /// this size take one request: splitting them costs more round trips than it saves.
     public var minFragment: Int64 = 4 << 20
+    /// The most bytes taken of a response without a length (`--max-stream-size`): an
+    /// endless stream would otherwise fill the disk.
+    public var maxStreamSize: Int64 = 64 << 30
     /// `-H` headers, for every entry's own host.
     public var headers: [String] = []
     /// Failures in a row, without progress in between, before a file is given up (`--retries`).

@@ -26,4 +26,14 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    /// A failure that asking again will not change (the origin said the file is not
+    /// there, not media, or the URL cannot be fetched): nothing of the download is kept
+    /// for `resume` unless bytes of it are.
+    public var isDefinite: Bool {
+        switch code {
+        case .httpStatus, .notMedia, .badURL, .redirect: true
+        default: false
+        }
+    }
 }

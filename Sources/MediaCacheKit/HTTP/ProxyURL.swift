@@ -76,11 +76,6 @@ public struct ProxyURL: Sendable, Equatable, CustomStringConvertible {
     /// `scheme://user:***@host` for `scheme://user:password@host`; text without a
     /// password is returned as it is.
     public static func redacting(_ text: String) -> String {
-        let start = text.range(of: "://")?.upperBound ?? text.startIndex
-        let authorityEnd = text[start...].firstIndex(of: "/") ?? text.endIndex
-        guard let at = text[start..<authorityEnd].lastIndex(of: "@") else { return text }
-        let userinfo = text[start..<at]
-        guard let colon = userinfo.firstIndex(of: ":") else { return text }
-        return String(text[..<userinfo.index(after: colon)]) + "***" + String(text[at...])
+        URLCredentials.masked(text)
     }
 }

@@ -7,10 +7,15 @@ public enum HeaderValueCheck {
     /// header early or start another one; other control characters have no place in it.
     public static func problem(_ value: String, name: String) -> String? {
         if value.isEmpty { return "\(name) needs a value" }
-        if value.unicodeScalars.contains(where: { $0 != "\t" && $0.properties.generalCategory == .control }) {
-            return "\(name) contains control characters (CR, LF or the like)"
-        }
+        if hasControlCharacters(value) { return "\(name) contains control characters (CR, LF or the like)" }
         if value.utf8.count > maxLength { return "\(name) is longer than \(maxLength) bytes" }
         return nil
+    }
+
+    /// Whether `value` holds a character that has no place in a header (any control
+    /// character but tab): a stored value from outside (a tier record, a bundle
+    /// manifest) with one is refused before it can become a header or reach a terminal.
+    public static func hasControlCharacters(_ value: String) -> Bool {
+        value.unicodeScalars.contains { $0 != "\t" && $0.properties.generalCategory == .control }
     }
 }

@@ -44,8 +44,9 @@ public struct ListEntry: Sendable, Codable, Equatable {
 
     public var url: String { urls[0] }
 
-    /// What the cache files this object under: the cache key, else the first URL.
-    public var identity: String { cacheKey ?? urls[0] }
+    /// What the cache files this object under: the cache key, else the first URL
+    /// (without its password, which is never stored).
+    public var identity: String { cacheKey ?? URLCredentials.withoutPassword(urls[0]) }
 
     /// A short name for progress lines: `out=`, else the last path component of the URL.
     public var displayName: String {

@@ -21,7 +21,7 @@ public struct CacheDirectory: Sendable {
     /// Gives a job's data file, if it has no name yet, its place in the job's directory.
     func name(_ file: DataFile, key: CacheKey) throws(SystemError) {
         guard !file.isNamed else { return }
-        try FileSystem.makeDirectory(jobDirectory(key: key), durable: false)
+        try FileSystem.makeDirectory(jobDirectory(key: key), durable: false, replacingLink: true)
         try file.link(as: dataPath(key: key))
     }
 
@@ -59,8 +59,10 @@ public struct CacheDirectory: Sendable {
     public func prepare() throws {
         if FileSystem.isOnReadOnlyFileSystem(root) { throw CacheError.readOnly(path: root) }
         do {
-            for dir in [root, objectsDirectory, partialDirectory, locksDirectory] {
-                try FileSystem.makeDirectory(dir)
+            // The root may be a link the user made (a cache on another disk); nothing in it is.
+            try FileSystem.makeDirectory(root)
+            for dir in [objectsDirectory, partialDirectory, locksDirectory] {
+                try FileSystem.makeDirectory(dir, replacingLink: true)
             }
         } catch {
             throw error.code == EROFS ? CacheError.readOnly(path: root) : CacheError.io(error)

@@ -118,6 +118,8 @@ public final class CacheIndex: Sendable {
     /// Finds an object by its cache key, its URL or one of its mirrors; a URL's
     /// `#fragment` is ignored, as it was when the object was fetched.
     public func lookup(_ name: String) throws -> CachedObject? {
+        // Names are stored without passwords.
+        let name = URLCredentials.withoutPassword(name)
         if let object = try lookupExactly(name) { return object }
         guard let withoutFragment = URLParts.removingFragment(name) else { return nil }
         return try lookupExactly(withoutFragment)

@@ -165,6 +165,8 @@ public struct CacheMaintenance: Sendable {
         public var relocated = 0
         public var partialJobs = 0
         public var partialBytes: Int64 = 0
+        /// What partial jobs take on disk: preallocated space counts, held or not.
+        public var partialDiskBytes: Int64 = 0
         /// Temporary files of imports, running or killed (`gc` removes the latter).
         public var stagedImports = 0
         public var stagedImportBytes: Int64 = 0
@@ -180,6 +182,7 @@ public struct CacheMaintenance: Sendable {
         for job in PartialJobs.list(in: directory).jobs {
             stats.partialJobs += 1
             stats.partialBytes += job.state.bytesDone
+            stats.partialDiskBytes += FileSystem.diskUsage(ofDirectory: directory.jobDirectory(key: job.key))
         }
         for staged in StagedObject.all(in: directory) {
             stats.stagedImports += 1

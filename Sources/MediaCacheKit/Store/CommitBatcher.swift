@@ -74,7 +74,7 @@ final class CommitBatcher: @unchecked Sendable {
         for item in group {
             let directory = (item.publication.destination as NSString).deletingLastPathComponent
             do throws(SystemError) {
-                try FileSystem.makeDirectory(directory)
+                try FileSystem.makeDirectory(directory, replacingLink: true)
                 if let file = item.publication.unnamed, !file.isNamed {
                     try file.link(as: item.publication.destination)
                 } else {

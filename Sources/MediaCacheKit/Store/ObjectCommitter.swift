@@ -70,12 +70,13 @@ struct ObjectCommitter: Sendable {
         let now = Date()
         let object = CachedObject(
             key: key, cacheKey: entry.identity, path: relative, size: stored.size, sha256: stored.sha256,
-            faststart: stored.faststart, url: entry.url, mirrors: Array(entry.urls.dropFirst()), name: entry.outName,
+            faststart: stored.faststart, url: URLCredentials.withoutPassword(entry.url),
+            mirrors: entry.urls.dropFirst().map(URLCredentials.withoutPassword), name: entry.outName,
             contentType: state.tier.map(\.contentType) ?? state.contentType, validators: validators,
             addedAt: now, lastUsedAt: now)
         return CommitBatcher.Publication(
             source: stored.path, unnamed: stored.file, durable: stored.durable || originFlushed,
-            destination: destination, object: object, aliases: entry.urls + [entry.identity],
+            destination: destination, object: object, aliases: entry.urls.map(URLCredentials.withoutPassword) + [entry.identity],
             jobDirectory: cache.jobDirectory(key: key))
     }
 
@@ -144,7 +145,7 @@ struct ObjectCommitter: Sendable {
         }
         let path = cache.jobDirectory(key: key) + "/faststart"
         do {
-            try FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false)
+            try FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false, replacingLink: true)
             let relocated = try DataFile(path: path, mode: .readWrite)
             try MoovRelocator.write(relocation.plan, from: file, to: relocated)
             let size = try relocated.size()

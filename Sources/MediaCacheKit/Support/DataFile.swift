@@ -14,11 +14,12 @@ public final class DataFile: @unchecked Sendable {
 
     public enum Mode { case readOnly, readWrite }
 
-    /// Opens (and with `.readWrite` creates, mode 0600) the file at `path`.
+    /// Opens (and with `.readWrite` creates, mode 0600) the file at `path`. A symbolic
+    /// link there is refused (ELOOP), never followed: every file the cache opens is its own.
     public init(path: String, mode: Mode) throws(SystemError) {
         currentPath = path
         let flags = mode == .readOnly ? O_RDONLY : (O_RDWR | O_CREAT)
-        fd = try retryingEINTR("open", path: path) { open(path, flags | O_CLOEXEC, 0o600) }
+        fd = try retryingEINTR("open", path: path) { open(path, flags | O_CLOEXEC | O_NOFOLLOW, 0o600) }
         named = true
     }
 
@@ -79,6 +80,13 @@ public final class DataFile: @unchecked Sendable {
         if CShims_fallocate(fd, 0, 0, off_t(length)) == 0 { return }
         if errno == ENOSPC { throw SystemError("preallocate \(length) bytes", path: path) }
         try retryingEINTR("truncate", path: path) { ftruncate(fd, off_t(length)) }
+    }
+
+    /// Gives the disk blocks under `range` back (the length stays; they read as zeros).
+    /// Best effort: a file system without hole punching keeps them.
+    public func releaseBlocks(_ range: ByteRange) {
+        // FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, from linux/falloc.h.
+        _ = CShims_fallocate(fd, 0x02 | 0x01, off_t(range.start), off_t(range.count))
     }
 
     public func truncate(length: Int64) throws(SystemError) {

@@ -24,6 +24,12 @@ enum FileSystem {
         return Int64(info.st_size)
     }
 
+    /// Whether `path` itself is a symbolic link (not what it points to).
+    static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+    }
+
     /// Bytes the files directly inside `directory` take on disk (a preallocated data file
     /// counts what is allocated, not its length).
     static func diskUsage(ofDirectory directory: String) -> Int64 {
@@ -58,8 +64,11 @@ enum FileSystem {
 
     /// Creates `path` and its parents with mode 0700 (state may hold tokens).
     /// `durable: false` leaves the new entry's fsync to the caller, who does it only
-    /// once something inside must survive power loss.
-    static func makeDirectory(_ path: String, durable: Bool = true) throws(SystemError) {
+    /// once something inside must survive power loss. A folder inside the cache is never
+    /// a symbolic link (`replacingLink`): one planted there would lead writes outside it,
+    /// so the link is removed (never followed) and a folder made in its place.
+    static func makeDirectory(_ path: String, durable: Bool = true, replacingLink: Bool = false) throws(SystemError) {
+        if replacingLink && isSymbolicLink(path) { unlink(path) }
         if exists(path) { return }
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty && parent != path { try makeDirectory(parent) }

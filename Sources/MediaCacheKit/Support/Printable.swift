@@ -21,7 +21,9 @@ public enum Printable {
     /// A URL for a message: whole up to `limit` bytes, else its start and end around an
     /// ellipsis that says how long it was. A URL may be tens of kilobytes, and a failing
     /// download names it in every retry.
+    /// A password in it is shown as `***`.
     public static func url(_ url: String, limit: Int = 1024) -> String {
+        let url = URLCredentials.masked(url)
         let bytes = url.utf8
         guard bytes.count > limit else { return url }
         let head = String(decoding: bytes.prefix(limit * 3 / 4), as: UTF8.self)

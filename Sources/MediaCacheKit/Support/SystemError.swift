@@ -21,6 +21,8 @@ public struct SystemError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         var reason = String(cString: strerror(code))
         if code == ENOSPC { reason += " (the disk is full)" }
+        // What O_NOFOLLOW answers for a link where a file should be.
+        if code == ELOOP { reason = "it is a symbolic link, which mediacache never follows inside the cache" }
         if let path { return "\(operation) \(path): \(reason)" }
         return "\(operation): \(reason)"
     }

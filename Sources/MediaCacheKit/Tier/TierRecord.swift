@@ -90,6 +90,10 @@ public struct TierRecord: Sendable, Codable, Equatable {
         guard CacheKey(hex: record.key) != nil else { throw .unreadable("its key is not a SHA-256") }
         guard CacheKey(hex: record.sha256) != nil else { throw .unreadable("its sha256 is not a SHA-256 in hex") }
         guard record.size >= 0 else { throw .unreadable("its size is negative") }
+        let texts = [record.url, record.contentType, record.etag, record.lastModified, record.cacheKey].compactMap { $0 }
+        guard !texts.contains(where: HeaderValueCheck.hasControlCharacters) else {
+            throw .unreadable("a field holds control characters (CR, LF or the like)")
+        }
         return record
     }
 }

@@ -40,8 +40,8 @@ struct Info: ParsableCommand {
             let path = directory.absolute(object.path)
             let present = FileManager.default.fileExists(atPath: path)
             fields = [
-                ("state", present ? "cached" : "missing file"), ("url", object.url), ("mirrors", object.mirrors),
-                ("cache_key", object.cacheKey), ("key", object.key), ("path", path), ("size", object.size),
+                ("state", present ? "cached" : "missing file"), ("url", URLCredentials.masked(object.url)),
+                ("mirrors", object.mirrors.map(URLCredentials.masked)), ("cache_key", URLCredentials.masked(object.cacheKey)), ("key", object.key), ("path", path), ("size", object.size),
                 ("sha256", object.sha256), ("content_type", object.contentType ?? "-"),
                 ("faststart", object.faststart.rawValue), ("etag", object.etag ?? "-"),
                 ("last_modified", object.lastModified ?? "-"), ("name", object.name ?? "-"),
@@ -49,8 +49,9 @@ struct Info: ParsableCommand {
             ]
         } else if let state = store.partialJob(named: url) {
             fields = [
-                ("state", "unfinished"), ("url", state.entry.url), ("mirrors", Array(state.entry.urls.dropFirst())),
-                ("cache_key", state.entry.identity), ("bytes_done", state.bytesDone),
+                ("state", "unfinished"), ("url", URLCredentials.masked(state.entry.url)),
+                ("mirrors", state.entry.urls.dropFirst().map(URLCredentials.masked)),
+                ("cache_key", URLCredentials.masked(state.entry.identity)), ("bytes_done", state.bytesDone),
                 ("length", Self.length(state.length, json: json)),
                 ("etag", state.validators.etag ?? "-"), ("last_modified", state.validators.lastModified ?? "-"),
                 ("checksum", state.entry.checksum?.description ?? "-"),
@@ -68,7 +69,8 @@ struct Info: ParsableCommand {
         }
         for (name, value) in fields {
             let text = (value as? [String]).map { $0.isEmpty ? "-" : $0.joined(separator: ", ") } ?? "\(value)"
-            Terminal.out(name.padding(toLength: 17, withPad: " ", startingAt: 0) + text)
+            // Stored strings came from origins, lists and bundles: no terminal escapes.
+            Terminal.out(name.padding(toLength: 17, withPad: " ", startingAt: 0) + Printable.visible(text.unicodeScalars))
         }
     }
 }

@@ -43,10 +43,10 @@ struct List: ParsableCommand {
         }
         var rows = [["NAME", "SIZE", "TYPE", "FASTSTART", "ADDED", "LAST USED"]]
         for object in sorted {
-            let name = object.name ?? (object.url.isEmpty ? "(URL not known yet) \(object.path)" : object.url)
+            let name = object.name ?? (object.url.isEmpty ? "(URL not known yet) \(object.path)" : URLCredentials.masked(object.url))
             rows.append([
                 TextTable.cutInTheMiddle(Printable.visible(name.unicodeScalars), width: Self.nameWidth),
-                ByteCount.format(object.size), object.contentType ?? "-", object.faststart.rawValue,
+                ByteCount.format(object.size), Printable.name(object.contentType ?? "-", limit: 60), object.faststart.rawValue,
                 Self.date(object.addedAt), Self.date(object.lastUsedAt),
             ])
         }
@@ -61,10 +61,12 @@ struct List: ParsableCommand {
 
     static func fields(_ object: CachedObject, directory: CacheDirectory) -> [String: Any] {
         var fields: [String: Any] = [
-            "url": object.url, "cache_key": object.cacheKey, "key": object.key, "size": object.size,
+            "url": URLCredentials.masked(object.url), "cache_key": URLCredentials.masked(object.cacheKey),
+            "key": object.key, "size": object.size,
             "sha256": object.sha256, "faststart": object.faststart.rawValue, "path": directory.absolute(object.path),
             "added": ISO8601DateFormatter().string(from: object.addedAt),
-            "last_used": ISO8601DateFormatter().string(from: object.lastUsedAt), "mirrors": object.mirrors,
+            "last_used": ISO8601DateFormatter().string(from: object.lastUsedAt),
+            "mirrors": object.mirrors.map(URLCredentials.masked),
         ]
         if let name = object.name { fields["name"] = name }
         if let type = object.contentType { fields["content_type"] = type }

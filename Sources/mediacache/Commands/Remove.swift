@@ -102,11 +102,14 @@ struct Stats: ParsableCommand {
                 JSONEvent.encode([
                     "objects": stats.objects, "bytes": stats.bytes, "relocated": stats.relocated,
                     "partial_jobs": stats.partialJobs, "partial_bytes": stats.partialBytes,
+                    "partial_disk_bytes": stats.partialDiskBytes,
                     "staged_imports": stats.stagedImports, "staged_import_bytes": stats.stagedImportBytes,
                 ]))
         } else {
             Terminal.out("objects       \(stats.objects) (\(ByteCount.format(stats.bytes)), \(stats.relocated) relocated)")
-            Terminal.out("partial jobs  \(stats.partialJobs) (\(ByteCount.format(stats.partialBytes)) held)")
+            Terminal.out(
+                "partial jobs  \(stats.partialJobs) (\(ByteCount.format(stats.partialBytes)) held, "
+                    + "\(ByteCount.format(stats.partialDiskBytes)) on disk)")
             Terminal.out("imports       \(stats.stagedImports) staged file\(stats.stagedImports == 1 ? "" : "s") (\(ByteCount.format(stats.stagedImportBytes)))")
             Terminal.out("cache         \(cache.directory.root)")
         }

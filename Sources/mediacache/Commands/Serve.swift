@@ -21,9 +21,14 @@ struct Serve: ParsableCommand {
     @Option(
         name: .customLong("listen"),
         help: ArgumentHelp(
-            "The address to listen on, ADDR:PORT (port 0 picks a free one). Keep it on loopback: anyone who can reach it can play what the cache holds.",
+            "The address to listen on, ADDR:PORT (port 0 picks a free one). A loopback address unless --allow-remote says otherwise; never the wildcard.",
             valueName: "addr:port"))
     var listen = "127.0.0.1:8737"
+
+    @Flag(
+        name: .customLong("allow-remote"),
+        help: "Let --listen name an address other machines reach. Anyone who can reach it can play what the cache holds; requests must then name that address as their Host.")
+    var allowRemote = false
 
     @Argument(help: ArgumentHelp("Lists to prefetch in the background while serving.", valueName: "list"), completion: .file())
     var lists: [String] = []
@@ -31,27 +36,16 @@ struct Serve: ParsableCommand {
     @OptionGroup var cache: CacheOptions
     @OptionGroup var download: DownloadOptions
 
-    /// `listen` split into host and port.
-    private var address: (host: String, port: Int)? {
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
-            (0...65535).contains(port)
-        else { return nil }
-        var host = String(listen[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty else { return nil }
-        return (host, port)
-    }
-
     func validate() throws {
-        guard let address else { throw ValidationError("--listen expects ADDR:PORT, like 127.0.0.1:8737, got '\(listen)'") }
-        // Requests must name the address they reach (DNS rebinding), which a wildcard has not.
-        if ["0.0.0.0", "::", "*"].contains(address.host) {
-            throw ValidationError("--listen needs one address (like 127.0.0.1:8737), not the wildcard \(address.host)")
+        do {
+            _ = try ListenSpec.parse(listen, allowRemote: allowRemote)
+        } catch {
+            throw ValidationError(error.description)
         }
     }
 
     func run() throws {
-        let (host, port) = address!
+        let address = try ListenSpec.parse(listen, allowRemote: allowRemote)
         var texts: [ListText] = []
         for list in lists {
             do {
@@ -78,7 +72,7 @@ struct Serve: ParsableCommand {
             service = try DownloadService(
                 cache: directory, options: download.engineOptions, events: printer.download, committed: committed,
                 tier: source)
-            server = try MediaServer(service: service, host: host, port: port, log: printer.request)
+            server = try MediaServer(service: service, listen: address, log: printer.request)
         } catch let exit as ExitCode {
             throw exit
         } catch let error as ValidationError {

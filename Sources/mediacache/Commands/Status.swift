@@ -20,13 +20,13 @@ struct Status: ParsableCommand {
         for job in jobs {
             let state = job.state
             if json {
-                var fields: [String: Any] = ["url": state.entry.url, "key": job.key.hex, "bytes_done": state.bytesDone]
+                var fields: [String: Any] = ["url": URLCredentials.masked(state.entry.url), "key": job.key.hex, "bytes_done": state.bytesDone]
                 if let length = state.length { fields["length"] = length }
                 Terminal.out(JSONEvent.encode(fields))
             } else {
                 let total = state.length.map { ByteCount.format($0) } ?? "?"
                 let percent = state.length.map { $0 > 0 ? " (\(state.bytesDone * 100 / $0)%)" : "" } ?? ""
-                Terminal.out("\(state.entry.url)  \(ByteCount.format(state.bytesDone)) / \(total)\(percent)")
+                Terminal.out("\(Printable.url(state.entry.url))  \(ByteCount.format(state.bytesDone)) / \(total)\(percent)")
             }
         }
         if jobs.isEmpty && !json { Terminal.err("no interrupted downloads in \(cache.directory.root)") }

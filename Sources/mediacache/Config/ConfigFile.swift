@@ -1,4 +1,5 @@
 import Foundation
+import MediaCacheKit
 
 /// One setting of a config file: `key = value`, or a bare `key` for a flag.
 struct ConfigSetting: Equatable, Sendable {
@@ -10,6 +11,11 @@ struct ConfigSetting: Equatable, Sendable {
 /// A problem with the config file or with `--config`/`--no-config`; the command exits 2.
 struct ConfigError: Error, Equatable, CustomStringConvertible {
     let description: String
+
+    /// The message quotes lines of the file: control characters (ESC, BEL) are shown as `?`.
+    init(description: String) {
+        self.description = Printable.visible(description.unicodeScalars)
+    }
 }
 
 /// The config file: one `long-option = value` a line (a flag is its name alone), `#`
@@ -25,12 +31,8 @@ struct ConfigFile: Equatable, Sendable {
     /// Reads and parses `path`; a missing file is an error here (the caller decides
     /// whether a missing default file matters).
     static func read(_ path: String) throws(ConfigError) -> ConfigFile {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ConfigError(description: "cannot read config file \(path): no such file")
-        }
-        guard !isDirectory.boolValue else {
-            throw ConfigError(description: "cannot read config file \(path): it is a directory")
+        if let problem = InputFileCheck.problem(path) {
+            throw ConfigError(description: "cannot read config file \(path): \(problem)")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ConfigError(description: "cannot read config file \(path): permission denied")

@@ -17,6 +17,13 @@ struct DownloadOptions: ParsableArguments {
     var minFragment = "4M"
 
     @Option(
+        name: .customLong("max-stream-size"),
+        help: ArgumentHelp(
+            "Most bytes kept of a response that never says its length (an endless stream, a radio URL): past it the entry fails and nothing of it is kept (e.g. 2G; default 64G).",
+            valueName: "size"))
+    var maxStreamSize = "64G"
+
+    @Option(
         name: [.customShort("H"), .customLong("header")],
         help: ArgumentHelp(
             "Extra request header 'Name: value' for every entry (repeatable); never sent to another host.",
@@ -75,6 +82,9 @@ struct DownloadOptions: ParsableArguments {
         guard let size = ByteCount.parse(minFragment), size >= 16 * 1024, size <= 1 << 40 else {
             throw ValidationError("--min-fragment must be a size between 16K and 1T, like 512K or 4M")
         }
+        guard let streamSize = ByteCount.parse(maxStreamSize), streamSize > 0 else {
+            throw ValidationError("--max-stream-size must be a size, like 2G or 64G, got '\(maxStreamSize)'")
+        }
         guard (0...100).contains(retries) else { throw ValidationError("--retries must be between 0 and 100") }
         guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 3600 seconds") }
         guard let speed = ByteCount.parse(lowestSpeedLimit), speed <= Int64(Int32.max) else {
@@ -92,6 +102,7 @@ struct DownloadOptions: ParsableArguments {
         options.jobs = jobs
         options.connectionsPerFile = connections
         options.minFragment = ByteCount.parse(minFragment) ?? options.minFragment
+        options.maxStreamSize = ByteCount.parse(maxStreamSize) ?? options.maxStreamSize
         options.headers = headers
         options.retries = retries
         options.stallTimeout = timeout

@@ -107,9 +107,6 @@ struct NetworkOptions: ParsableArguments {
     /// cookie or netrc file it cannot open without a word, and every request would
     /// then go out without the login.
     static func unreadable(_ path: String) -> String? {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "no such file" }
-        if isDirectory.boolValue { return "it is a directory" }
-        return FileManager.default.isReadableFile(atPath: path) ? nil : "permission denied"
+        InputFileCheck.problem(path)
     }
 }

@@ -35,6 +35,8 @@ enum JSONEvent {
         case .failed(let url, let name, let failure):
             fields = ["event": "failed", "url": url, "name": name, "code": failure.code.rawValue, "reason": failure.message]
         }
+        // A password in a URL is the user's secret, not the script's.
+        if let url = fields["url"] as? String { fields["url"] = URLCredentials.masked(url) }
         return encode(fields)
     }
 

@@ -7,10 +7,12 @@ final class ServeFixture {
     let baseURL: String
     let cache: String
 
-    init(cache: String, _ extra: [String] = [], environment: [String: String] = [:]) throws {
+    init(
+        cache: String, _ extra: [String] = [], environment: [String: String] = [:], listen: String = "127.0.0.1:0"
+    ) throws {
         self.cache = cache
         let process = try MediaCacheProcess.start(
-            ["serve", "--listen", "127.0.0.1:0", "--cache-dir", cache] + extra, environment: environment)
+            ["serve", "--listen", listen, "--cache-dir", cache] + extra, environment: environment)
         self.process = process
         var base: String?
         Harness.waitUntil(timeout: 15) {

@@ -1,0 +1,28 @@
+/// A password in a URL (`https://user:secret@host/a.mp4`): sent to the origin, never
+/// shown and never stored. Messages and listings show `user:***@`; the index, bundle
+/// manifests and cache keys hold the URL without it, so a password that changes keeps
+/// the object. Only saved job state (0600, like `header=` tokens) keeps it, for `resume`.
+public enum URLCredentials {
+    /// `scheme://user:***@host…` for `scheme://user:password@host…` (the scheme may be
+    /// left out, as in a proxy's `user:password@host:port`); any other text as it is.
+    public static func masked(_ url: String) -> String {
+        replacingPassword(in: url, with: ":***", schemeRequired: false)
+    }
+
+    /// `scheme://user@host…` for `scheme://user:password@host…`; any other text (a
+    /// `cache-key=` that is no URL) as it is.
+    public static func withoutPassword(_ url: String) -> String {
+        replacingPassword(in: url, with: "", schemeRequired: true)
+    }
+
+    private static func replacingPassword(in url: String, with replacement: String, schemeRequired: Bool) -> String {
+        let scheme = url.range(of: "://")
+        if scheme == nil && schemeRequired { return url }
+        let start = scheme?.upperBound ?? url.startIndex
+        let authorityEnd = url[start...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? url.endIndex
+        guard let at = url[start..<authorityEnd].lastIndex(of: "@"),
+            let colon = url[start..<at].firstIndex(of: ":")
+        else { return url }
+        return String(url[..<colon]) + replacement + String(url[at...])
+    }
+}

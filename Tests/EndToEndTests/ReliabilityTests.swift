@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import TestOrigin
+
+extension EndToEnd {
+    /// Inputs that used to hang the tool or fill the disk, and failures that used to
+    /// leave debris behind.
+    @Suite struct Reliability {
+        let origin: TestOrigin
+        let harness = Harness()
+
+        init() throws { origin = try TestOrigin() }
+
+        /// A FIFO given where a file is read (`--load-cookies`, `--netrc-file`,
+        /// `--config`) is refused at once (exit 2, naming it), never opened: opening a
+        /// FIFO nobody writes blocks for ever.
+        @Test func aFIFOGivenAsAFileIsRefusedNotOpened() throws {
+            let fifo = harness.scratch.path + "/pipe"
+            #expect(mkfifo(fifo, 0o600) == 0)
+            origin.serve("/a.bin", Resource(TestBytes.make(1000, seed: 2_801)))
+            let list = harness.scratch.write("list.txt", origin.url("/a.bin"))
+            for option in ["--load-cookies", "--netrc-file", "--config"] {
+                let result = try MediaCacheProcess.run(
+                    ["prefetch", list, option, fifo, "--cache-dir", harness.scratch.cache], timeout: 10)
+                #expect(result.status == 2, "\(option): \(result.status) \(result.stderr)")
+                #expect(result.stderr.contains(fifo) && result.stderr.contains("FIFO"), "\(option): \(result.stderr)")
+            }
+            #expect(origin.requests.isEmpty)
+        }
+
+        /// A config line with ESC and BEL is quoted with them replaced.
+        @Test func configErrorsShowNoControlCharacters() throws {
+            let config = harness.scratch.write("config", "jobs\u{1B}[31m\u{07} = 4\n")
+            let result = try MediaCacheProcess.run(["status", "--config", config, "--cache-dir", harness.scratch.cache])
+            #expect(result.status == 2, "\(result.stderr)")
+            #expect(result.stderr.contains(config + ":1:"), "\(result.stderr)")
+            #expect(!result.stderr.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" }, "\(result.stderr)")
+        }
+
+        /// An origin that answers a media URL with an HTML page and 200: a player asking
+        /// `serve` gets a 502 that names the reason, not a 200 cut short.
+        @Test func serveAnswersAnErrorPageWith502() throws {
+            let page = Array("<!doctype html><html><body>Please log in</body></html>".utf8)
+            origin.serve("/login.mp4", Resource(page, contentType: "text/html"))
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let response = try CurlResponse.fetch(try server.localURL(origin.url("/login.mp4")))
+            #expect(response.status == 502, "\(response.status) \(response.headers)")
+            #expect(String(decoding: response.body, as: UTF8.self).contains("text/html instead of media"), "\(String(decoding: response.body, as: UTF8.self))")
+        }
+
+        /// A `Content-Length` larger than the disk is refused before anything is
+        /// reserved; a smaller lie (4 GiB for 1,000 bytes) is reserved, and given back
+        /// when the entry fails, so what `stats` says is on disk is what was received.
+        @Test func aLyingLengthReservesNothingItDidNotGet() throws {
+            let body = TestBytes.make(1000, seed: 2_803)
+            var huge = Faults()
+            huge.ignoreRange = true
+            huge.overstatedLength = 1 << 50
+            origin.serve("/huge.bin", Resource(body, faults: huge))
+            let refused = try harness.prefetch(list: origin.url("/huge.bin"), ["--retries", "1"])
+            #expect(refused.status == 1, "\(refused.stderr)")
+            #expect(refused.stderr.contains("free"), "\(refused.stderr)")
+
+            var lying = Faults()
+            lying.ignoreRange = true
+            lying.overstatedLength = (4 << 30) - 1000
+            origin.serve("/lying.bin", Resource(body, faults: lying))
+            let failed = try harness.prefetch(list: origin.url("/lying.bin"), ["--retries", "1"])
+            #expect(failed.status == 1, "\(failed.stderr)")
+            let stats = try harness.run(["stats", "--json"]).stdout
+            let fields = try #require(try JSONSerialization.jsonObject(with: Data(stats.utf8)) as? [String: Any])
+            let onDisk = try #require(fields["partial_disk_bytes"] as? Int)
+            #expect(onDisk < 1 << 20, "\(onDisk) bytes of partial jobs on disk: \(stats)")
+        }
+
+        /// A response without a length that never ends (a radio stream) is cut at
+        /// `--max-stream-size`, fails its entry and leaves nothing on disk.
+        @Test func anEndlessStreamIsCutAtTheLimit() throws {
+            var faults = Faults()
+            faults.chunked = true
+            origin.serve("/radio", Resource(TestBytes.make(3 << 20, seed: 2_804), contentType: "audio/mpeg", faults: faults))
+            let result = try harness.prefetch(list: origin.url("/radio"), ["--max-stream-size", "1M"])
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("--max-stream-size"), "\(result.stderr)")
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: harness.scratch.cache + "/partial")) ?? []
+            #expect(left.filter { !$0.hasPrefix(".") }.isEmpty, "left in partial/: \(left)")
+            #expect(try harness.run(["path", origin.url("/radio")]).status == 1)
+        }
+
+        /// Dead links (404, 410, an HTML page for media) leave no folder in `partial/`:
+        /// nothing for `status` to list or `resume` to fetch again.
+        @Test func definiteFailuresLeaveNoPartialJob() throws {
+            origin.serve("/gone.bin", Resource(TestBytes.make(1000, seed: 2_802), faults: {
+                var faults = Faults()
+                faults.statusSequence = [ScriptedStatus(410), ScriptedStatus(410), ScriptedStatus(410)]
+                return faults
+            }()))
+            origin.serve("/page.mp4", Resource(Array("<!doctype html><html>login</html>".utf8), contentType: "text/html"))
+            let urls = [origin.url("/missing.mp4"), origin.url("/gone.bin"), origin.url("/page.mp4")]
+            let result = try harness.prefetch(list: urls.joined(separator: "\n"))
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.components(separatedBy: "FAILED").count - 1 == 3, "\(result.stderr)")
+            let partial = harness.scratch.cache + "/partial"
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: partial)) ?? []
+            #expect(left.filter { !$0.hasPrefix(".") }.isEmpty, "left in partial/: \(left)")
+            #expect(try harness.run(["status"]).stdout.isEmpty)
+            origin.clearLog()
+            let resumed = try harness.run(["resume"])
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(origin.requests.isEmpty, "resume fetched a dead link again")
+        }
+    }
+}
