@@ -41,6 +41,7 @@ let package = Package(
             name: "MediaCacheServe",
             dependencies: [
                 "MediaCacheKit", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(

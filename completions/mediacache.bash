@@ -624,12 +624,15 @@ _mediacache_serve() {
     repeating_flags=()
     non_repeating_flags=(--allow-remote --no-config -k --insecure --netrc --tier-push --tier-required --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(--listen --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint)
+    non_repeating_options=(--listen --idle-timeout --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--listen')
+        return
+        ;;
+    '--idle-timeout')
         return
         ;;
     '--cache-dir')

@@ -49,7 +49,7 @@ function __mediacache_parse_tokens -S
         case 'bundle-info'
             __mediacache_parse_subcommand 1 'json' 'cache-dir=' 'config=' 'no-config' 'version' 'h/help'
         case 'serve'
-            __mediacache_parse_subcommand -r 1 'listen=' 'allow-remote' 'cache-dir=' 'config=' 'no-config' 'j/jobs=' 'x/connections=' 'min-fragment=' 'max-stream-size=' 'H/header=+' 'retries=' 'timeout=' 'lowest-speed-limit=' 'limit-rate=' 'max-download-limit=' 'k/insecure' 'proxy=' 'no-proxy=' 'load-cookies=' 'netrc' 'netrc-file=' 'user-agent=' 'referer=' 'max-connections-per-host=' 'tier=' 's3-endpoint=' 'tier-push' 'tier-required' 'no-faststart' 'json' 'q/quiet' 'version' 'h/help'
+            __mediacache_parse_subcommand -r 1 'listen=' 'allow-remote' 'idle-timeout=' 'cache-dir=' 'config=' 'no-config' 'j/jobs=' 'x/connections=' 'min-fragment=' 'max-stream-size=' 'H/header=+' 'retries=' 'timeout=' 'lowest-speed-limit=' 'limit-rate=' 'max-download-limit=' 'k/insecure' 'proxy=' 'no-proxy=' 'load-cookies=' 'netrc' 'netrc-file=' 'user-agent=' 'referer=' 'max-connections-per-host=' 'tier=' 's3-endpoint=' 'tier-push' 'tier-required' 'no-faststart' 'json' 'q/quiet' 'version' 'h/help'
         case 'url'
             __mediacache_parse_subcommand 1 'H/header=+' 'cache-key=' 'server=' 'cache-dir=' 'config=' 'no-config' 'version' 'h/help'
         case 'push'
@@ -285,6 +285,7 @@ complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache bundle-info" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache serve" listen' -l 'listen' -d 'The address to listen on, ADDR:PORT (port 0 picks a free one). A loopback address unless --allow-remote says otherwise; never the wildcard.' -rfka ''
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache serve" allow-remote' -l 'allow-remote' -d 'Let --listen name an address other machines reach. Anyone who can reach it can play what the cache holds; requests must then name that address as their Host.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache serve" idle-timeout' -l 'idle-timeout' -d 'Seconds a client connection may stay silent (between requests, or in the middle of a request head) before it is closed (1-3600).' -rfka ''
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache serve" -ge 1' -F
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache serve" cache-dir' -l 'cache-dir' -d 'The cache directory (default: $MEDIACACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/mediacache).' -rfa '(__mediacache_complete_directories)'
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache serve" config' -l 'config' -d 'Read settings from this file instead of ${XDG_CONFIG_HOME:-~/.config}/mediacache/config.' -rF

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import MediaCacheKit
 import NIOCore
@@ -16,11 +17,14 @@ public final class MediaServer: Sendable {
     private let index: CacheIndex
     private let listen: ListenAddress
     private let port: Int
+    private let idleTimeout: Int
     private let log: @Sendable (ServeEvent) -> Void
 
     public init(
-        service: DownloadService, listen spec: ListenSpec, log: @escaping @Sendable (ServeEvent) -> Void
+        service: DownloadService, listen spec: ListenSpec, idleTimeout: Int,
+        log: @escaping @Sendable (ServeEvent) -> Void
     ) throws {
+        self.idleTimeout = idleTimeout
         self.service = service
         sources = try LocalSources(cache: service.cache)
         index = try CacheIndex(directory: service.cache)
@@ -53,9 +57,16 @@ public final class MediaServer: Sendable {
         // Its own lines would mix with the command's; failures reach the caller as errors.
         var logger = Logger(label: "mediacache-serve")
         logger.logLevel = .critical
+        // A client that says nothing (or never finishes its request head) is closed,
+        // as nginx's client_header_timeout and keepalive_timeout do; past the cap new
+        // connections wait in the listen backlog instead of taking the engine's descriptors.
+        let maxClients = service.descriptorBudget.clientConnections(limit: FileDescriptorLimit.current)
         let app = Application(
             router: router,
-            configuration: .init(address: .hostname(listen.host, port: port), serverName: nil),
+            server: .http1(configuration: .init(idleTimeout: .seconds(Int64(idleTimeout)))),
+            configuration: .init(
+                address: .hostname(listen.host, port: port), serverName: nil,
+                availableConnectionsDelegate: MaximumAvailableConnections(maxClients)),
             onServerRunning: { channel in
                 listen.bound(port: channel.localAddress?.port ?? 0)
                 onListening(listen.baseURL)

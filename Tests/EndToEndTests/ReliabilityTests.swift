@@ -87,6 +87,42 @@ extension EndToEnd {
             #expect(try harness.run(["path", origin.url("/radio")]).status == 1)
         }
 
+        /// More silent clients than the open-file limit allows (half of them mid-way
+        /// through a request head): `serve` stays up, closes them after
+        /// `--idle-timeout`, answers a real request meanwhile, and its descriptors come
+        /// back to where they were.
+        @Test func serveOutlastsAFloodOfSilentClients() throws {
+            let server = try ServeFixture(
+                cache: harness.scratch.cache, ["--idle-timeout", "2"], fileLimit: .init(soft: 400, hard: 400, keepsDescriptors: true))
+            let pid = server.process.process.processIdentifier
+            func descriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1 }
+            #expect(try CurlResponse.fetch(server.baseURL + "/").status == 200)
+            let before = descriptors()
+            let port = Int(server.baseURL.split(separator: ":").last ?? "") ?? 0
+            // In rounds, so the server accepts up to its cap before its backlog (256) fills;
+            // every other round stops half-way through a request head.
+            var clients: [Int32] = []
+            for round in 0..<20 {
+                let text = round % 2 == 0 ? "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " : ""
+                let batch = RawHTTP.openIdle(50, port: port, sending: text)
+                clients += batch
+                if batch.count < 50 { break }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            defer { clients.forEach { close($0) } }
+            #expect(clients.count >= 300, "only \(clients.count) connections were made")
+
+            let page = try CurlResponse.fetch(server.baseURL + "/", timeout: 20)
+            #expect(page.status == 200, "a real request was not answered while the flood held")
+            let allClosed = Harness.waitUntil(timeout: 20) { clients.allSatisfy(RawHTTP.isClosedByPeer) }
+            #expect(allClosed, "\(clients.filter { !RawHTTP.isClosedByPeer($0) }.count) silent connections are still open")
+            #expect(server.process.process.isRunning, "serve died: \(server.stop().stderr.suffix(500))")
+            clients.forEach { close($0) }
+            clients = []
+            let settled = Harness.waitUntil(timeout: 10) { descriptors() <= before + 4 }
+            #expect(settled, "serve holds \(descriptors()) descriptors, \(before) before the flood")
+        }
+
         /// Dead links (404, 410, an HTML page for media) leave no folder in `partial/`:
         /// nothing for `status` to list or `resume` to fetch again.
         @Test func definiteFailuresLeaveNoPartialJob() throws {

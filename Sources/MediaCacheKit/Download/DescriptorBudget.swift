@@ -66,6 +66,19 @@ public struct DescriptorBudget: Sendable, Equatable {
             + "-x \(askedConnectionsPerFile); raise it (ulimit -n) for more"
     }
 
+    /// How many client connections a server beside this engine may hold (`serve`), each
+    /// counted twice (its socket and the object file it may read), with room kept for
+    /// every file and connection of the engine, so a flood of clients never takes the
+    /// descriptors a download needs, nor drives `accept` into EMFILE.
+    public func clientConnections(limit: Int) -> Int {
+        let engine = jobs * (Self.perFile + connectionsPerFile) + spareFiles + commitsBehindReserve + 4 * Self.headroom
+        let free = limit == Int.max ? 8192 : limit - Self.descriptorsInUse() - engine
+        return min(4096, max(8, free / 2))
+    }
+
+    /// Commits behind hold a few descriptors each; at most this many are kept for them.
+    private var commitsBehindReserve: Int { Self.perFile * min(commitsBehind, 16) }
+
     /// Descriptors this process has open now.
     static func descriptorsInUse() -> Int {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.count).map { $0 - 1 } ?? 16

@@ -30,6 +30,13 @@ struct Serve: ParsableCommand {
         help: "Let --listen name an address other machines reach. Anyone who can reach it can play what the cache holds; requests must then name that address as their Host.")
     var allowRemote = false
 
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp(
+            "Seconds a client connection may stay silent (between requests, or in the middle of a request head) before it is closed (1-3600).",
+            valueName: "sec"))
+    var idleTimeout = 10
+
     @Argument(help: ArgumentHelp("Lists to prefetch in the background while serving.", valueName: "list"), completion: .file())
     var lists: [String] = []
 
@@ -37,6 +44,9 @@ struct Serve: ParsableCommand {
     @OptionGroup var download: DownloadOptions
 
     func validate() throws {
+        guard (1...3600).contains(idleTimeout) else {
+            throw ValidationError("--idle-timeout must be between 1 and 3600 seconds")
+        }
         do {
             _ = try ListenSpec.parse(listen, allowRemote: allowRemote)
         } catch {
@@ -72,7 +82,7 @@ struct Serve: ParsableCommand {
             service = try DownloadService(
                 cache: directory, options: download.engineOptions, events: printer.download, committed: committed,
                 tier: source)
-            server = try MediaServer(service: service, listen: address, log: printer.request)
+            server = try MediaServer(service: service, listen: address, idleTimeout: idleTimeout, log: printer.request)
         } catch let exit as ExitCode {
             throw exit
         } catch let error as ValidationError {

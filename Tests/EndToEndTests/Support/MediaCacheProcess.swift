@@ -28,10 +28,15 @@ enum MediaCacheProcess {
     /// An XDG_CONFIG_HOME that never exists (Debian's /nonexistent home).
     static let noConfigHome = "/nonexistent/mediacache-tests-config"
 
-    /// RLIMIT_NOFILE for the child, set with setrlimit(2) by the `WithFileLimit` wrapper.
+    /// RLIMIT_NOFILE for the child, set with setrlimit(2) by the `WithFileLimit` wrapper
+    /// (which also closes every inherited descriptor above stderr), or with `prlimit(1)`
+    /// when `keepsDescriptors`: Foundation watches a long-running child through a
+    /// descriptor the child inherits, and a child that closed it is never reaped, which
+    /// hangs every later `Process` of the test.
     struct FileLimit {
         var soft: Int
         var hard: Int
+        var keepsDescriptors = false
     }
 
     /// Starts the binary without waiting; the caller waits or signals it.
@@ -39,7 +44,10 @@ enum MediaCacheProcess {
         _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], fileLimit: FileLimit? = nil
     ) throws -> Running {
         let process = Process()
-        if let fileLimit {
+        if let fileLimit, fileLimit.keepsDescriptors {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            process.arguments = ["--nofile=\(fileLimit.soft):\(fileLimit.hard)", "--", binary] + arguments
+        } else if let fileLimit {
             process.executableURL = URL(fileURLWithPath: builtProduct("WithFileLimit"))
             process.arguments = ["\(fileLimit.soft)", "\(fileLimit.hard)", binary] + arguments
         } else {

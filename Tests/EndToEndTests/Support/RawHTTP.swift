@@ -14,6 +14,38 @@ enum RawHTTP {
         var head: String { text.components(separatedBy: "\r\n\r\n").first ?? "" }
     }
 
+    /// Opens up to `count` connections and writes `text` on each; stops at the first
+    /// connect that takes over 0.2 s (a server whose backlog is full answers no more).
+    static func openIdle(_ count: Int, port: Int, sending text: String) -> [Int32] {
+        var sockets: [Int32] = []
+        for _ in 0..<count {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var address = LoopbackPorts.address(port: port)
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            guard connected else {
+                close(fd)
+                break
+            }
+            let bytes = Array(text.utf8)
+            _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            sockets.append(fd)
+        }
+        return sockets
+    }
+
+    /// Whether the peer has closed `fd` (a read returns end of file or a reset) now.
+    static func isClosedByPeer(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
+        return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
     /// Sends `request` and reads until the server closes or `wait` seconds pass.
     static func send(_ request: String, port: Int, wait: Double = 5) -> Exchange {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -8,11 +8,12 @@ final class ServeFixture {
     let cache: String
 
     init(
-        cache: String, _ extra: [String] = [], environment: [String: String] = [:], listen: String = "127.0.0.1:0"
+        cache: String, _ extra: [String] = [], environment: [String: String] = [:], listen: String = "127.0.0.1:0",
+        fileLimit: MediaCacheProcess.FileLimit? = nil
     ) throws {
         self.cache = cache
         let process = try MediaCacheProcess.start(
-            ["serve", "--listen", listen, "--cache-dir", cache] + extra, environment: environment)
+            ["serve", "--listen", listen, "--cache-dir", cache] + extra, environment: environment, fileLimit: fileLimit)
         self.process = process
         var base: String?
         Harness.waitUntil(timeout: 15) {
