@@ -26,9 +26,12 @@ public enum RangeRequest: Equatable, Sendable {
         }
         let first = parts[0].trimmingCharacters(in: .whitespaces)
         let last = parts[1].trimmingCharacters(in: .whitespaces)
+        // A number past Int64 is past any file, so it saturates: as a first byte it asks
+        // for nothing that exists (416), as a last byte or a suffix for everything to the
+        // end. One below the maximum, so `end + 1` cannot overflow.
         func number(_ text: String) -> Int64? {
-            guard !text.isEmpty, text.count <= 18, text.allSatisfy(\.isASCIIDigit) else { return nil }
-            return Int64(text)
+            guard !text.isEmpty, text.allSatisfy(\.isASCIIDigit) else { return nil }
+            return min(Int64(text) ?? Int64.max, Int64.max - 1)
         }
         if first.isEmpty, let count = number(last) {
             self = .suffix(count)
