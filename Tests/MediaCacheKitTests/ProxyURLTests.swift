@@ -41,8 +41,8 @@ struct ProxyURLTests {
         let proxy = try ProxyURL(parsing: "http://alice:S3CRET@proxy.example:3128")
         #expect(proxy.description == "http://alice:***@proxy.example:3128")
         #expect("\(proxy)" == "http://alice:***@proxy.example:3128")
-        #expect(ProxyURL.redacting("alice:S3CRET@proxy.example") == "alice:***@proxy.example")
-        #expect(ProxyURL.redacting("http://alice@proxy.example") == "http://alice@proxy.example")
+        #expect(URLCredentials.masked("alice:S3CRET@proxy.example") == "alice:***@proxy.example")
+        #expect(URLCredentials.masked("http://alice@proxy.example") == "http://alice@proxy.example")
         do {
             _ = try ProxyURL(parsing: "gopher://alice:S3CRET@proxy.example")
             Issue.record("accepted")

@@ -19,7 +19,7 @@ public struct ProxyURL: Sendable, Equatable, CustomStringConvertible {
     public var isDirect: Bool { value.isEmpty }
 
     /// The URL with its password (if any) replaced by `***`.
-    public var description: String { Self.redacting(value) }
+    public var description: String { URLCredentials.masked(value) }
 
     /// Why a proxy setting cannot be used; its text never holds the password.
     public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
@@ -33,7 +33,7 @@ public struct ProxyURL: Sendable, Equatable, CustomStringConvertible {
             return
         }
         func problem(_ reason: String) -> Problem {
-            Problem(description: "proxy '\(Printable.name(Self.redacting(trimmed), limit: 200))' \(reason)")
+            Problem(description: "proxy '\(Printable.name(URLCredentials.masked(trimmed), limit: 200))' \(reason)")
         }
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control })
         else { throw problem("contains spaces or control characters") }
@@ -71,11 +71,5 @@ public struct ProxyURL: Sendable, Equatable, CustomStringConvertible {
             }
         }
         self.init(checked: trimmed)
-    }
-
-    /// `scheme://user:***@host` for `scheme://user:password@host`; text without a
-    /// password is returned as it is.
-    public static func redacting(_ text: String) -> String {
-        URLCredentials.masked(text)
     }
 }

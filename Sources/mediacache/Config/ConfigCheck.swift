@@ -81,7 +81,7 @@ struct ConfigCheck {
         guard let value else { return key }
         switch key {
         case "header": return "\(key) = \(HeaderRedaction.preview(value))"
-        case "proxy": return "\(key) = \(ProxyURL.redacting(value))"
+        case "proxy": return "\(key) = \(URLCredentials.masked(value))"
         default: return "\(key) = \(value)"
         }
     }

@@ -73,15 +73,17 @@ struct NetworkOptions: ParsableArguments {
             throw ValidationError(problem)
         }
         if netrc && netrcFile != nil { throw ValidationError("give --netrc or --netrc-file, not both") }
+        // Checked up front: libcurl skips a cookie or netrc file it cannot open without a
+        // word, and every request would then go out without the login.
         if let loadCookies {
-            if let problem = Self.unreadable(loadCookies) {
+            if let problem = InputFileCheck.problem(loadCookies) {
                 throw ValidationError("--load-cookies: cannot read \(loadCookies): \(problem)")
             }
             if let problem = CookieFileCheck.problem(path: loadCookies) {
                 throw ValidationError("--load-cookies: \(loadCookies) \(problem)")
             }
         }
-        if let path = netrcPath, let problem = Self.unreadable(path) {
+        if let path = netrcPath, let problem = InputFileCheck.problem(path) {
             throw ValidationError("\(netrc ? "--netrc" : "--netrc-file"): cannot read \(path): \(problem)")
         }
     }
@@ -101,12 +103,5 @@ struct NetworkOptions: ParsableArguments {
         options.client = ClientSettings(
             proxy: proxy.flatMap { try? ProxyURL(parsing: $0) }, noProxy: noProxy, cookieFile: loadCookies,
             netrcFile: netrcPath, referer: referer)
-    }
-
-    /// Why the file at `path` cannot be read, or nil. Checked up front: libcurl skips a
-    /// cookie or netrc file it cannot open without a word, and every request would
-    /// then go out without the login.
-    static func unreadable(_ path: String) -> String? {
-        InputFileCheck.problem(path)
     }
 }
