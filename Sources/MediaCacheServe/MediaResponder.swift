@@ -164,11 +164,15 @@ struct MediaResponder: Sendable {
         return PlainText.response(status(for: failure), "could not fetch \(Printable.url(url)): \(failure)")
     }
 
-    /// 504 when the origin did not answer in time, else 502.
+    /// 504 when the origin did not answer in time, 500 when this machine's disk or
+    /// cache failed, else 502 (the origin's answer was bad).
     static func status(for failure: JobFailure) -> HTTPResponse.Status {
-        let timedOut = failure.message.localizedCaseInsensitiveContains("timed out")
-            || failure.message.localizedCaseInsensitiveContains("timeout")
-        return timedOut ? .gatewayTimeout : .badGateway
+        switch failure.cause {
+        case .transfer(.timedOut): .gatewayTimeout
+        case .storage, .commit(.cache), .commit(.shortDataFile), .commit(.incomplete), .commit(.unexpected):
+            .internalServerError
+        case .transfer, .status, .answer, .commit, .tier: .badGateway
+        }
     }
 
     static func shortHash(_ text: String) -> String {

@@ -157,6 +157,23 @@ extension EndToEnd {
             #expect(Harness.waitUntil(timeout: 30) { (try? harness.cachedBytes(origin.url("/hangup.bin"))) == bytes })
         }
 
+        /// An origin that takes the connection and never answers: the player hears a
+        /// gateway timeout (504), not a bad gateway, once the stall timeout and the
+        /// retries are used up; and an origin that says 503 to the end is a 502.
+        @Test func anOriginThatNeverAnswersIsAGatewayTimeout() throws {
+            let silent = try SilentOrigin()
+            var busy503 = Faults()
+            busy503.statusSequence = Array(repeating: ScriptedStatus(503), count: 10)
+            origin.serve("/busy.mp4", Resource(TestBytes.make(1000, seed: 811), faults: busy503))
+            let server = try ServeFixture(cache: harness.scratch.cache, ["--timeout", "1", "--retries", "0"])
+            let hung = try CurlResponse.fetch(try server.localURL(silent.url("/hung.mp4")), timeout: 30)
+            #expect(hung.status == 504, "\(hung.status) \(String(decoding: hung.body, as: UTF8.self))")
+            #expect(String(decoding: hung.body, as: UTF8.self).contains("could not fetch \(silent.url("/hung.mp4"))"))
+            let busy = try CurlResponse.fetch(try server.localURL(origin.url("/busy.mp4")), timeout: 30)
+            #expect(busy.status == 502, "\(busy.status) \(String(decoding: busy.body, as: UTF8.self))")
+            #expect(String(decoding: busy.body, as: UTF8.self).contains("503"))
+        }
+
         @Test func anOriginErrorBeforeTheFirstByteIsABadGatewayNamingIt() throws {
             let server = try ServeFixture(cache: harness.scratch.cache)
             let local = try server.localURL(origin.url("/nowhere.mp4"))

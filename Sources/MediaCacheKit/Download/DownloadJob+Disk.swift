@@ -5,11 +5,11 @@ import Foundation
 extension DownloadJob {
     /// Empties and reserves the data file for a new download of `length` bytes (when
     /// `fresh`); false when the bytes cannot go there: the disk refused (the job failed),
-    /// or a copy from the tier is not as long as its record says (the origin is asked).
+    /// or the source cannot be giving this file at that length (the next one is asked).
     func prepareDataFile(length: Int64?, fresh: Bool) -> Bool {
         loop.assertOnLoop()
-        if let record = state.tier, length != record.size {
-            tierCopyFailed("the store has \(length.map(String.init) ?? "an unknown number of") bytes, its record says \(record.size)")
+        if let problem = source.lengthProblem(length) {
+            if !tryNextSource(after: .failed(problem)) { fail(JobFailure(.badResponse, problem), keepPartial: false) }
             return false
         }
         guard fresh, partial.dataFile != nil else { return true }
@@ -79,8 +79,11 @@ extension DownloadJob {
                     let committed = result.map { publication.object }.mapError(JobFailure.init)
                     self?.loop.post { [weak self] in self?.didCommit(committed) }
                 }
-            } catch where snapshot.tier != nil && error.blamesTheBytes {
-                self?.loop.post { [weak self] in self?.tierCopyFailed(error.description) }
+            } catch where error.blamesTheBytes {
+                self?.loop.post { [weak self] in
+                    guard let self, !self.tryNextSource(after: .badBytes(error.description)) else { return }
+                    self.didCommit(.failure(JobFailure(error)))
+                }
             } catch {
                 self?.loop.post { [weak self] in self?.didCommit(.failure(JobFailure(error))) }
             }

@@ -12,7 +12,7 @@ extension DownloadJob: HTTPTransferDelegate {
             asked: ResponseCheck.Asked(
                 isProbe: fragment.isProbe, requestedStart: fragment.requestedStart, sentRange: fragment.sentRange,
                 sentIfRange: fragment.ifRange != nil,
-                url: url, urlExpectsText: sniffsNothing || expectsText(url)),
+                url: url, urlExpectsText: !source.mayServeErrorPages || expectsText(url)),
             held: ResponseCheck.Held(
                 validators: state.validators, holdsBytes: !state.completed.isEmpty, lengthsAnnounced: lengthsAnnounced))
         switch check.verdict() {
@@ -58,15 +58,14 @@ extension DownloadJob: HTTPTransferDelegate {
             return false
         case .originContradicts(let reason):
             cancelAllTransfers()
-            if !tryNextSource(after: reason) { fail(JobFailure(.originUnstable, reason), keepPartial: false) }
-            return false
-        case .refuseEncoding(let encoding) where state.tier != nil:
-            tierCopyFailed("the store sent it with Content-Encoding: \(encoding)")
+            if !tryNextSource(after: .failed(reason)) { fail(JobFailure(.originUnstable, reason), keepPartial: false) }
             return false
         case .refuseEncoding(let encoding):
-            let reason = "the origin sent the body with Content-Encoding: \(encoding) although only identity was asked for"
+            let reason = "the body came with Content-Encoding: \(encoding) although only identity was asked for"
                 + " (\(Printable.url(url))); its bytes are not the file's, so nothing was stored"
-            fail(JobFailure(.badResponse, reason), keepPartial: !state.completed.isEmpty)
+            if !tryNextSource(after: .failed(reason)) {
+                fail(JobFailure(.badResponse, reason), keepPartial: !state.completed.isEmpty)
+            }
             return false
         case .redirect(let target):
             fragment.outcome = .redirect(target)
@@ -81,23 +80,13 @@ extension DownloadJob: HTTPTransferDelegate {
         return true
     }
 
-    /// A copy from the tier is checked by its hash, and text in it is the file's: no
-    /// guessing at error pages.
-    private var sniffsNothing: Bool { state.tier != nil }
-
     /// The probe's head is accepted as the file: what it says becomes the state, and the
     /// fetch begins.
     private func acceptProbe(_ fragment: Fragment, _ head: HTTPResponseHead, url: String) {
         if let length = state.length { lengthsAnnounced.insert(length) }
-        // The store's URL and type say nothing of the file: its record does.
-        if let record = state.tier {
-            state.contentType = record.contentType
-            fragment.accepted = true
-            beginFetching()
-            return
-        }
-        state.finalURL = url
-        state.contentType = head.mediaType
+        let facts = source.describe(answerFrom: url, head: head)
+        state.finalURL = facts.finalURL
+        state.contentType = facts.contentType
         fragment.accepted = true
         beginFetching()
     }
@@ -126,7 +115,7 @@ extension DownloadJob: HTTPTransferDelegate {
             if let reason = ResponseCheck.errorPage(
                 firstBytes: chunk.prefix(512).array, suspectMediaType: attempt.suspectMediaType,
                 atFileStart: fragment.next == 0,
-                urlExpectsText: sniffsNothing || expectsText(url))
+                urlExpectsText: !source.mayServeErrorPages || expectsText(url))
             {
                 fail(JobFailure(.notMedia, reason), keepPartial: false)
                 return 0
@@ -194,12 +183,13 @@ extension DownloadJob: HTTPTransferDelegate {
             fail(JobFailure(.redirect, "\(reason) from \(url)"), keepPartial: true)
             return
         case .transientStatus(let status, let retryAfter):
-            transientFailure("\(HTTPStatusText.describe(status)) from \(url)", retryAfter: retryAfter)
+            transientFailure(
+                "\(HTTPStatusText.describe(status)) from \(url)", cause: .status(status), retryAfter: retryAfter)
             return
         case .fatalStatus(let status):
             let reason = "\(HTTPStatusText.describe(status)) from \(url)"
-            if !tryNextSource(after: reason) {
-                fail(JobFailure(.httpStatus, reason + "; check the URL"), keepPartial: true)
+            if !tryNextSource(after: .failed(reason)) {
+                fail(JobFailure(.httpStatus, reason + "; check the URL", cause: .status(status)), keepPartial: true)
             }
             return
         case .data:
@@ -208,29 +198,34 @@ extension DownloadJob: HTTPTransferDelegate {
         if let error, error.kind == .untrustedCertificate || error.kind == .refused {
             let reason = "\(url): \(error.message)"
             let code: JobFailure.Code = error.kind == .refused ? .badURL : .tls
-            if !tryNextSource(after: reason) { fail(JobFailure(code, reason), keepPartial: !state.completed.isEmpty) }
+            if !tryNextSource(after: .failed(reason)) {
+                fail(JobFailure(code, reason, cause: .transfer(error.kind)), keepPartial: !state.completed.isEmpty)
+            }
             return
         }
         // A response that delivered every byte asked for and then ended badly (a
         // Content-Length longer than the body, no last chunk) still delivered them.
         let deliveredAll = fragment.accepted && fragment.isFinished
-        if let error, state.tier != nil, error.kind == .network || error.kind == .timedOut, fragment.firstByte == nil {
-            // No answer from the store: the tier as a whole is not asked again in this run.
-            tierStoppedAnswering(error.message)
+        if let error, !source.waitsOutSilence, error.kind == .network || error.kind == .timedOut,
+            fragment.firstByte == nil, tryNextSource(after: .unanswered(error.message))
+        {
             return
         }
         if let error, error.kind != .aborted, !deliveredAll {
-            transientFailure("\(error.message) (\(url))", retryAfter: nil)
+            transientFailure("\(error.message) (\(url))", cause: .transfer(error.kind), retryAfter: nil)
             return
         }
         if fragment.end == nil {
             // Length unknown until the stream ended: the end is the length.
-            guard error == nil else { return transientFailure("the connection closed early (\(url))", retryAfter: nil) }
+            guard error == nil else {
+                return transientFailure("the connection closed early (\(url))", cause: .transfer(.network), retryAfter: nil)
+            }
             state.validators.length = fragment.next
             try? partial.dataFile?.truncate(length: fragment.next)
             download.held.didLearnLength(fragment.next)
         } else if !fragment.isFinished && fragment.next == fragment.requestedStart {
-            transientFailure("the response ended before its first byte (\(url))", retryAfter: nil)
+            transientFailure(
+                "the response ended before its first byte (\(url))", cause: .transfer(.network), retryAfter: nil)
             return
         }
         // A response cut short with progress just frees the connection: the rest of its
@@ -243,10 +238,8 @@ extension DownloadJob: HTTPTransferDelegate {
     }
 
     private func followRedirect(_ fragment: Fragment, to target: String, from url: String) {
-        if state.tier != nil {
-            // Its requests carry the tier's credentials, which never leave the endpoint;
-            // a store that sends them elsewhere has no usable copy.
-            tierCopyFailed("the store redirected \(url) to \(Printable.url(target)), which a tier's requests never follow")
+        if let refusal = source.refusesRedirect(from: url, to: target) {
+            if !tryNextSource(after: .failed(refusal)) { fail(JobFailure(.redirect, refusal), keepPartial: true) }
             return
         }
         guard fragment.redirectHops < 10 else {

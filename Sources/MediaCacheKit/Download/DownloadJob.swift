@@ -17,6 +17,8 @@ final class DownloadJob: @unchecked Sendable {
     let retryPolicy: RetryPolicy
     /// The data file, journal and saved state while the download runs.
     let partial: PartialFile
+    /// Where the bytes come from now: the origin (or a mirror), or the tier's copy.
+    var source: any Source
 
     var lock: KeyLock?
     var state: JobState
@@ -32,12 +34,9 @@ final class DownloadJob: @unchecked Sendable {
     /// Seconds from a request to its first body byte (a moving average): what the endgame
     /// weighs against a running range's time left. Nil until one has been seen.
     var requestLatency: Double?
-    var mirrorIndex = 0
     var retryNotBefore = 0.0
     var wakeTimer: Int?
     var waitingNoticeSent = false
-    /// The tier will not give this file (it has no copy, or its copy failed): the origin does.
-    var tierDeclined = false
     var startedEventSent = false
     /// URLs this job parsed, each parsed once: URLComponents costs more than the rest of
     /// a small file's header handling.
@@ -66,6 +65,7 @@ final class DownloadJob: @unchecked Sendable {
             baseDelay: options.retryBaseDelay, maxDelay: options.maxRetryDelay, maxRetryAfter: options.maxRetryAfter)
         partial = PartialFile(cache: service.cache, key: download.key)
         state = JobState(entry: request.entry, commandHeaders: request.commandHeaders)
+        source = OriginSource(entry: request.entry, commandHeaders: request.commandHeaders)
     }
 
     var url: String { request.entry.url }
@@ -82,15 +82,6 @@ final class DownloadJob: @unchecked Sendable {
     func expectsText(_ url: String) -> Bool {
         MediaTypeCheck.expectsText(pathExtension: parts(of: url)?.pathExtension)
     }
-
-    /// The list URL (or mirror) in use: custom headers belong to its host.
-    var currentURL: String { request.entry.urls[mirrorIndex] }
-
-    /// Where a probe goes: the tier's copy, else the list URL (or mirror) in use.
-    var probeURL: String { tierObjectRequest?.url ?? currentURL }
-
-    /// Where the other requests go: the tier's copy, else where the probe was redirected.
-    var fragmentURL: String { tierObjectRequest?.url ?? state.finalURL ?? currentURL }
 
     func emit(_ event: PrefetchEvent) { service.emit(event) }
 
@@ -194,38 +185,20 @@ final class DownloadJob: @unchecked Sendable {
 
     // MARK: Requests
 
-    /// `-H` and `header=` lines go only to the host they were given for.
-    func customHeaders(for url: String) -> [String] {
-        let headers = request.commandHeaders + request.entry.headers
-        guard !headers.isEmpty, let target = parts(of: url)?.origin, target == parts(of: currentURL)?.origin else {
-            return []
-        }
-        return headers
-    }
-
     @discardableResult
     func issue(
         url: String, start: Int64, end: Int64?, isProbe: Bool, sendRange: Bool, ifRange: String?,
         compareUntil: Int64, redirectHops: Int = 0
     ) -> Fragment {
-        let tierObject = tierObjectRequest
-        // The user's headers, cookies and netrc are the origin's, never the tier's.
-        var headers = tierObject == nil ? customHeaders(for: url) : []
+        var rangeHeaders: [String] = []
         if sendRange {
-            headers.append("Range: " + (end.map { ByteRange(start, $0).httpRangeValue } ?? "bytes=\(start)-"))
-            if let ifRange { headers.append("If-Range: \(ifRange)") }
+            rangeHeaders.append("Range: " + (end.map { ByteRange(start, $0).httpRangeValue } ?? "bytes=\(start)-"))
+            if let ifRange { rangeHeaders.append("If-Range: \(ifRange)") }
         }
-        var request = HTTPRequest(
-            url: url, headers: headers, stallTimeout: options.stallTimeout,
-            lowSpeedLimit: Int(options.lowestSpeedLimit), verifyTLS: tierObject?.verifyTLS ?? options.verifyTLS)
-        if let tierObject {
-            // Signed only for the endpoint itself: the credentials go nowhere else.
-            if parts(of: url)?.origin == parts(of: tierObject.url)?.origin { request.s3Signing = tierObject.signing }
-        } else {
-            request.client = clientSettings()
-        }
+        let request = source.request(
+            url: url, urlOrigin: parts(of: url)?.origin, rangeHeaders: rangeHeaders, options: options)
         let transfer = HTTPTransfer(
-            request: request, userAgent: userAgent, delegate: self,
+            request: request, userAgent: source.userAgent(options: options), delegate: self,
             rateLimits: loop.rateLimiter.limits(file: fileRateLimit))
         let fragment = Fragment(
             transfer: transfer, isProbe: isProbe, start: start, end: end, sentRange: sendRange,
@@ -261,7 +234,7 @@ final class DownloadJob: @unchecked Sendable {
             state.discardData()
         }
         issue(
-            url: probeURL, start: compareFrom ?? piece.start, end: piece.end, isProbe: true, sendRange: sendRange,
+            url: source.probeURL, start: compareFrom ?? piece.start, end: piece.end, isProbe: true, sendRange: sendRange,
             ifRange: state.completed.isEmpty ? nil : state.validators.ifRangeValue, compareUntil: piece.start)
     }
 
@@ -269,7 +242,6 @@ final class DownloadJob: @unchecked Sendable {
     /// for less: its box layout is known after a few hundred bytes, and a moov at the end
     /// is then requested before the first response has filled the socket with mdat.
     private var firstRequestSize: Int64 {
-        let name = request.entry.outName ?? parts(of: currentURL)?.lastPathComponent ?? ""
         let isMP4 = URLParts.shortExtension(of: name).map { Self.mp4Extensions.contains($0.lowercased()) } ?? false
         return isMP4 ? min(2 * options.minFragment, 256 * 1024) : 2 * options.minFragment
     }
@@ -281,7 +253,7 @@ final class DownloadJob: @unchecked Sendable {
         guard let attempt else { return }
         phase = .fetching(attempt)
         if let dataFile = partial.dataFile {
-            download.held.publish(file: dataFile, completed: state.completed, about: dataForReaders)
+            download.held.publish(file: dataFile, completed: state.completed, about: source.readersData(state: state))
         }
         let now = TransferLoop.now()
         partial.restartCheckpointClock(at: now)
@@ -291,7 +263,7 @@ final class DownloadJob: @unchecked Sendable {
             emit(
                 .started(
                     url: url, name: name, length: state.length, resumedBytes: state.bytesDone,
-                    connections: plannedConnections, source: state.tier == nil ? .origin : .tier))
+                    connections: plannedConnections, source: source.kind))
         }
         if let length = state.length, length >= 32 << 20, let file = partial.dataFile {
             var algorithms: Set<DigestAlgorithm> = [.sha256]
@@ -316,20 +288,6 @@ final class DownloadJob: @unchecked Sendable {
             advanceMoovSearch()
         }
         fillConnections()
-    }
-
-    /// What readers learn of the bytes: a copy from the tier is named as its object will
-    /// be once stored, not by the store's validators.
-    private var dataForReaders: DownloadData {
-        guard let record = state.tier else {
-            return DownloadData(
-                length: state.length, contentType: state.contentType,
-                originVersion: state.validators.etag ?? state.validators.lastModified)
-        }
-        return DownloadData(
-            length: state.length, contentType: record.contentType,
-            originVersion: record.faststart == .relocated ? nil : record.etag ?? record.lastModified,
-            storedSHA256: record.sha256)
     }
 
     /// Connections this file will use: fewer for files too small to split.
@@ -444,22 +402,25 @@ final class DownloadJob: @unchecked Sendable {
     @discardableResult
     private func startFragment(from start: Int64, to end: Int64?) -> Fragment {
         issue(
-            url: fragmentURL, start: start, end: end, isProbe: false, sendRange: true,
+            url: source.fragmentURL(answeredAt: state.finalURL), start: start, end: end, isProbe: false, sendRange: true,
             ifRange: state.validators.ifRangeValue, compareUntil: start)
     }
 
     // MARK: Trouble
 
     /// A failure worth retrying. Failures of several connections during one backoff
-    /// count once, so one outage does not use up every retry. The tier gets one retry:
-    /// the origin is the better bet than waiting for a store in trouble.
-    func transientFailure(_ reason: String, retryAfter: Double?) {
+    /// count once, so one outage does not use up every retry; past the source's
+    /// retries, the next source takes over.
+    func transientFailure(_ reason: String, cause: JobFailure.Cause, retryAfter: Double?) {
         let now = TransferLoop.now()
         if now >= retryNotBefore {
             failuresInARow += 1
-            if failuresInARow > (state.tier == nil ? options.retries : 1) {
-                if tryNextSource(after: reason) { return }
-                fail(JobFailure(.retriesExhausted, "gave up after \(options.retries) retries: \(reason)"), keepPartial: true)
+            let retries = source.retries(options: options)
+            if failuresInARow > retries {
+                if tryNextSource(after: .failed(reason)) { return }
+                fail(
+                    JobFailure(.retriesExhausted, "gave up after \(retries) retries: \(reason)", cause: cause),
+                    keepPartial: true)
                 return
             }
             let delay = retryPolicy.delay(attempt: failuresInARow, retryAfter: retryAfter)
@@ -484,22 +445,6 @@ final class DownloadJob: @unchecked Sendable {
         }
     }
 
-    /// Moves on from a source that failed: from the tier's copy to the origin, or to
-    /// the next mirror, if there is one. Held bytes stay if the mirror serves the same
-    /// version (its validators are checked like any resume). False: nothing is left.
-    func tryNextSource(after reason: String) -> Bool {
-        if state.tier != nil { return tierCopyFailed(reason) }
-        guard mirrorIndex + 1 < request.entry.urls.count else { return false }
-        mirrorIndex += 1
-        failuresInARow = 0
-        retryNotBefore = 0
-        cancelAllTransfers()
-        state.finalURL = nil
-        emit(.notice(url: url, message: "\(reason); trying mirror \(Printable.url(currentURL))"))
-        startProbe()
-        return true
-    }
-
     /// The origin now serves different bytes: drop what is held and start over, so
     /// two versions are never spliced.
     func originChanged(_ reason: String) {
@@ -520,10 +465,11 @@ final class DownloadJob: @unchecked Sendable {
         startProbe()
     }
 
-    /// The origin mishandles Range: fetch the file as one stream from byte 0.
+    /// The origin mishandles Range: fetch the file as one stream from byte 0, if the
+    /// source allows it.
     func fallBackToSingleStream(_ reason: String) {
-        if state.tier != nil {
-            tierCopyFailed(reason)
+        guard source.mayStreamWhole else {
+            if !tryNextSource(after: .failed(reason)) { fail(JobFailure(.badResponse, reason), keepPartial: false) }
             return
         }
         cancelAllTransfers()

@@ -8,7 +8,7 @@ extension JobFailure {
             case .tierCopyDiffers: .tier
             case .shortDataFile, .cache, .unexpected: .io
             }
-        self.init(code, error.description)
+        self.init(code, error.description, cause: .commit(error.kind))
     }
 
     /// A publication that failed: the cache's files or index.

@@ -17,13 +17,50 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case tier
     }
 
+    /// What went wrong, for callers that act on a failure rather than print it (`serve`
+    /// answers a timeout with 504, everything else from upstream with 502).
+    public enum Cause: Sendable, Equatable {
+        /// Requests ended without a complete answer: a network error, a stall, an
+        /// untrusted certificate, a URL libcurl refused.
+        case transfer(TransferError.Kind)
+        /// The origin answered with this HTTP status.
+        case status(Int)
+        /// The origin answered, but not with the file: an error page, an answer that
+        /// contradicts itself or keeps changing, a redirect that cannot be followed.
+        case answer
+        /// The bytes arrived but did not become the cached object.
+        case commit(CommitError.Kind)
+        /// The disk or the cache's own files failed.
+        case storage
+        /// The tier could not give the file, and nothing else may.
+        case tier
+    }
+
     public var code: Code
     public var message: String
+    public var cause: Cause
 
-    public init(_ code: Code, _ message: String) {
+    /// `cause` may be left out where the code says it all (answers, storage, the tier).
+    public init(_ code: Code, _ message: String, cause: Cause? = nil) {
         self.code = code
         self.message = message
+        self.cause = cause ?? Self.cause(implied: code)
     }
+
+    private static func cause(implied code: Code) -> Cause {
+        switch code {
+        case .badURL: .transfer(.refused)
+        case .tls: .transfer(.untrustedCertificate)
+        case .io: .storage
+        case .tier: .tier
+        case .checksumMismatch: .commit(.checksumMismatch)
+        // A status or a run of failures always says which, where it is made.
+        case .httpStatus, .retriesExhausted, .notMedia, .originUnstable, .badResponse, .redirect: .answer
+        }
+    }
+
+    /// The origin (or store) did not answer in time.
+    public var isTimeout: Bool { cause == .transfer(.timedOut) }
 
     public var description: String { message }
 

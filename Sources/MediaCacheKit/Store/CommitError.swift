@@ -47,6 +47,23 @@ public enum CommitError: Error, CustomStringConvertible {
         }
     }
 
+    /// Which of these it is, without what it carries: what a failure keeps of it.
+    public enum Kind: Sendable, Equatable {
+        case incomplete, shortDataFile, checksumMismatch, damagedMP4, tierCopyDiffers, cache, unexpected
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .incomplete: .incomplete
+        case .shortDataFile: .shortDataFile
+        case .checksumMismatch: .checksumMismatch
+        case .damagedMP4: .damagedMP4
+        case .tierCopyDiffers: .tierCopyDiffers
+        case .cache: .cache
+        case .unexpected: .unexpected
+        }
+    }
+
     /// Whether the bytes themselves are wrong (rather than the disk): a copy from the
     /// tier that fails this way is fetched again from the origin.
     public var blamesTheBytes: Bool {
