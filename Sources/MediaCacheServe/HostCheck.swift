@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Synchronization
 
 /// Answers only requests addressed to the server itself: a page that makes a browser
 /// resolve its own name to 127.0.0.1 (DNS rebinding) sends its own name as Host and
@@ -25,23 +26,23 @@ struct HostCheck<Context: RequestContext>: RouterMiddleware {
 }
 
 /// The address the server listens on, known once it is bound (port 0 picks one).
-final class ListenAddress: @unchecked Sendable {
+final class ListenAddress: Sendable {
     let host: String
-    private let lock = NSLock()
-    private var port = 0
+    private let boundPort = Atomic<Int>(0)
 
     init(_ spec: ListenSpec) { host = spec.host }
 
-    func bound(port: Int) { lock.withLock { self.port = port } }
+    func bound(port: Int) { boundPort.store(port, ordering: .releasing) }
+
+    private var port: Int { boundPort.load(ordering: .acquiring) }
 
     var baseURL: String {
-        let port = lock.withLock { self.port }
         return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
     /// Host header values that name this server.
     var acceptedHosts: Set<String> {
-        let port = lock.withLock { self.port }
+        let port = port
         var names = [host.contains(":") ? "[\(host)]" : host]
         if host == "127.0.0.1" || host == "::1" { names += ["localhost", "127.0.0.1", "[::1]"] }
         // A client leaves out the default port.

@@ -1,28 +1,36 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 
 /// Stop requests for long commands: SIGINT, SIGTERM and SIGHUP, and the reader of stdout
 /// going away (EPIPE, reported by `Terminal`; SIGPIPE itself is ignored process-wide).
 /// The first request prints `message` and calls `onFirst` (or just sets the flag the
 /// command polls); a second signal exits at once.
-final class SignalTrap: @unchecked Sendable {
-    private let lock = NSLock()
-    private var caught: Int32?
-    private var sources: [DispatchSourceSignal] = []
+final class SignalTrap: Sendable {
+    /// The first stop request's signal.
+    private let caught = Mutex<Int32?>(nil)
+    /// Kept for the life of the trap (a released source stops delivering).
+    private let sources: Mutex<[(number: Int32, source: any DispatchSourceSignal)]>
     private let message: String
     private let onFirst: (@Sendable () -> Void)?
 
     init(message: String, onFirst: (@Sendable () -> Void)? = nil) {
         self.message = message
         self.onFirst = onFirst
+        var trapped: [(number: Int32, source: any DispatchSourceSignal)] = []
         for number in [SIGINT, SIGTERM, SIGHUP] {
             // `nohup` sets SIGHUP to ignored for the process it starts: keep it so.
             if number == SIGHUP && Self.hangupIgnoredAtStart { continue }
             signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in receive(number) }
-            source.resume()
-            sources.append(source)
+            trapped.append((number, DispatchSource.makeSignalSource(signal: number, queue: .global())))
+        }
+        sources = Mutex(trapped)
+        // Handlers capture self, so they are set once every stored property is.
+        sources.withLock { trapped in
+            for (number, source) in trapped {
+                source.setEventHandler { [self] in receive(number) }
+                source.resume()
+            }
         }
         Terminal.whenStdoutCloses { [weak self] in self?.receive(SIGPIPE) }
     }
@@ -30,7 +38,7 @@ final class SignalTrap: @unchecked Sendable {
     deinit { Terminal.whenStdoutCloses(nil) }
 
     private func receive(_ number: Int32) {
-        let first = lock.withLock {
+        let first = caught.withLock { caught in
             defer { caught = caught ?? number }
             return caught == nil
         }
@@ -46,11 +54,11 @@ final class SignalTrap: @unchecked Sendable {
         }
     }
 
-    var isSet: Bool { lock.withLock { caught != nil } }
+    var isSet: Bool { caught.withLock { $0 != nil } }
 
     /// 128 + the first signal: 129 SIGHUP, 130 SIGINT, 141 stdout closed, 143 SIGTERM.
     var exitStatus: ExitCode {
-        ExitStatus.interrupted(by: lock.withLock { caught } ?? SIGINT)
+        ExitStatus.interrupted(by: caught.withLock { $0 } ?? SIGINT)
     }
 
     /// Read once, before the first trap sets SIGHUP to ignored itself (so a second trap

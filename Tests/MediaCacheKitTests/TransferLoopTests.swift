@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MediaCacheKit
 
-/// The loop knows its thread, so the debug checks of confinement (`assertOnLoop`) can
+/// The loop knows its thread, so the checks of confinement (`preconditionOnLoop`) can
 /// tell loop-owned state touched from elsewhere.
 @Suite("TransferLoop")
 struct TransferLoopTests {
@@ -23,6 +23,59 @@ struct TransferLoopTests {
         #expect(ended.wait(timeout: .now() + 10) == .success)
         #expect(seen.value == true, "posted work runs on the loop thread")
         #expect(!loop.isLoopThread, "the test's thread is not the loop's")
+    }
+}
+
+/// Confinement is checked in release builds too: touching loop-owned state from another
+/// thread stops the process instead of racing.
+@Suite("Loop confinement")
+struct LoopConfinementTests {
+    @Test func loopBoundStateTrapsOffTheLoop() async {
+        await #expect(processExitsWith: .failure) {
+            let loop = TransferLoop(maxConnectionsPerHost: 1, maxConnections: 1)
+            let bound = LoopBound(0, loop: loop)
+            bound.value += 1
+        }
+    }
+
+    @Test func aReadersWantsAreTheLoopsOnly() async {
+        await #expect(processExitsWith: .failure) {
+            let loop = TransferLoop(maxConnectionsPerHost: 1, maxConnections: 1)
+            let download = Download(
+                key: CacheKey(identity: "http://127.0.0.1/a"),
+                request: JobRequest(entry: ListEntry(urls: ["http://127.0.0.1/a"])), priority: .normal, loop: loop)
+            download.demands[1] = ByteRange(0, 1)
+        }
+    }
+
+    @Test func blockingWorkTrapsOnTheLoop() async {
+        await #expect(processExitsWith: .failure) {
+            let loop = TransferLoop(maxConnectionsPerHost: 1, maxConnections: 1)
+            loop.post {
+                loop.preconditionOffLoop()
+                loop.stop()
+            }
+            loop.run()
+        }
+    }
+
+    @Test func onTheLoopEveryCheckPasses() {
+        let loop = TransferLoop(maxConnectionsPerHost: 1, maxConnections: 1)
+        let bound = LoopBound(0, loop: loop)
+        let seen = Observed()
+        let ended = DispatchSemaphore(value: 0)
+        Thread {
+            loop.run()
+            ended.signal()
+        }.start()
+        loop.post {
+            bound.value += 41
+            bound.value += 1
+            seen.set(bound.value == 42)
+            loop.stop()
+        }
+        #expect(ended.wait(timeout: .now() + 10) == .success)
+        #expect(seen.value == true)
     }
 }
 

@@ -286,34 +286,32 @@ private struct PendingCommit {
 }
 
 /// Objects handed to the `CommitBatcher` and not yet reported; the importing thread
-/// picks up the finished ones between entries, so events stay on that thread.
-private final class PendingCommits: @unchecked Sendable {
-    private let lock = NSLock()
+/// picks up the finished ones between entries, so events stay on that thread. Only the
+/// list of finished ids is shared with the batcher's queue.
+private final class PendingCommits {
     private let outstanding = DispatchGroup()
+    private let finished = LockedValue<[(Int, Result<Void, CacheError>)]>([])
     private var waiting: [Int: PendingCommit] = [:]
-    private var finished: [(Int, Result<Void, CacheError>)] = []
     private var nextID = 0
 
     func submit(_ commit: PendingCommit, _ publication: CommitBatcher.Publication, to batcher: CommitBatcher) {
-        let id = lock.withLock {
-            nextID += 1
-            waiting[nextID] = commit
-            return nextID
-        }
+        nextID += 1
+        let id = nextID
+        waiting[id] = commit
         outstanding.enter()
-        batcher.publish(publication) { [self] result in
-            lock.withLock { finished.append((id, result)) }
+        batcher.publish(publication) { [finished, outstanding] result in
+            finished.withLock { $0.append((id, result)) }
             outstanding.leave()
         }
     }
 
     /// The commits finished so far, without waiting.
     func takeFinished() -> [(PendingCommit, Result<Void, CacheError>)] {
-        lock.withLock {
-            let done = finished.compactMap { id, result in waiting.removeValue(forKey: id).map { ($0, result) } }
-            finished = []
-            return done
+        let done = finished.withLock { finished in
+            defer { finished = [] }
+            return finished
         }
+        return done.compactMap { id, result in waiting.removeValue(forKey: id).map { ($0, result) } }
     }
 
     /// Waits until every submitted commit has finished, and returns those not taken yet.

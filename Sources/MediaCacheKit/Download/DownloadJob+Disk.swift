@@ -7,7 +7,7 @@ extension DownloadJob {
     /// `fresh`); false when the bytes cannot go there: the disk refused (the job failed),
     /// or the source cannot be giving this file at that length (the next one is asked).
     func prepareDataFile(length: Int64?, fresh: Bool) -> Bool {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         if let problem = source.lengthProblem(length) {
             if !tryNextSource(after: .failed(problem)) { fail(JobFailure(.badResponse, problem), keepPartial: false) }
             return false
@@ -59,7 +59,7 @@ extension DownloadJob {
     /// downloads (the service frees this one's slot when its bound on commits behind
     /// allows).
     func commit() {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         guard let file = partial.dataFile else { return }
         let hasher = attempt?.hasher
         phase = .committing
@@ -92,7 +92,7 @@ extension DownloadJob {
     }
 
     private func didCommit(_ result: Result<CachedObject, JobFailure>) {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         partial.close()
         switch result {
         case .success(let object):

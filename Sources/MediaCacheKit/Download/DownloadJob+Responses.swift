@@ -4,7 +4,7 @@ import Foundation
 /// disk at their offsets, completions decide retry-or-done in one place.
 extension DownloadJob: HTTPTransferDelegate {
     func transfer(_ transfer: HTTPTransfer, didReceive head: HTTPResponseHead) -> Bool {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         guard let fragment = fragments[ObjectIdentifier(transfer)] else { return false }
         let url = transfer.request.url
         let check = ResponseCheck(
@@ -92,7 +92,7 @@ extension DownloadJob: HTTPTransferDelegate {
     }
 
     func transfer(_ transfer: HTTPTransfer, didReceive chunk: BodyChunk) -> Int {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         guard let fragment = fragments[ObjectIdentifier(transfer)] else { return 0 }
         guard fragment.accepted, let file = partial.dataFile else { return chunk.count }
         var chunk = chunk
@@ -164,7 +164,7 @@ extension DownloadJob: HTTPTransferDelegate {
     }
 
     func transfer(_ transfer: HTTPTransfer, didCompleteWith error: TransferError?) {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         guard let fragment = fragments.removeValue(forKey: ObjectIdentifier(transfer)),
             isTransferring
         else { return }

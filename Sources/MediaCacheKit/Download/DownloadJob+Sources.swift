@@ -8,7 +8,7 @@
 extension DownloadJob {
     /// The tier's copy, if the run reads a tier and it has one; else the origin.
     func chooseSource() {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         guard let tier = service.tier else {
             if state.tier != nil {
                 switchSource(
@@ -33,7 +33,7 @@ extension DownloadJob {
     }
 
     private func didLookUp(_ answer: TierSource.Lookup, in tier: TierSource) {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         // Stopped (Ctrl-C) while the tier was asked.
         guard case .lookingUpTier = phase else { return }
         switch answer {
@@ -87,7 +87,7 @@ extension DownloadJob {
     /// for the source's own reason. False: no source is left, and the caller's failure
     /// stands.
     func tryNextSource(after trouble: SourceTrouble) -> Bool {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         switch source.fallback(after: trouble) {
         case .exhausted:
             return false

@@ -4,6 +4,7 @@ import Foundation
 ///
 /// Confined to the transfer loop's thread, except for the work it hands to its partial
 /// file's disk queue (checkpoints and the commit), which reports back through `loop.post`.
+// @unchecked: the loop thread's, each entry checked; disk work reports back through `loop.post`.
 final class DownloadJob: @unchecked Sendable {
     let request: JobRequest
     let key: CacheKey
@@ -90,7 +91,7 @@ final class DownloadJob: @unchecked Sendable {
     /// Takes the key's lock first (two `fcntl`s), so one index read settles whether the
     /// object is already cached.
     func start() {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         do {
             guard let lock = try KeyLock.tryAcquire(key: key, in: cache) else {
                 waitForLock()
@@ -302,7 +303,7 @@ final class DownloadJob: @unchecked Sendable {
     /// Serves the demands, then gives every free connection work, as the scheduler plans
     /// it; a connection that stopped delivering gives its range to a fresh one.
     func fillConnections() {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         guard case .fetching = phase else { return }
         let now = TransferLoop.now()
         // Every byte is held, whatever path got here (a retry after the last byte, a
@@ -489,7 +490,7 @@ final class DownloadJob: @unchecked Sendable {
 
     /// Stops for Ctrl-C or SIGTERM, saving progress.
     func interrupt() {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         guard !isFinished else { return }
         if case .committing = phase {
             // The commit finishes on its own; its result is reported as usual.
@@ -501,7 +502,7 @@ final class DownloadJob: @unchecked Sendable {
     }
 
     func fail(_ failure: JobFailure, keepPartial: Bool) {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         guard !isFinished else { return }
         cancelAllTransfers()
         // A dead link leaves no folder behind: 200,000 of them made `status` slow.
@@ -515,7 +516,7 @@ final class DownloadJob: @unchecked Sendable {
     }
 
     func finish(_ result: DownloadResult) {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         guard !isFinished else { return }
         phase = .finished(result)
         if let wakeTimer { loop.cancelTimer(wakeTimer) }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Reads a download's bytes while it runs, for one response to a client: waits until the
 /// bytes it wants are on disk (its wants become the download's most urgent work), then
@@ -8,13 +9,12 @@ import Foundation
 /// a faststart relocation never changes the bytes under it, and if the download starts
 /// its data over (the origin changed), it fails with `ReaderError.dataStartedOver`
 /// rather than hand on a splice of two versions.
-public final class DownloadReader: @unchecked Sendable {
+public final class DownloadReader: Sendable {
     private let download: Download
     private let loop: TransferLoop
     private let id: Int
-    private let lock = NSLock()
-    private var snapshot: HeldBytes.Snapshot?
-    private var closed = false
+    /// The version of the data this reader reads, once known; whether it was closed.
+    private let state = Mutex<(snapshot: HeldBytes.Snapshot?, closed: Bool)>((nil, false))
 
     private static let ids = Counter()
 
@@ -47,7 +47,7 @@ public final class DownloadReader: @unchecked Sendable {
 
     /// Reads up to `count` bytes at `offset`, which `available` said are on disk.
     public func read(at offset: Int64, count: Int) throws -> [UInt8] {
-        guard let snapshot = lock.withLock({ self.snapshot }) else { throw ReaderError.interrupted }
+        guard let snapshot = bound else { throw ReaderError.interrupted }
         let bytes = try snapshot.file.read(count: count, at: offset)
         // Checked after the read: the data is never started over before this flips.
         guard download.held.isCurrent(snapshot.generation) else { throw ReaderError.dataStartedOver }
@@ -56,19 +56,19 @@ public final class DownloadReader: @unchecked Sendable {
 
     /// Drops this reader's wants; the download goes on. Also done when the reader goes.
     public func close() {
-        let first = lock.withLock {
-            defer { closed = true }
-            return !closed
+        let first = state.withLock { state in
+            defer { state.closed = true }
+            return !state.closed
         }
         guard first else { return }
         let (download, id) = (download, id)
         loop.post { download.demands[id] = nil }
     }
 
-    private var bound: HeldBytes.Snapshot? { lock.withLock { snapshot } }
+    private var bound: HeldBytes.Snapshot? { state.withLock { $0.snapshot } }
 
     private func bind(_ snapshot: HeldBytes.Snapshot) {
-        lock.withLock { if self.snapshot == nil { self.snapshot = snapshot } }
+        state.withLock { state in if state.snapshot == nil { state.snapshot = snapshot } }
     }
 
     private func want(_ range: ByteRange) {

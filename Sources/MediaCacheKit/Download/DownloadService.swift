@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The engine as a long-lived service: one libcurl multi loop on its own thread, the
 /// index, the commit batcher and the spare data files, shared by every download until
@@ -13,6 +14,7 @@ import Foundation
 /// relocation, sync, rename, index) runs behind while the next download fetches, as long
 /// as the bytes committing behind stay within `options.uncommittedBytesLimit` and their
 /// files within the descriptor budget; past either, it keeps its slot until committed.
+// @unchecked: the registry is under its mutex; the rest is the loop thread's, each entry checked.
 public final class DownloadService: @unchecked Sendable {
     public let cache: CacheDirectory
     /// The options asked for, with `-j` and `-x` made to fit the open-file limit.
@@ -35,11 +37,14 @@ public final class DownloadService: @unchecked Sendable {
     let tierLookups = DispatchQueue(label: "mediacache.tier-lookups", attributes: .concurrent)
     private let stopped = DispatchSemaphore(value: 0)
 
-    /// Guards the registry, which `submit` reads from any thread.
-    private let registryLock = NSLock()
-    private var registry: [CacheKey: Download] = [:]
-    private var acceptsSubmissions = true
-    private var isShutDown = false
+    /// The downloads by key, which `submit` reads from any thread.
+    private let registry = Mutex(Registry())
+
+    private struct Registry {
+        var downloads: [CacheKey: Download] = [:]
+        var acceptsSubmissions = true
+        var isShutDown = false
+    }
 
     // Confined to the loop thread.
     /// Registered downloads not started yet, in submission order.
@@ -94,12 +99,12 @@ public final class DownloadService: @unchecked Sendable {
         let thread = Thread { [self] in
             loop.run()
             // Work posted after the loop stopped never ran: what it registered ends here.
-            for download in registryLock.withLock({ Array(registry.values) }) where download.job == nil {
+            for download in registry.withLock({ Array($0.downloads.values) }) where download.job == nil {
                 finish(download, job: nil, result: .interrupted)
             }
             recordUses()
             diskWork.wait()
-            registryLock.withLock { isShutDown = true }
+            registry.withLock { $0.isShutDown = true }
             stopped.signal()
         }
         thread.name = "mediacache-transfers"
@@ -121,14 +126,16 @@ public final class DownloadService: @unchecked Sendable {
     ) -> DownloadHandle {
         let key = request.key
         let slot = SlotRelease(onSlotFreed)
-        let (handle, download, isNew, accepted) = registryLock.withLock {
-            () -> (DownloadHandle, Download, Bool, Bool) in
-            let joined = acceptsSubmissions ? registry[key] : nil
-            let download = joined ?? Download(key: key, request: request, priority: priority)
-            let handle = DownloadHandle(key: key, download: download, service: self)
-            download.submissions.append(
-                Submission(request: request, priority: priority, handle: handle, slot: slot, onFinish: onFinish))
-            if joined == nil && acceptsSubmissions { registry[key] = download }
+        let (handle, download, isNew, accepted) = registry.withLock {
+            registry -> (DownloadHandle, Download, Bool, Bool) in
+            let acceptsSubmissions = registry.acceptsSubmissions
+            let joined = acceptsSubmissions ? registry.downloads[key] : nil
+            let download = joined ?? Download(key: key, request: request, priority: priority, loop: loop)
+            let handle = DownloadHandle(key: key, download: download, loop: loop)
+            download.submissions.withLock {
+                $0.append(Submission(request: request, priority: priority, handle: handle, slot: slot, onFinish: onFinish))
+            }
+            if joined == nil && acceptsSubmissions { registry.downloads[key] = download }
             return (handle, download, joined == nil, acceptsSubmissions)
         }
         guard accepted else {
@@ -139,7 +146,7 @@ public final class DownloadService: @unchecked Sendable {
             return handle
         }
         loop.post { [self] in
-            loop.assertOnLoop()
+            loop.preconditionOnLoop()
             // A submit that raced a shutdown: the download never starts.
             if shuttingDown {
                 if isNew { finish(download, job: nil, result: .interrupted) }
@@ -164,18 +171,18 @@ public final class DownloadService: @unchecked Sendable {
     }
 
     /// Whether `shutdown` is over: every download stopped and its progress saved.
-    public var hasShutDown: Bool { registryLock.withLock { isShutDown } }
+    public var hasShutDown: Bool { registry.withLock { $0.isShutDown } }
 
     /// Starts stopping without waiting for it (signal handlers).
     public func beginShutdown() {
-        registryLock.withLock { acceptsSubmissions = false }
+        registry.withLock { $0.acceptsSubmissions = false }
         loop.post { [self] in
-            loop.assertOnLoop()
+            loop.preconditionOnLoop()
             guard !shuttingDown else { return }
             shuttingDown = true
             for download in queued { finish(download, job: nil, result: .interrupted) }
             queued = []
-            for download in registryLock.withLock({ Array(registry.values) }) { download.job?.interrupt() }
+            for download in registry.withLock({ Array($0.downloads.values) }) { download.job?.interrupt() }
             stopIfIdle()
         }
     }
@@ -184,7 +191,7 @@ public final class DownloadService: @unchecked Sendable {
 
     /// The downloads registered now (queued or running), for a status page.
     public func downloadsInProgress() -> [DownloadProgress] {
-        registryLock.withLock { Array(registry.values) }.map { download in
+        registry.withLock { Array($0.downloads.values) }.map { download in
             let (held, length) = download.held.progress
             return DownloadProgress(url: download.request.entry.url, bytesHeld: held, length: length)
         }
@@ -198,7 +205,7 @@ public final class DownloadService: @unchecked Sendable {
 
     /// Starts queued downloads by priority while slots are free; interactive ones always.
     private func admit() {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         guard !shuttingDown else { return }
         while let next = queued.indices.max(by: { queued[$0].priority < queued[$1].priority }),
             runningCount < options.jobs || queued[next].priority == .interactive
@@ -249,7 +256,7 @@ public final class DownloadService: @unchecked Sendable {
     /// Every byte of `job` (`bytes` long) is written and its commit begins: it gives its
     /// slot back if the commits behind have room for it, else keeps it until they do.
     func jobDidWriteAll(_ job: DownloadJob, bytes: Int64) {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         keepingSlot.append((job, bytes))
         releaseSlots()
         admit()
@@ -272,14 +279,14 @@ public final class DownloadService: @unchecked Sendable {
     /// Tells the download's clients that it takes no slot any more (once per submission).
     private func freeSlot(of download: Download) {
         download.slotFreed = true
-        let submissions = registryLock.withLock { download.submissions }
+        let submissions = registry.withLock { _ in download.submissions.withLock { $0 } }
         for submission in submissions { submission.slot.release() }
     }
 
     /// A committing download fetches again (its copy from the tier failed its check, so
     /// the origin is asked): it takes a slot again, until its next commit.
     func jobFetchesAgain(_ job: DownloadJob) {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         if let bytes = behind.removeValue(forKey: ObjectIdentifier(job)) {
             bytesBehind -= bytes
             runningCount += 1
@@ -289,7 +296,7 @@ public final class DownloadService: @unchecked Sendable {
     }
 
     func jobDidFinish(_ job: DownloadJob, result: DownloadResult) {
-        loop.assertOnLoop()
+        loop.preconditionOnLoop()
         if let bytes = behind.removeValue(forKey: ObjectIdentifier(job)) {
             bytesBehind -= bytes
         } else {
@@ -305,9 +312,9 @@ public final class DownloadService: @unchecked Sendable {
     /// Tells every submission of `download` how it ended: the first gets the job's result,
     /// the ones that joined it see the object as cached.
     private func finish(_ download: Download, job: DownloadJob?, result: DownloadResult) {
-        let submissions = registryLock.withLock {
-            if registry[download.key] === download { registry.removeValue(forKey: download.key) }
-            return download.submissions
+        let submissions = registry.withLock { registry in
+            if registry.downloads[download.key] === download { registry.downloads.removeValue(forKey: download.key) }
+            return download.submissions.withLock { $0 }
         }
         download.held.finish(result)
         download.job = nil
@@ -352,30 +359,54 @@ public final class DownloadService: @unchecked Sendable {
 
 /// One download in the registry: the key's submissions, what readers may read, and
 /// (once started, on the loop thread) its job.
-final class Download: @unchecked Sendable {
+final class Download: Sendable {
     let key: CacheKey
     /// The request the download runs for: the first submission's.
     let request: JobRequest
-    /// The first submission comes first. Guarded by the service's registry lock.
-    var submissions: [Submission] = []
+    /// The first submission comes first. Changed and read while the service's registry
+    /// lock is held, so a submission joins a download before it ends, or not at all.
+    let submissions = Mutex<[Submission]>([])
     let held = HeldBytes()
-    // Confined to the loop thread.
-    var priority: DownloadPriority
-    var job: DownloadJob?
-    /// Set once the download takes no slot: all written (committing behind) or ended.
-    var slotFreed = false
-    /// What readers wait for, by reader: the bytes to fetch before anything else.
-    var demands: [Int: ByteRange] = [:]
+    private let confined: LoopBound<Confined>
 
-    init(key: CacheKey, request: JobRequest, priority: DownloadPriority) {
+    private struct Confined {
+        var priority: DownloadPriority
+        var job: DownloadJob?
+        var slotFreed = false
+        var demands: [Int: ByteRange] = [:]
+    }
+
+    init(key: CacheKey, request: JobRequest, priority: DownloadPriority, loop: TransferLoop) {
         self.key = key
         self.request = request
-        self.priority = priority
+        confined = LoopBound(Confined(priority: priority), loop: loop)
+    }
+
+    var priority: DownloadPriority {
+        get { confined.value.priority }
+        set { confined.value.priority = newValue }
+    }
+
+    var job: DownloadJob? {
+        get { confined.value.job }
+        set { confined.value.job = newValue }
+    }
+
+    /// Set once the download takes no slot: all written (committing behind) or ended.
+    var slotFreed: Bool {
+        get { confined.value.slotFreed }
+        set { confined.value.slotFreed = newValue }
+    }
+
+    /// What readers wait for, by reader: the bytes to fetch before anything else.
+    var demands: [Int: ByteRange] {
+        get { confined.value.demands }
+        set { confined.value.demands = newValue }
     }
 }
 
 /// One client's request for a download.
-struct Submission {
+struct Submission: Sendable {
     let request: JobRequest
     let priority: DownloadPriority
     /// Weak: a client that let go of its handle waits for nothing.
@@ -384,16 +415,18 @@ struct Submission {
     let onFinish: (@Sendable (DownloadResult, Int64) -> Void)?
 }
 
-/// A submission's "the download takes no slot any more", said once. Confined to the loop
-/// thread.
-final class SlotRelease: @unchecked Sendable {
-    private var action: (@Sendable () -> Void)?
+/// A submission's "the download takes no slot any more", said once: on the loop thread,
+/// or on the submitting thread for a submission refused before it reached the loop.
+final class SlotRelease: Sendable {
+    private let action: Mutex<(@Sendable () -> Void)?>
 
-    init(_ action: (@Sendable () -> Void)?) { self.action = action }
+    init(_ action: (@Sendable () -> Void)?) { self.action = Mutex(action) }
 
     func release() {
-        let action = self.action
-        self.action = nil
+        let action = self.action.withLock { action in
+            defer { action = nil }
+            return action
+        }
         action?()
     }
 }

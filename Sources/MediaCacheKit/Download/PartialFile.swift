@@ -5,6 +5,7 @@ import Foundation
 ///
 /// Owned by its job and confined to the transfer loop's thread; what it hands to
 /// `diskQueue` (checkpoints, removal, the commit) runs there in order.
+// @unchecked: confined to the loop thread; its disk steps run in order on `diskQueue`.
 final class PartialFile: @unchecked Sendable {
     let cache: CacheDirectory
     let key: CacheKey

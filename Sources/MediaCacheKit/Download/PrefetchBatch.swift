@@ -5,6 +5,7 @@ import Foundation
 ///
 /// A slot frees when a download's bytes are written, before its commit is done: the next
 /// request is submitted then, while the run ends only when every commit has ended.
+// @unchecked: the loop thread's (each entry checked), but for the source set before the first post.
 public final class PrefetchBatch: @unchecked Sendable {
     private let service: DownloadService
     private let priority: DownloadPriority
@@ -54,7 +55,7 @@ public final class PrefetchBatch: @unchecked Sendable {
     /// download's progress. Safe from any thread (signal handlers).
     public func cancel() {
         service.loop.post { [self] in
-            service.loop.assertOnLoop()
+            service.loop.preconditionOnLoop()
             guard !interrupted else { return }
             interrupted = true
             summary.interrupted = true
@@ -70,7 +71,7 @@ public final class PrefetchBatch: @unchecked Sendable {
 
     /// Keeps `-j` requests submitted; the service starts them as slots free up.
     private func submitMore() {
-        service.loop.assertOnLoop()
+        service.loop.preconditionOnLoop()
         while outstanding < service.options.jobs, let request = takeRequest() {
             outstanding += 1
             unfinished += 1
@@ -84,7 +85,7 @@ public final class PrefetchBatch: @unchecked Sendable {
     }
 
     private func slotFreed() {
-        service.loop.assertOnLoop()
+        service.loop.preconditionOnLoop()
         outstanding -= 1
         submitMore()
     }
@@ -98,7 +99,7 @@ public final class PrefetchBatch: @unchecked Sendable {
     }
 
     private func didFinish(_ url: String, _ result: DownloadResult, bytesFetched: Int64) {
-        service.loop.assertOnLoop()
+        service.loop.preconditionOnLoop()
         unfinished -= 1
         summary.bytesFetched += bytesFetched
         switch result {

@@ -1,12 +1,14 @@
 import CCurl
 import CShims
 import Foundation
+import Synchronization
 
 /// The one libcurl multi loop: runs on its own thread (never in the cooperative pool)
 /// and owns every transfer, timer and piece of engine state confined to that thread.
 ///
 /// Modelled on curl's `parallel_transfers`: poll → perform → drain `info_read`, one
 /// completion path per transfer. Other threads talk to it only through `post`.
+// @unchecked: its state is touched only on its thread, every entry point checked.
 final class TransferLoop: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private var active: [UnsafeMutableRawPointer: HTTPTransfer] = [:]
@@ -20,11 +22,10 @@ final class TransferLoop: @unchecked Sendable {
     /// `--limit-rate` and the files' own limits (see `RateLimiter`).
     private(set) lazy var rateLimiter = RateLimiter(loop: self)
 
-    private let lock = NSLock()
-    private var posted: [@Sendable () -> Void] = []
-    /// The thread that runs (or ran) `run()`, for the debug checks of confinement.
-    /// Guarded by `lock`.
-    private var owner: pthread_t?
+    /// Work other threads handed to the loop, in order.
+    private let posted = Mutex<[@Sendable () -> Void]>([])
+    /// The thread that runs (or ran) `run()`, for the checks of confinement; 0 before.
+    private let owner = Atomic<UInt>(0)
 
     /// `maxConnections` bounds the connections kept open, idle ones included.
     init(maxConnectionsPerHost: Int, maxConnections: Int) {
@@ -42,26 +43,32 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Runs `work` on the loop thread soon. Safe from any thread.
     func post(_ work: @escaping @Sendable () -> Void) {
-        lock.withLock { posted.append(work) }
+        posted.withLock { $0.append(work) }
         curl_multi_wakeup(multi)
     }
 
-    /// Traps in debug builds unless called on the loop thread (costs nothing in release):
+    /// Traps unless called on the loop thread, in release builds too (one atomic load):
     /// every entry point of loop-owned state checks it, as NIO's `preconditionInEventLoop`.
-    func assertOnLoop(file: StaticString = #fileID, line: UInt = #line) {
-        assert(isLoopThread, "called off the transfer loop's thread", file: file, line: line)
+    func preconditionOnLoop(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(isLoopThread, "called off the transfer loop's thread", file: file, line: line)
+    }
+
+    /// Traps when called on the loop thread: guards work that may block (fsync, SQLite,
+    /// waiting for a queue), which would stall every transfer.
+    func preconditionOffLoop(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(!isLoopThread, "blocking work on the transfer loop's thread", file: file, line: line)
     }
 
     /// Whether the caller runs on the loop thread (the one that called `run()`).
     var isLoopThread: Bool {
-        let owner = lock.withLock { self.owner }
-        return owner.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+        let owner = owner.load(ordering: .acquiring)
+        return owner != 0 && pthread_equal(pthread_t(owner), pthread_self()) != 0
     }
 
     /// Runs `work` on the loop thread after `delay` seconds; returns an id for `cancelTimer`.
     @discardableResult
     func after(_ delay: Double, _ work: @escaping () -> Void) -> Int {
-        assertOnLoop()
+        preconditionOnLoop()
         nextTimerID += 1
         let deadline = Self.now() + max(0, delay)
         let index = timers.firstIndex(where: { $0.deadline > deadline }) ?? timers.count
@@ -70,13 +77,13 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     func cancelTimer(_ id: Int) {
-        assertOnLoop()
+        preconditionOnLoop()
         timers.removeAll { $0.id == id }
     }
 
     /// Starts a transfer; from inside a libcurl callback it starts once perform returns.
     func start(_ transfer: HTTPTransfer) {
-        assertOnLoop()
+        preconditionOnLoop()
         if insidePerform {
             deferredStarts.append(transfer)
             return
@@ -87,7 +94,7 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Stops a transfer without calling its delegate again.
     func cancel(_ transfer: HTTPTransfer) {
-        assertOnLoop()
+        preconditionOnLoop()
         transfer.delegate = nil
         deferredStarts.removeAll { $0 === transfer }
         if insidePerform {
@@ -120,14 +127,14 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Ends `run` after the current iteration.
     func stop() {
-        assertOnLoop()
+        preconditionOnLoop()
         stopping = true
     }
 
     /// Runs until `stop()`; call on the dedicated thread.
     func run() {
         // Kept after `run` returns: that thread goes on to end what the loop left.
-        lock.withLock { owner = pthread_self() }
+        owner.store(UInt(pthread_self()), ordering: .releasing)
         while !stopping {
             runPostedWork()
             runDueTimers()
@@ -136,7 +143,7 @@ final class TransferLoop: @unchecked Sendable {
             if let first = timers.first {
                 timeout = max(0, min(timeout, Int((first.deadline - Self.now()) * 1000) + 1))
             }
-            if lock.withLock({ posted.isEmpty }) {
+            if posted.withLock({ $0.isEmpty }) {
                 curl_multi_poll(multi, nil, 0, Int32(timeout), nil)
             }
             var running: Int32 = 0
@@ -172,10 +179,9 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func runPostedWork() {
-        let work = lock.withLock {
-            let work = posted
-            posted = []
-            return work
+        let work = posted.withLock { posted in
+            defer { posted = [] }
+            return posted
         }
         for item in work { item() }
     }

@@ -19,6 +19,7 @@ public struct ListText: Sendable {
 /// another, is dropped with a warning naming the first.
 ///
 /// Used by one thread at a time (the command's, then the transfer thread).
+// @unchecked: used by one thread at a time: the command's, then the loop's after a post.
 public final class ListEntries: @unchecked Sendable {
     private var lists: [ListText]
     private var listIndex = 0

@@ -1,10 +1,11 @@
 import Foundation
+import Synchronization
 
 /// Publishes verified objects in groups: every object that becomes ready while a group
 /// is being published joins the next one, which renames them all, fsyncs each directory
 /// once and records them in one index transaction. Many small files then cost a few
 /// fsyncs per group instead of several per file; a lone object is published at once.
-final class CommitBatcher: @unchecked Sendable {
+final class CommitBatcher: Sendable {
     /// One object ready to appear: its verified bytes at `source`.
     struct Publication: Sendable {
         var source: String
@@ -20,16 +21,15 @@ final class CommitBatcher: @unchecked Sendable {
         var jobDirectory: String
     }
 
-    private struct Waiting {
+    private struct Waiting: Sendable {
         var publication: Publication
         var done: @Sendable (Result<Void, CacheError>) -> Void
     }
 
     private let index: CacheIndex
     private let queue = DispatchQueue(label: "mediacache.commits")
-    private let lock = NSLock()
-    private var waiting: [Waiting] = []
-    private var draining = false
+    /// Publications for the next group, and whether the queue is draining them.
+    private let state = Mutex<(waiting: [Waiting], draining: Bool)>(([], false))
 
     init(index: CacheIndex) {
         self.index = index
@@ -38,21 +38,21 @@ final class CommitBatcher: @unchecked Sendable {
     /// Renames `publication` into place and records it; `done` runs (on the batcher's
     /// queue) once it is durable in both the file system and the index, or failed.
     func publish(_ publication: Publication, then done: @escaping @Sendable (Result<Void, CacheError>) -> Void) {
-        lock.lock()
-        waiting.append(Waiting(publication: publication, done: done))
-        let startDrain = !draining
-        draining = true
-        lock.unlock()
+        let startDrain = state.withLock { state in
+            state.waiting.append(Waiting(publication: publication, done: done))
+            defer { state.draining = true }
+            return !state.draining
+        }
         if startDrain { queue.async { self.drain() } }
     }
 
     private func drain() {
         while true {
-            lock.lock()
-            let group = waiting
-            waiting = []
-            if group.isEmpty { draining = false }
-            lock.unlock()
+            let group = state.withLock { state in
+                defer { state.waiting = [] }
+                if state.waiting.isEmpty { state.draining = false }
+                return state.waiting
+            }
             if group.isEmpty { return }
             publishGroup(group)
         }

@@ -7,7 +7,7 @@ import Glibc
 /// while it is rebuilt. (Cache keys use `KeyLock`.)
 /// Released on close, and by the kernel when the process dies (so `kill -9` never leaves
 /// a stale lock).
-public final class FileLock: @unchecked Sendable {
+public final class FileLock: Sendable {
     private let fd: Int32
     public let path: String
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 
 /// What a rebuild of a damaged index did, for the user to read.
@@ -18,15 +19,14 @@ public struct IndexRebuild: Sendable, CustomStringConvertible {
 
 /// Where rebuild reports go: the command line prints them; nothing is printed here.
 public enum IndexNotices {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var handler: (@Sendable (IndexRebuild) -> Void)?
+    private static let handler = Mutex<(@Sendable (IndexRebuild) -> Void)?>(nil)
 
     public static func observe(_ handler: @escaping @Sendable (IndexRebuild) -> Void) {
-        lock.withLock { Self.handler = handler }
+        Self.handler.withLock { $0 = handler }
     }
 
     static func post(_ rebuild: IndexRebuild) {
-        lock.withLock { handler }?(rebuild)
+        handler.withLock { $0 }?(rebuild)
     }
 }
 

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CShims
 import Foundation
+import Synchronization
 
 /// Held while a process downloads, imports or removes the object of one cache key, so
 /// two never work on it at once: a POSIX record lock on one byte of `locks/keys`, at an
@@ -11,7 +12,7 @@ import Foundation
 /// of the time of a list of small files). Unlike `flock` and OFD locks, a record lock
 /// tells a waiting process who holds it (`holder`). Released when dropped, and by the
 /// kernel when the process dies, so `kill -9` never leaves a stale lock.
-public final class KeyLock: @unchecked Sendable {
+public final class KeyLock: Sendable {
     public let key: CacheKey
     private let table: KeyLockTable
     private let offset: off_t
@@ -50,20 +51,19 @@ public final class KeyLock: @unchecked Sendable {
 /// descriptor, so they do not keep two jobs of one process apart: `held` does. The file
 /// is never closed, because closing any descriptor of it would drop every lock the
 /// process holds there.
-private final class KeyLockTable: @unchecked Sendable {
+private final class KeyLockTable: Sendable {
     private struct FileID: Hashable {
         var device: UInt64
         var inode: UInt64
     }
 
-    private static let registryLock = NSLock()
-    nonisolated(unsafe) private static var tables: [FileID: KeyLockTable] = [:]
+    private static let tables = Mutex<[FileID: KeyLockTable]>([:])
 
     /// By device and inode, not by path: one cache reached by two spellings of its path
     /// must still share one table (and a second descriptor could never be closed).
     static func forCache(_ cache: CacheDirectory) throws -> KeyLockTable {
         let path = cache.locksDirectory + "/keys"
-        return try registryLock.withLock {
+        return try tables.withLock { tables throws(SystemError) in
             var info = stat()
             if stat(path, &info) == 0, let table = tables[FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))] {
                 return table
@@ -82,16 +82,16 @@ private final class KeyLockTable: @unchecked Sendable {
 
     private let fd: Int32
     private let path: String
-    private let lock = NSLock()
-    private var held: Set<off_t> = []
+    /// Offsets this process holds (a second job of the process must not take them).
+    private let held = Mutex<Set<off_t>>([])
 
     private init(fd: Int32, path: String) {
         self.fd = fd
         self.path = path
     }
 
-    func tryLock(_ offset: off_t) throws -> Bool {
-        try lock.withLock {
+    func tryLock(_ offset: off_t) throws(SystemError) -> Bool {
+        try held.withLock { held throws(SystemError) in
             if held.contains(offset) { return false }
             if CShims_lock_byte(fd, offset) != 0 {
                 let code = errno
@@ -104,14 +104,14 @@ private final class KeyLockTable: @unchecked Sendable {
     }
 
     func unlock(_ offset: off_t) {
-        lock.withLock {
+        held.withLock { held in
             _ = CShims_unlock_byte(fd, offset)
             held.remove(offset)
         }
     }
 
     func holder(_ offset: off_t) -> Int32? {
-        if lock.withLock({ held.contains(offset) }) { return getpid() }
+        if held.withLock({ $0.contains(offset) }) { return getpid() }
         let pid = CShims_byte_lock_holder(fd, offset)
         return pid > 0 ? pid : nil
     }

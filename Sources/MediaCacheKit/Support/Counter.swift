@@ -1,14 +1,8 @@
-import Foundation
+import Synchronization
 
 /// Ids unique in the process.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
+final class Counter: Sendable {
+    private let value = Atomic<Int>(0)
 
-    func next() -> Int {
-        lock.withLock {
-            value += 1
-            return value
-        }
-    }
+    func next() -> Int { value.add(1, ordering: .relaxed).newValue }
 }

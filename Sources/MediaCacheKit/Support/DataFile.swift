@@ -3,13 +3,15 @@ import Glibc
 #endif
 import CShims
 import Foundation
+import Synchronization
 
 /// An open file written at explicit offsets, the C-facing wrapper for the download data
 /// file and for hashing: every raw pointer for file I/O stays in this type.
-public final class DataFile: @unchecked Sendable {
+public final class DataFile: Sendable {
     /// Where the file is, or (unnamed) will be: for messages.
-    public var path: String { nameLock.withLock { currentPath } }
-    private var currentPath: String
+    public var path: String { name.withLock { $0.path } }
+    /// Its path, and whether the file has that name on disk yet.
+    private let name: Mutex<(path: String, named: Bool)>
     fileprivate let fd: Int32
 
     public enum Mode { case readOnly, readWrite }
@@ -17,16 +19,14 @@ public final class DataFile: @unchecked Sendable {
     /// Opens (and with `.readWrite` creates, mode 0600) the file at `path`. A symbolic
     /// link there is refused (ELOOP), never followed: every file the cache opens is its own.
     public init(path: String, mode: Mode) throws(SystemError) {
-        currentPath = path
         let flags = mode == .readOnly ? O_RDONLY : (O_RDWR | O_CREAT)
         fd = try retryingEINTR("open", path: path) { open(path, flags | O_CLOEXEC | O_NOFOLLOW, 0o600) }
-        named = true
+        name = Mutex((path, true))
     }
 
     private init(fd: Int32, path: String) {
         self.fd = fd
-        currentPath = path
-        named = false
+        name = Mutex((path, false))
     }
 
     /// A new file with no name in `directory` (O_TMPFILE, mode 0600), to be named by
@@ -38,31 +38,28 @@ public final class DataFile: @unchecked Sendable {
         return fd >= 0 ? DataFile(fd: fd, path: path) : nil
     }
 
-    private let nameLock = NSLock()
-    private var named: Bool
-
     /// An unnamed file made ahead of time learns the name it will get once a job takes it.
     public func willBeNamed(_ path: String) {
-        nameLock.withLock { if !named { currentPath = path } }
+        name.withLock { if !$0.named { $0.path = path } }
     }
 
     /// Whether the file has a name on disk (always, unless made by `unnamed(in:path:)`).
-    public var isNamed: Bool { nameLock.withLock { named } }
+    public var isNamed: Bool { name.withLock { $0.named } }
 
     /// Gives an unnamed file the name `path`, replacing a file there.
     public func link(as path: String) throws(SystemError) {
-        nameLock.lock()
-        defer { nameLock.unlock() }
-        guard !named else { return }
-        if CShims_link_unnamed(fd, path) != 0 {
-            guard errno == EEXIST else { throw SystemError("name", path: path) }
-            // link(2) never replaces: name it beside, then rename over the old file.
-            let beside = path + ".new"
-            unlink(beside)
-            guard CShims_link_unnamed(fd, beside) == 0 else { throw SystemError("name", path: beside) }
-            guard rename(beside, path) == 0 else { throw SystemError("rename", path: path) }
+        try name.withLock { name throws(SystemError) in
+            guard !name.named else { return }
+            if CShims_link_unnamed(fd, path) != 0 {
+                guard errno == EEXIST else { throw SystemError("name", path: path) }
+                // link(2) never replaces: name it beside, then rename over the old file.
+                let beside = path + ".new"
+                unlink(beside)
+                guard CShims_link_unnamed(fd, beside) == 0 else { throw SystemError("name", path: beside) }
+                guard rename(beside, path) == 0 else { throw SystemError("rename", path: path) }
+            }
+            name.named = true
         }
-        named = true
     }
 
     deinit { close(fd) }

@@ -1,19 +1,20 @@
-import Foundation
+import Synchronization
 
 /// A value that threads set and read under a lock.
-public final class LockedValue<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
+public final class LockedValue<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
 
-    public init(_ value: Value) { stored = value }
+    public init(_ value: Value) { mutex = Mutex(value) }
 
     public var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+        get { mutex.withLock { $0 } }
+        set { mutex.withLock { $0 = newValue } }
     }
 
     /// Reads and changes the value in one step.
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try lock.withLock { try body(&stored) }
+    public func withLock<Result: Sendable, Failure: Error>(
+        _ body: (inout Value) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try mutex.withLock { value throws(Failure) in try body(&value) }
     }
 }

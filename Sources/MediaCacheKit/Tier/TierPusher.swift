@@ -7,7 +7,7 @@ import Foundation
 /// in `tier/pending/<key>`, and the note is removed only once its record is written: a
 /// run stopped or killed before then leaves the note, and the next pushing run (or
 /// `push`) finds and finishes it, resuming a multipart upload where it stopped.
-public final class TierPusher: @unchecked Sendable {
+public final class TierPusher: Sendable {
     public enum Event: Sendable {
         /// `uploaded` is false when the tier already held these bytes under this key.
         case pushed(CachedObject, uploaded: Bool)

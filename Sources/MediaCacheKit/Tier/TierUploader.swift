@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Uploads a cached file to the tier: one PUT below `multipartThreshold`, a multipart
 /// upload with parts sent in parallel above it. A multipart upload survives `kill -9`:
@@ -212,42 +213,44 @@ public final class TierUploader: Sendable {
 /// The parts of one multipart upload still to send, shared by the threads sending them:
 /// hands out part numbers, records confirmed parts and saves the state after each, and
 /// keeps the first failure (after which no new part starts).
-private final class PartProgress: @unchecked Sendable {
-    private let lock = NSLock()
-    private var state: MultipartUploadState
-    private var pending: [Int]
-    private var failure: TierError?
+private final class PartProgress: Sendable {
+    private struct State {
+        var upload: MultipartUploadState
+        var pending: [Int]
+        var failure: TierError?
+    }
+
+    private let state: Mutex<State>
 
     init(state: MultipartUploadState, missing: [Int]) {
-        self.state = state
-        pending = missing.reversed()
+        self.state = Mutex(State(upload: state, pending: missing.reversed()))
     }
 
     func next(cancelled: Bool) -> Int? {
-        lock.withLock { failure == nil && !cancelled ? pending.popLast() : nil }
+        state.withLock { $0.failure == nil && !cancelled ? $0.pending.popLast() : nil }
     }
 
     /// Records `part` and saves the state; returns how many parts are confirmed.
     func confirm(_ part: S3UploadedPart, saveTo path: String) throws(TierError) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        state.parts.append(part)
-        try state.save(path)
-        return state.parts.count
+        try state.withLock { state throws(TierError) in
+            state.upload.parts.append(part)
+            try state.upload.save(path)
+            return state.upload.parts.count
+        }
     }
 
     func fail(_ error: Error) {
-        lock.withLock {
-            if failure == nil { failure = (error as? TierError) ?? .localFile("\(error)") }
+        state.withLock { state in
+            if state.failure == nil { state.failure = (error as? TierError) ?? .localFile("\(error)") }
         }
     }
 
     /// The state with every part, else the first failure, else `.cancelled`.
     func result() throws(TierError) -> MultipartUploadState {
-        lock.lock()
-        defer { lock.unlock() }
-        if let failure { throw failure }
-        guard state.parts.count == state.partCount else { throw .cancelled }
-        return state
+        try state.withLock { state throws(TierError) in
+            if let failure = state.failure { throw failure }
+            guard state.upload.parts.count == state.upload.partCount else { throw .cancelled }
+            return state.upload
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Hashes a stream of blocks on a second thread while the caller goes on with each block
 /// (writes it out, hands it to the compressor). On two cores SHA-256 then stops costing
@@ -6,12 +7,13 @@ import Foundation
 ///
 /// One producer: `feed` must not be called from two threads at once. A block stays valid
 /// for the hashing thread until it is hashed; the caller only ever reads it.
+// @unchecked: one producer and the hashing thread share the buffers, handed over through `free`.
 final class DigestPipeline: @unchecked Sendable {
     private let queue = DispatchQueue(label: "mediacache.digest-pipeline")
     private let buffers: [UnsafeMutableRawBufferPointer]
     private let available: DispatchSemaphore
-    private let lock = NSLock()
-    private var free: [Int]
+    /// Slots of `buffers` the producer may fill.
+    private let free: Mutex<[Int]>
     // Confined to `queue`.
     private var digests: [(DigestAlgorithm, Digest)] = []
 
@@ -19,7 +21,7 @@ final class DigestPipeline: @unchecked Sendable {
     init(blockSize: Int = 1 << 20, depth: Int = 4) {
         buffers = (0..<depth).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 64) }
         available = DispatchSemaphore(value: depth)
-        free = Array(0..<depth)
+        free = Mutex(Array(0..<depth))
     }
 
     // Blocks still being hashed hold the pipeline, so none is left when this runs.
@@ -39,7 +41,7 @@ final class DigestPipeline: @unchecked Sendable {
         fill: (UnsafeMutableRawBufferPointer) throws -> Int, use: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
         available.wait()
-        let slot = lock.withLock { free.removeLast() }
+        let slot = free.withLock { $0.removeLast() }
         let count: Int
         do {
             count = try fill(buffers[slot])
@@ -70,12 +72,13 @@ final class DigestPipeline: @unchecked Sendable {
     }
 
     private func release(_ slot: Int) {
-        lock.withLock { free.append(slot) }
+        free.withLock { $0.append(slot) }
         available.signal()
     }
 
     /// A filled buffer handed to the hashing thread; the producer does not write to it
     /// until the thread has released its slot.
+    // @unchecked: written by the producer before the hand-over, read by the hasher after it.
     private struct Block: @unchecked Sendable {
         let bytes: UnsafeRawBufferPointer
     }

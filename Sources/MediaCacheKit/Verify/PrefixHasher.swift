@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Hashes a download's contiguous prefix on its own queue while the rest still
 /// arrives, so the commit hashes only the last bytes instead of the whole file.
@@ -6,11 +7,11 @@ import Foundation
 /// For an MP4 whose moov comes last, the relocated layout's digest is computed in the
 /// same pass once its plan is known (the tail is fetched first, so it is known early);
 /// the transfer loop starts the hasher only after that.
+// @unchecked: the digests belong to `queue`, `requested` to the loop; `cancelled` is atomic.
 final class PrefixHasher: @unchecked Sendable {
     private let queue = DispatchQueue(label: "mediacache.prefix-hash", qos: .utility)
     private let file: DataFile
-    private let lock = NSLock()
-    private var cancelled = false
+    private let cancelled = Atomic<Bool>(false)
 
     // Confined to `queue`.
     private var digests: [(DigestAlgorithm, Digest)]
@@ -43,7 +44,7 @@ final class PrefixHasher: @unchecked Sendable {
         queue.async { [self] in hash(upTo: prefix) }
     }
 
-    func cancel() { lock.withLock { cancelled = true } }
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
 
     struct Result {
         var digests: [DigestAlgorithm: String]
@@ -64,7 +65,7 @@ final class PrefixHasher: @unchecked Sendable {
     }
 
     private func hash(upTo target: Int64) {
-        guard !failed, target > hashedUpTo, !lock.withLock({ cancelled }) else { return }
+        guard !failed, target > hashedUpTo, !cancelled.load(ordering: .relaxed) else { return }
         var position = hashedUpTo
         do {
             try file.forEachBlock(from: hashedUpTo, length: target - hashedUpTo) { block in

@@ -1,11 +1,12 @@
 import Foundation
 import MediaCacheKit
+import Synchronization
 
 /// The live view on a terminal: one line per active file (name, bar, percent, bytes,
 /// rate, ETA, connections) and a total line, redrawn in place on stderr at most five
 /// times a second. Lines never wrap (they are cut to the terminal width), so the cursor
 /// arithmetic stays right; messages print above the board; `clear()` leaves nothing.
-final class ProgressBoard: @unchecked Sendable {
+final class ProgressBoard: Sendable {
     struct File {
         var name: String
         var done: Int64
@@ -15,76 +16,82 @@ final class ProgressBoard: @unchecked Sendable {
     }
 
     private static let maxFileLines = 8
-    private let lock = NSLock()
-    private var files: [(url: String, file: File)] = []
-    private var finished = 0
-    private var drawnLines = 0
-    private var lastDraw = 0.0
+    private let board = Mutex(Board())
+
+    /// What is on the screen; drawn while the lock is held, so lines never interleave.
+    private struct Board {
+        var files: [(url: String, file: File)] = []
+        var finished = 0
+        var drawnLines = 0
+        var lastDraw = 0.0
+
+        /// Moves to the board's first line and clears to the end of the screen.
+        mutating func erase() -> String {
+            defer { drawnLines = 0 }
+            return drawnLines > 0 ? "\r\u{1B}[\(drawnLines)A\u{1B}[J" : "\r\u{1B}[J"
+        }
+
+        mutating func redraw() {
+            guard !files.isEmpty else {
+                Terminal.writeRaw(erase())
+                return
+            }
+            let width = Terminal.lineWidth
+            var lines = files.prefix(ProgressBoard.maxFileLines).map { ProgressBoard.line(for: $0.file, width: width) }
+            if files.count > ProgressBoard.maxFileLines {
+                lines.append("  … and \(files.count - ProgressBoard.maxFileLines) more")
+            }
+            let done = files.reduce(Int64(0)) { $0 + $1.file.done }
+            let rate = files.reduce(0.0) { $0 + $1.file.rate }
+            lines.append(
+                "total: \(files.count) active, \(finished) finished, \(ByteCount.format(done)), \(ByteCount.format(Int64(rate)))/s")
+            let text = lines.map { String($0.prefix(width)) + "\n" }.joined()
+            Terminal.writeRaw(erase() + text)
+            drawnLines = lines.count
+        }
+    }
 
     init() {
         Terminal.setOverlay(self)
     }
 
     func update(url: String, name: String, done: Int64, length: Int64?, rate: Double, connections: Int) {
-        lock.withLock {
+        board.withLock { board in
             let file = File(name: name, done: done, length: length, rate: rate, connections: connections)
-            if let index = files.firstIndex(where: { $0.url == url }) {
-                files[index].file = file
+            if let index = board.files.firstIndex(where: { $0.url == url }) {
+                board.files[index].file = file
             } else {
-                files.append((url, file))
+                board.files.append((url, file))
             }
             let now = Date().timeIntervalSince1970
-            guard now - lastDraw >= 0.2 else { return }
-            lastDraw = now
-            redraw()
+            guard now - board.lastDraw >= 0.2 else { return }
+            board.lastDraw = now
+            board.redraw()
         }
     }
 
     func remove(url: String) {
-        lock.withLock {
-            files.removeAll { $0.url == url }
-            finished += 1
+        board.withLock { board in
+            board.files.removeAll { $0.url == url }
+            board.finished += 1
         }
     }
 
     /// Prints `line` above the board, then redraws the board below it.
     func printAbove(_ line: String) {
-        lock.withLock {
-            Terminal.writeRaw(erase() + line + "\n")
-            redraw()
+        board.withLock { board in
+            Terminal.writeRaw(board.erase() + line + "\n")
+            board.redraw()
         }
     }
 
     /// Removes the board from the screen (end of run, Ctrl-C).
     func clear() {
-        lock.withLock {
-            Terminal.writeRaw(erase())
-            files = []
+        board.withLock { board in
+            Terminal.writeRaw(board.erase())
+            board.files = []
         }
         Terminal.setOverlay(nil)
-    }
-
-    /// Moves to the board's first line and clears to the end of the screen.
-    private func erase() -> String {
-        defer { drawnLines = 0 }
-        return drawnLines > 0 ? "\r\u{1B}[\(drawnLines)A\u{1B}[J" : "\r\u{1B}[J"
-    }
-
-    private func redraw() {
-        guard !files.isEmpty else {
-            Terminal.writeRaw(erase())
-            return
-        }
-        let width = Terminal.lineWidth
-        var lines = files.prefix(Self.maxFileLines).map { Self.line(for: $0.file, width: width) }
-        if files.count > Self.maxFileLines { lines.append("  … and \(files.count - Self.maxFileLines) more") }
-        let done = files.reduce(Int64(0)) { $0 + $1.file.done }
-        let rate = files.reduce(0.0) { $0 + $1.file.rate }
-        lines.append(
-            "total: \(files.count) active, \(finished) finished, \(ByteCount.format(done)), \(ByteCount.format(Int64(rate)))/s")
-        let text = lines.map { String($0.prefix(width)) + "\n" }.joined()
-        Terminal.writeRaw(erase() + text)
-        drawnLines = lines.count
     }
 
     /// `name  [#####-----]  45%  1.2 MiB/2.6 MiB  ETA 3 s  800 KiB/s  x4`. On a narrow

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where text goes: messages to stderr, data (paths, JSON) to stdout, each write
 /// unbuffered so lines appear at once even when stdout is a pipe.
@@ -8,33 +9,37 @@ enum Terminal {
         var descriptor: Int32 { self == .out ? STDOUT_FILENO : STDERR_FILENO }
     }
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var overlay: ProgressBoard?
-    /// Set once a write to stdout failed with EPIPE: the reader went away, later output
-    /// to stdout is dropped.
-    nonisolated(unsafe) private static var stdoutClosed = false
-    nonisolated(unsafe) private static var stdoutCloseHandler: (@Sendable () -> Void)?
+    /// Held while writing, so lines from several threads never interleave.
+    private static let state = Mutex(State())
+
+    private struct State {
+        var overlay: ProgressBoard?
+        /// Set once a write to stdout failed with EPIPE: the reader went away, later
+        /// output to stdout is dropped.
+        var stdoutClosed = false
+        var stdoutCloseHandler: (@Sendable () -> Void)?
+    }
 
     static func out(_ line: String) { write(line + "\n", to: .out) }
 
     /// A message on stderr; above the progress board when one is shown.
     static func err(_ line: String) {
-        if let board = lock.withLock({ overlay }) {
+        if let board = state.withLock({ $0.overlay }) {
             board.printAbove(line)
         } else {
             write(line + "\n", to: .err)
         }
     }
 
-    static func setOverlay(_ board: ProgressBoard?) { lock.withLock { overlay = board } }
+    static func setOverlay(_ board: ProgressBoard?) { state.withLock { $0.overlay = board } }
 
     /// `handler` runs once, on the thread whose write found stdout closed (EPIPE; the
     /// process ignores SIGPIPE so that it can save its work instead of dying). Without a
     /// handler, that write exits 141.
     static func whenStdoutCloses(_ handler: (@Sendable () -> Void)?) {
-        let closedAlready = lock.withLock {
-            stdoutCloseHandler = handler
-            return stdoutClosed
+        let closedAlready = state.withLock { state in
+            state.stdoutCloseHandler = handler
+            return state.stdoutClosed
         }
         if closedAlready { handler?() }
     }
@@ -55,22 +60,20 @@ enum Terminal {
     static var lineWidth: Int { max(20, columns - 1) }
 
     static func write(_ text: String, to stream: Stream) {
-        var readerLeft = false
-        let handler = lock.withLock { () -> (@Sendable () -> Void)? in
-            if stream == .out && stdoutClosed { return nil }
+        let (readerLeft, handler) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
+            if stream == .out && state.stdoutClosed { return (false, nil) }
             var bytes = Array(text.utf8)[...]
             while !bytes.isEmpty {
                 let written = bytes.withUnsafeBytes { Glibc.write(stream.descriptor, $0.baseAddress, $0.count) }
                 if written < 0 && errno == EINTR { continue }
                 if written < 0 && errno == EPIPE && stream == .out {
-                    stdoutClosed = true
-                    readerLeft = true
-                    return stdoutCloseHandler
+                    state.stdoutClosed = true
+                    return (true, state.stdoutCloseHandler)
                 }
-                if written <= 0 { return nil }
+                if written <= 0 { return (false, nil) }
                 bytes = bytes.dropFirst(written)
             }
-            return nil
+            return (false, nil)
         }
         guard readerLeft else { return }
         // Outside the lock: the handler prints to stderr. A command with nothing to save

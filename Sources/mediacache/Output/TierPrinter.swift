@@ -1,21 +1,25 @@
 import Foundation
 import MediaCacheKit
+import Synchronization
 
 /// What the tier's side of a run prints: for `push` and `--tier-push` a line per object
 /// (`pushed`, `in tier`, `FAILED`) on stderr, or NDJSON events on stdout, and a summary;
 /// for every command that uses the tier, the one warning that it cannot be used.
-final class TierPrinter: @unchecked Sendable {
+final class TierPrinter: Sendable {
     private let json: Bool
     private let quiet: Bool
     /// What the run does with the tier, for the warning that it cannot be used.
     private let reads: Bool
     private let pushes: Bool
-    private let lock = NSLock()
-    private var uploaded = 0
-    private var uploadedBytes: Int64 = 0
-    private var alreadyThere = 0
-    private var failed = 0
-    private var stoppedReason: String?
+    private let counts = Mutex(Counts())
+
+    private struct Counts {
+        var uploaded = 0
+        var uploadedBytes: Int64 = 0
+        var alreadyThere = 0
+        var failed = 0
+        var stoppedReason: String?
+    }
 
     init(json: Bool, quiet: Bool, reads: Bool = false, pushes: Bool = true) {
         self.json = json
@@ -25,17 +29,17 @@ final class TierPrinter: @unchecked Sendable {
     }
 
     /// Some object was not pushed: it failed, was not cached, or the tier stopped.
-    var hadFailures: Bool { lock.withLock { failed > 0 || stoppedReason != nil } }
+    var hadFailures: Bool { counts.withLock { $0.failed > 0 || $0.stoppedReason != nil } }
 
     @Sendable func handle(_ event: TierPusher.Event) {
         switch event {
         case .pushed(let object, let sent):
-            lock.withLock {
+            counts.withLock { counts in
                 if sent {
-                    uploaded += 1
-                    uploadedBytes += object.size
+                    counts.uploaded += 1
+                    counts.uploadedBytes += object.size
                 } else {
-                    alreadyThere += 1
+                    counts.alreadyThere += 1
                 }
             }
             if json {
@@ -48,7 +52,7 @@ final class TierPrinter: @unchecked Sendable {
                 Terminal.err(sent ? "pushed   \(Self.name(object)) (\(ByteCount.format(object.size)))" : "in tier  \(Self.name(object))")
             }
         case .failed(let object, let error):
-            lock.withLock { failed += 1 }
+            counts.withLock { $0.failed += 1 }
             if json {
                 Terminal.out(JSONEvent.encode(["event": "push-failed", "url": object.url, "key": object.key, "reason": "\(error)"]))
             } else {
@@ -62,9 +66,9 @@ final class TierPrinter: @unchecked Sendable {
     /// The tier cannot be used at all: said once, whoever finds it first (a lookup, a
     /// download, an upload).
     @Sendable func stopped(_ error: Error) {
-        let first = lock.withLock {
-            defer { if stoppedReason == nil { stoppedReason = "\(error)" } }
-            return stoppedReason == nil
+        let first = counts.withLock { counts in
+            defer { if counts.stoppedReason == nil { counts.stoppedReason = "\(error)" } }
+            return counts.stoppedReason == nil
         }
         guard first else { return }
         if json {
@@ -78,7 +82,7 @@ final class TierPrinter: @unchecked Sendable {
     }
 
     func notCached(_ name: String) {
-        lock.withLock { failed += 1 }
+        counts.withLock { $0.failed += 1 }
         if json {
             Terminal.out(JSONEvent.encode(["event": "push-failed", "url": name, "reason": "not cached"]))
         } else {
@@ -87,8 +91,8 @@ final class TierPrinter: @unchecked Sendable {
     }
 
     func summary(interrupted: Bool) {
-        let (uploaded, bytes, already, failed, stopped): (Int, Int64, Int, Int, Bool) = lock.withLock {
-            (self.uploaded, uploadedBytes, alreadyThere, self.failed, stoppedReason != nil)
+        let (uploaded, bytes, already, failed, stopped) = counts.withLock {
+            ($0.uploaded, $0.uploadedBytes, $0.alreadyThere, $0.failed, $0.stoppedReason != nil)
         }
         if json {
             Terminal.out(
