@@ -8,23 +8,22 @@ import MediaCacheKit
 /// with 206; a Range that asks for nothing that exists gets 416.
 struct MediaResponder: Sendable {
     let service: DownloadService
-    let index: CacheIndex
     static let chunkSize: Int64 = 256 << 10
 
     func respond(to request: Request, source: LocalSource, name: String) async throws -> Response {
         let entry = source.entry
         let key = CacheKey(identity: entry.identity)
-        if let (object, file) = cachedObject(key) { return fromObject(object, file: file, request: request, name: name) }
+        if let cached = service.objects.openIntact(key: key) { return fromObject(cached, request: request, name: name) }
         let handle = service.submit(JobRequest(entry: entry), priority: .interactive)
         let reader = handle.reader()
         let data: DownloadData
         do {
             data = try await reader.open()
         } catch ReaderError.cached(let object) {
-            guard let (object, file) = cachedObject(CacheKey(hex: object.key) ?? key) else {
+            guard let cached = service.objects.openIntact(key: CacheKey(hex: object.key) ?? key) else {
                 return PlainText.response(.serviceUnavailable, "\(object.path) is gone from the cache; try again")
             }
-            return fromObject(object, file: file, request: request, name: name)
+            return fromObject(cached, request: request, name: name)
         } catch {
             return Self.failed(error, url: source.url)
         }
@@ -54,17 +53,8 @@ struct MediaResponder: Sendable {
 
     // MARK: Cached objects
 
-    /// The object and its file, opened: what is read is that file, whatever happens to
-    /// the name later (gc, a new version).
-    private func cachedObject(_ key: CacheKey) -> (CachedObject, DataFile)? {
-        guard let object = try? index.object(key: key),
-            let file = try? DataFile(path: service.cache.absolute(object.path), mode: .readOnly),
-            (try? file.size()) == object.size
-        else { return nil }
-        return (object, file)
-    }
-
-    private func fromObject(_ object: CachedObject, file: DataFile, request: Request, name: String) -> Response {
+    private func fromObject(_ cached: IntactObject, request: Request, name: String) -> Response {
+        let (object, file) = (cached.object, cached.file)
         let etag = Self.etag(of: object)
         var headers = commonHeaders(MediaTypes.served(origin: object.contentType, name: name), etag: etag)
         if let lastModified = object.lastModified { headers[.lastModified] = lastModified }

@@ -14,7 +14,6 @@ import NIOCore
 public final class MediaServer: Sendable {
     private let service: DownloadService
     private let sources: LocalSources
-    private let index: CacheIndex
     private let listen: ListenAddress
     private let port: Int
     private let idleTimeout: Int
@@ -27,7 +26,6 @@ public final class MediaServer: Sendable {
         self.idleTimeout = idleTimeout
         self.service = service
         sources = try LocalSources(cache: service.cache)
-        index = try CacheIndex(directory: service.cache)
         listen = ListenAddress(spec)
         port = spec.port
         self.log = log
@@ -37,8 +35,8 @@ public final class MediaServer: Sendable {
     public func run(onListening: @escaping @Sendable (String) -> Void) async throws {
         let router = Router()
         router.add(middleware: HostCheck(listen: listen))
-        let media = MediaResponder(service: service, index: index)
-        let status = StatusPage(service: service, index: index, sources: sources)
+        let media = MediaResponder(service: service)
+        let status = StatusPage(service: service, sources: sources)
         for method in [HTTPRequest.Method.get, .head] {
             router.on("/", method: method) { _, _ in status.response() }
             router.on("/m/:token/:name", method: method) { [sources, log] request, context in

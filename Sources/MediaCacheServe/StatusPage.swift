@@ -7,7 +7,6 @@ import MediaCacheKit
 /// player. One self-contained HTML page, no external assets.
 struct StatusPage: Sendable {
     let service: DownloadService
-    let index: CacheIndex
     let sources: LocalSources
 
     func response() -> Response {
@@ -22,7 +21,7 @@ struct StatusPage: Sendable {
     func html() -> String {
         var rows: [String] = []
         let downloads = service.downloadsInProgress()
-        let objects = ((try? index.all()) ?? []).sorted { $0.lastUsedAt > $1.lastUsedAt }
+        let objects = ((try? service.objects.objects()) ?? []).sorted { $0.lastUsedAt > $1.lastUsedAt }
         rows.append("<h2>Downloading (\(downloads.count))</h2>")
         if downloads.isEmpty { rows.append("<p>Nothing is downloading.</p>") }
         for download in downloads {

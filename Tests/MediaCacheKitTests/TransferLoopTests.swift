@@ -52,7 +52,7 @@ struct LoopConfinementTests {
         await #expect(processExitsWith: .failure) {
             let loop = TransferLoop(maxConnectionsPerHost: 1, maxConnections: 1)
             loop.post {
-                loop.preconditionOffLoop()
+                LoopThreads.preconditionOff("a test's blocking work")
                 loop.stop()
             }
             loop.run()

@@ -55,6 +55,8 @@ public struct ImportSummary: Sendable {
 public final class BundleImporter {
     private let cache: CacheDirectory
     private let index: CacheIndex?
+    /// The cache's objects, through `index`.
+    private let objects: ObjectStore?
     private let batcher: CommitBatcher?
     private let options: ImportOptions
     private let events: (ImportEvent) -> Void
@@ -80,6 +82,7 @@ public final class BundleImporter {
             }
             index = try CacheIndex(directory: cache)
         }
+        objects = index.map { ObjectStore(directory: cache, index: $0) }
         batcher = options.dryRun ? nil : index.map { CommitBatcher(index: $0) }
     }
 
@@ -262,10 +265,7 @@ public final class BundleImporter {
     /// Already cached with the same bytes, or a different version the options keep;
     /// nil when the object should be imported (absent, or its file lost or damaged).
     private func existingOutcome(for entry: BundleManifest.Entry, key: CacheKey) throws -> Outcome? {
-        guard let index, let existing = try index.object(key: key),
-            FileSystem.isRegularFile(cache.absolute(existing.path)),
-            FileSystem.fileSize(cache.absolute(existing.path)) == existing.size
-        else { return nil }
+        guard let existing = objects?.openIntact(key: key)?.object else { return nil }
         if existing.sha256 == entry.sha256 && existing.size == entry.size { return .alreadyCached }
         if options.replace { return nil }
         return .skipped(

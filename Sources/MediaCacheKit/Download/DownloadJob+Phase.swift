@@ -5,6 +5,8 @@ extension DownloadJob {
     enum Phase {
         /// Made, not yet started.
         case starting
+        /// The key's lock, the index and the saved state are read off the transfer thread.
+        case preparing
         /// Another process (or job) holds the key's lock.
         case waitingForLock
         /// The tier is asked whether it has a copy (off the transfer thread).

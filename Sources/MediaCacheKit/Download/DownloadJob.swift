@@ -86,104 +86,6 @@ final class DownloadJob: @unchecked Sendable {
 
     func emit(_ event: PrefetchEvent) { service.emit(event) }
 
-    // MARK: Starting
-
-    /// Takes the key's lock first (two `fcntl`s), so one index read settles whether the
-    /// object is already cached.
-    func start() {
-        loop.preconditionOnLoop()
-        do {
-            guard let lock = try KeyLock.tryAcquire(key: key, in: cache) else {
-                waitForLock()
-                return
-            }
-            self.lock = lock
-            // A run killed between publishing the object and removing its download left
-            // the latter behind.
-            if let object = committedObject() {
-                let leftover = cache.jobDirectory(key: key)
-                if FileSystem.exists(leftover) { FileSystem.removeTree(leftover) }
-                finish(.alreadyCached(object))
-                return
-            }
-            try loadState()
-        } catch let error as SystemError where error.isDescriptorShortage && service.runningJobs > 1 {
-            // The other jobs free descriptors as they finish: start again shortly.
-            lock = nil
-            partial.close()
-            wakeTimer = loop.after(0.2) { [weak self] in self?.start() }
-            return
-        } catch {
-            fail(JobFailure(.io, "\(error)"), keepPartial: true)
-            return
-        }
-        if state.isComplete {
-            commit()
-        } else {
-            chooseSource()
-        }
-    }
-
-    /// The committed object, if the index has it and its file is intact.
-    func committedObject() -> CachedObject? {
-        guard let object = try? service.index.object(key: key), FileSystem.isRegularFile(cache.absolute(object.path)),
-            FileSystem.fileSize(cache.absolute(object.path)) == object.size
-        else { return nil }
-        return object
-    }
-
-    /// Another process (or another job of this one) holds the key: nothing to wait for
-    /// if the object is cached already, else try again shortly.
-    private func waitForLock() {
-        if let object = committedObject(), !FileSystem.exists(cache.jobDirectory(key: key)) {
-            finish(.alreadyCached(object))
-            return
-        }
-        phase = .waitingForLock
-        if !waitingNoticeSent {
-            waitingNoticeSent = true
-            let holder = KeyLock.holder(of: key, in: cache).map { " (pid \($0))" } ?? ""
-            emit(.waiting(url: url, reason: "another mediacache process\(holder) is downloading it; waiting"))
-        }
-        wakeTimer = loop.after(0.25) { [weak self] in self?.start() }
-    }
-
-    /// Loads saved progress, trusting only what the data file can back.
-    private func loadState() throws {
-        if let links = partial.removeLinks() {
-            emit(.notice(url: url, message: "\(links) was a symbolic link, which mediacache never follows; removed it, starting this file again"))
-        }
-        do {
-            if var saved = try partial.savedState() {
-                // A fresh signed URL for the same cache key keeps the progress.
-                saved.entry = request.entry
-                saved.commandHeaders = request.commandHeaders
-                state = saved
-            }
-        } catch {
-            let reason = if case .corruptState(_, let reason)? = error as? CacheError { reason } else { "unreadable (\(error))" }
-            emit(.notice(url: url, message: "saved state \(partial.statePath) is \(reason); starting this file again"))
-        }
-        if state.completed.isEmpty, partial.openUnnamed(spares: service.spareFiles) {
-            bytesAtLastProgress = 0
-            return
-        }
-        let size = try partial.openNamed()
-        let held = state.completed.ranges.last?.end ?? 0
-        // Data preallocated to the length and changed in size since is not ours any more.
-        if size < held || (state.length.map { size != $0 && !state.completed.isEmpty } ?? false) {
-            emit(
-                .notice(
-                    url: url,
-                    message: "partial data \(cache.dataPath(key: key)) holds \(size) bytes, its saved state expects \(state.length ?? held); starting this file again"))
-            state.discardData()
-        } else if !state.rangesSupported && !state.completed.isEmpty {
-            state.discardData()
-        }
-        bytesAtLastProgress = state.bytesDone
-        if let length = state.length { lengthsAnnounced.insert(length) }
-    }
-
     // MARK: Requests
 
     @discardableResult
@@ -492,9 +394,16 @@ final class DownloadJob: @unchecked Sendable {
     func interrupt() {
         loop.preconditionOnLoop()
         guard !isFinished else { return }
-        if case .committing = phase {
+        switch phase {
+        case .committing:
             // The commit finishes on its own; its result is reported as usual.
             return
+        case .preparing:
+            // Nothing fetched yet, and the disk queue is still opening the files.
+            finish(.interrupted)
+            return
+        default:
+            break
         }
         cancelAllTransfers()
         checkpoint()

@@ -22,6 +22,8 @@ public final class DownloadService: @unchecked Sendable {
     /// How the service was sized to the open-file limit (`warning` says if it was cut).
     public let descriptorBudget: DescriptorBudget
     let index: CacheIndex
+    /// Committed objects, through the service's own index.
+    public let objects: ObjectStore
     let commits: CommitBatcher
     let loop: TransferLoop
     /// Finished jobs' disk work (last checkpoints, lock release) and index writes still
@@ -83,6 +85,7 @@ public final class DownloadService: @unchecked Sendable {
         self.tier = tier
         try cache.prepare()
         index = try CacheIndex(directory: cache)
+        objects = ObjectStore(directory: cache, index: index)
         commits = CommitBatcher(index: index)
         let budget = DescriptorBudget(
             limit: FileDescriptorLimit.current, inUse: DescriptorBudget.descriptorsInUse(), jobs: options.jobs,

@@ -36,6 +36,7 @@ final class PartialFile: @unchecked Sendable {
     /// while no mediacache ran: following it would write outside the cache), and says
     /// what was found; nil when there was none. Links are unlinked, never followed.
     func removeLinks() -> String? {
+        LoopThreads.preconditionOff("looking for links in a download's folder")
         let directory = cache.jobDirectory(key: key)
         if FileSystem.isSymbolicLink(directory) {
             FileSystem.remove(directory)
@@ -51,6 +52,7 @@ final class PartialFile: @unchecked Sendable {
     /// The state saved by an earlier run with what the journal adds to it, or nil when
     /// none was saved. Throws when a saved state cannot be read.
     func savedState() throws -> JobState? {
+        LoopThreads.preconditionOff("reading a saved state")
         let statePath = statePath
         stateMayBeOnDisk = FileSystem.exists(statePath)
         guard stateMayBeOnDisk else { return nil }
@@ -79,6 +81,7 @@ final class PartialFile: @unchecked Sendable {
 
     /// Opens the named data file of a resumed download; returns its size.
     func openNamed() throws -> Int64 {
+        LoopThreads.preconditionOff("opening a resumed download's data")
         try FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false, replacingLink: true)
         let file = try DataFile(path: cache.dataPath(key: key), mode: .readWrite)
         dataFile = file

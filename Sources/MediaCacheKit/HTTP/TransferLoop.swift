@@ -135,6 +135,8 @@ final class TransferLoop: @unchecked Sendable {
     func run() {
         // Kept after `run` returns: that thread goes on to end what the loop left.
         owner.store(UInt(pthread_self()), ordering: .releasing)
+        LoopThreads.enter()
+        defer { LoopThreads.leave() }
         while !stopping {
             runPostedWork()
             runDueTimers()

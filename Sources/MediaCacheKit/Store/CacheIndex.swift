@@ -102,6 +102,7 @@ public final class CacheIndex: Sendable {
     }
 
     private func run<T>(_ body: () throws -> T) throws(CacheError) -> T {
+        LoopThreads.preconditionOff("an index query")
         do { return try body() } catch { throw CacheError.index(path: path, reason: "\(error)") }
     }
 

@@ -59,6 +59,7 @@ final class CommitBatcher: Sendable {
     }
 
     private func publishGroup(_ group: [Waiting]) {
+        LoopThreads.preconditionOff("publishing objects")
         if let unsynced = group.first(where: { !$0.publication.durable }) {
             do throws(SystemError) {
                 // partial/ always exists (a job's own directory may not).

@@ -20,6 +20,7 @@ struct ObjectCommitter: Sendable {
     func prepare(key: CacheKey, file: DataFile, state: JobState, hasher: PrefixHasher? = nil) throws(CommitError)
         -> CommitBatcher.Publication
     {
+        LoopThreads.preconditionOff("verifying a download")
         let entry = state.entry
         guard let length = state.length, state.isComplete else { throw .incomplete(url: entry.url) }
         let size = try onDisk { () throws(SystemError) in try file.size() }

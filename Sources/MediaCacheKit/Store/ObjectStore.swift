@@ -1,4 +1,5 @@
-/// Read access to committed objects, for `path` and friends.
+/// Read access to committed objects: `path` and friends, `serve`, imports, and a
+/// download asking whether its object is cached already.
 public final class ObjectStore: Sendable {
     public let directory: CacheDirectory
     let index: CacheIndex
@@ -6,6 +7,29 @@ public final class ObjectStore: Sendable {
     public init(directory: CacheDirectory) throws {
         self.directory = directory
         index = try CacheIndex(directory: directory)
+    }
+
+    /// Shares `index` (one per process where a service runs).
+    init(directory: CacheDirectory, index: CacheIndex) {
+        self.directory = directory
+        self.index = index
+    }
+
+    /// The one answer to "is it there and intact?": the indexed object of `key`, with its
+    /// file open, when that file is a regular file (never a link or a FIFO) of the size
+    /// the index records. What is read through it is that file, whatever happens to the
+    /// name later (gc, a new version). Nil otherwise, and when the index cannot answer.
+    public func openIntact(key: CacheKey) -> IntactObject? {
+        guard let object = try? index.object(key: key) else { return nil }
+        return open(object)
+    }
+
+    private func open(_ object: CachedObject) -> IntactObject? {
+        let path = directory.absolute(object.path)
+        guard FileSystem.isRegularFile(path), let file = try? DataFile(path: path, mode: .readOnly),
+            (try? file.size()) == object.size
+        else { return nil }
+        return IntactObject(object: object, file: file)
     }
 
     /// The committed object known by `name`, even if its file is gone (for `info`).
@@ -28,10 +52,14 @@ public final class ObjectStore: Sendable {
     /// The absolute path of the complete object known by `name` (URL, mirror or cache
     /// key), or nil. Answers from the index and the file together, and counts as a use.
     public func verifiedPath(for name: String) throws -> String? {
-        guard let object = try index.lookup(name) else { return nil }
-        let path = directory.absolute(object.path)
-        guard FileSystem.isRegularFile(path), FileSystem.fileSize(path) == object.size else { return nil }
+        guard let object = try index.lookup(name), open(object) != nil else { return nil }
         if let key = CacheKey(hex: object.key) { try? index.touch(key: key) }
-        return path
+        return directory.absolute(object.path)
     }
+}
+
+/// A committed object and its file, opened.
+public struct IntactObject: Sendable {
+    public let object: CachedObject
+    public let file: DataFile
 }

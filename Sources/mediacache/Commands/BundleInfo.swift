@@ -40,8 +40,8 @@ struct BundleInfo: ParsableCommand {
             return
         }
         // Only for the "cached" column: no index yet is "?", a path that cannot be a cache is exit 3.
-        let index = try CommandInputs.cacheExists(cache.directory) && FileManager.default.fileExists(atPath: cache.directory.indexPath)
-            ? try? CacheIndex(directory: cache.directory) : nil
+        let objects = try CommandInputs.cacheExists(cache.directory) && FileManager.default.fileExists(atPath: cache.directory.indexPath)
+            ? try? ObjectStore(directory: cache.directory) : nil
         let total = manifest.entries.reduce(Int64(0)) { $0 + $1.size }
         Terminal.out(
             "\(bundle): mediacache bundle version \(manifest.version), created \(Self.date(manifest.created)) by "
@@ -49,12 +49,9 @@ struct BundleInfo: ParsableCommand {
                 + "\(ByteCount.format(total))")
         for entry in manifest.entries {
             var cached = "?"
-            if let index {
+            if let objects {
                 cached = "no"
-                if let object = try? index.object(key: CacheKey(identity: entry.cacheKey)),
-                    let attributes = try? FileManager.default.attributesOfItem(atPath: cache.directory.absolute(object.path)),
-                    (attributes[.size] as? NSNumber)?.int64Value == object.size
-                {
+                if let object = objects.openIntact(key: CacheKey(identity: entry.cacheKey))?.object {
                     cached = object.sha256 == entry.sha256 ? "yes" : "other"
                 }
             }

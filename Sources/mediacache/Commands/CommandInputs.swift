@@ -1,4 +1,5 @@
 import Foundation
+import ArgumentParser
 import MediaCacheKit
 
 /// Checks every command makes the same way, with one message and the documented exit
@@ -8,12 +9,23 @@ enum CommandInputs {
     /// yet is empty). A path that cannot be a cache (a regular file, no permission) is
     /// exit 3, never an empty cache.
     static func cacheExists(_ directory: CacheDirectory) throws -> Bool {
+        try usingCache(directory) { try directory.existsForReading() }
+    }
+
+    /// What `open` makes of the cache at `directory` (its index, a store, an importer);
+    /// when it fails, the one "cannot use the cache" message and exit 3.
+    static func usingCache<T>(_ directory: CacheDirectory, _ open: () throws -> T) throws -> T {
         do {
-            return try directory.existsForReading()
+            return try open()
         } catch {
-            Terminal.err("mediacache: cannot use the cache at \(directory.root): \(error)")
-            throw ExitStatus.cacheError
+            throw cacheUnusable(directory, error)
         }
+    }
+
+    /// Says that the cache at `directory` cannot be used, and why; the exit status to throw.
+    static func cacheUnusable(_ directory: CacheDirectory, _ error: any Error) -> ExitCode {
+        Terminal.err("mediacache: cannot use the cache at \(directory.root): \(error)")
+        return ExitStatus.cacheError
     }
 
     /// Why the bundle file `path` cannot be opened at all, or nil.

@@ -78,13 +78,7 @@ struct Export: ParsableCommand {
         var options = ExportOptions(compressionLevel: level, keepQuery: keepQuery)
         if let threads { options.threads = threads }
 
-        let exporter: BundleExporter
-        do {
-            exporter = try BundleExporter(cache: directory)
-        } catch {
-            Terminal.err("mediacache: cannot use the cache at \(directory.root): \(error)")
-            throw ExitStatus.cacheError
-        }
+        let exporter = try CommandInputs.usingCache(directory) { try BundleExporter(cache: directory) }
         let interrupt = SignalTrap(message: "stopping and removing temporary files")
         let line = ByteProgressLine(label: "exporting", enabled: Terminal.stderrIsTerminal && !quiet)
         do {

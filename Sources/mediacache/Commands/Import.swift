@@ -54,8 +54,7 @@ struct Import: ParsableCommand {
                 cache: cache.directory, options: ImportOptions(dryRun: dryRun, replace: replace),
                 events: { report($0, line: line) }, isCancelled: { interrupt.isSet })
         } catch {
-            Terminal.err("mediacache: cannot use the cache at \(cache.directory.root): \(error)")
-            throw ExitStatus.cacheError
+            throw CommandInputs.cacheUnusable(cache.directory, error)
         }
         var failed = false
         var unusable = false

@@ -28,13 +28,7 @@ struct Info: ParsableCommand {
             Terminal.err("mediacache: not cached and no unfinished download: \(url) (the cache at \(directory.root) is empty)")
             throw ExitStatus.someFailed
         }
-        let store: ObjectStore
-        do {
-            store = try ObjectStore(directory: directory)
-        } catch {
-            Terminal.err("mediacache: cannot use the cache at \(directory.root): \(error)")
-            throw ExitStatus.cacheError
-        }
+        let store = try CommandInputs.usingCache(directory) { try ObjectStore(directory: directory) }
         var fields: [(String, Any)] = []
         if let object = try store.object(named: url) {
             let path = directory.absolute(object.path)

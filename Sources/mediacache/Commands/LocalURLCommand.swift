@@ -59,8 +59,7 @@ struct LocalURLCommand: ParsableCommand {
             try directory.prepare()
             token = try LocalSources(cache: directory).register(LocalSource(url: url, headers: headers, cacheKey: cacheKey))
         } catch {
-            Terminal.err("mediacache: cannot use the cache at \(directory.root): \(error)")
-            throw ExitStatus.cacheError
+            throw CommandInputs.cacheUnusable(directory, error)
         }
         let name = URLParts(url)?.lastPathComponent ?? ""
         let safeName =

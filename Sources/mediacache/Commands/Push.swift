@@ -42,13 +42,7 @@ struct Push: ParsableCommand {
             printer.summary(interrupted: false)
             return
         }
-        let objects: ObjectStore
-        do {
-            objects = try ObjectStore(directory: directory)
-        } catch {
-            Terminal.err("mediacache: cannot use the cache at \(directory.root): \(error)")
-            throw ExitStatus.cacheError
-        }
+        let objects = try CommandInputs.usingCache(directory) { try ObjectStore(directory: directory) }
         do {
             try store.client.checkBucket()
             try store.uploader.abortAbandonedUploads(under: store.layout.objectsPrefix)

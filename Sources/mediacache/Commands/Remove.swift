@@ -119,11 +119,6 @@ struct Stats: ParsableCommand {
 extension CacheMaintenance {
     /// Opens the cache for maintenance, turning failures into exit code 3.
     static func open(_ directory: CacheDirectory) throws -> CacheMaintenance {
-        do {
-            return try CacheMaintenance(directory: directory)
-        } catch {
-            Terminal.err("mediacache: cannot use the cache at \(directory.root): \(error)")
-            throw ExitStatus.cacheError
-        }
+        try CommandInputs.usingCache(directory) { try CacheMaintenance(directory: directory) }
     }
 }

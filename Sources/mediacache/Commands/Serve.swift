@@ -88,8 +88,7 @@ struct Serve: ParsableCommand {
         } catch let error as ValidationError {
             throw error
         } catch {
-            Terminal.err("mediacache: cannot use the cache at \(directory.root): \(error)")
-            throw ExitStatus.cacheError
+            throw CommandInputs.cacheUnusable(directory, error)
         }
         let record = LockedValue<ServerRecord?>(nil)
         let trap = SignalTrap(message: "stopping, saving progress") {

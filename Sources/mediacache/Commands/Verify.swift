@@ -23,13 +23,7 @@ struct Verify: ParsableCommand {
     @OptionGroup var cache: CacheOptions
 
     func run() throws {
-        let verifier: ObjectVerifier
-        do {
-            verifier = try ObjectVerifier(directory: cache.directory)
-        } catch {
-            Terminal.err("mediacache: cannot use the cache at \(cache.directory.root): \(error)")
-            throw ExitStatus.cacheError
-        }
+        let verifier = try CommandInputs.usingCache(cache.directory) { try ObjectVerifier(directory: cache.directory) }
         let interrupt = SignalTrap(message: "stopping and removing temporary files")
         let line = ByteProgressLine(label: "verifying", enabled: Terminal.stderrIsTerminal && !quiet)
         let report: ObjectVerifier.Report

@@ -1,0 +1,132 @@
+import Foundation
+
+/// How a job gets going: the key's lock, "is it cached already?" (an index read) and
+/// the saved state (files read, a journal replayed, a data file opened) are disk work,
+/// done on the job's disk queue; the transfer thread only hears the answer.
+extension DownloadJob {
+    /// What the disk said before the job may fetch.
+    enum Preparation {
+        /// Another process (or job) holds the key's lock: its pid if known, and the
+        /// object when it is cached already and nothing of it is downloading.
+        case locked(holder: Int32?, cached: CachedObject?)
+        case alreadyCached(CachedObject)
+        /// The lock is the job's; its saved state is loaded (`notices` say what was
+        /// found and dropped) and its data file open.
+        case ready(KeyLock, JobState, notices: [String])
+        case failed(any Error)
+    }
+
+    /// Starts (or, after a wait, starts again) by preparing off the transfer thread.
+    func start() {
+        loop.preconditionOnLoop()
+        phase = .preparing
+        let (key, objects, partial, loop) = (key, service.objects, partial, loop)
+        let (request, spares) = (request, service.spareFiles)
+        partial.diskQueue.async { [weak self] in
+            let preparation = Self.prepare(key: key, request: request, objects: objects, partial: partial, spares: spares)
+            loop.post { [weak self] in self?.didPrepare(preparation) }
+        }
+    }
+
+    private func didPrepare(_ preparation: Preparation) {
+        loop.preconditionOnLoop()
+        // Stopped (Ctrl-C) meanwhile: the lock goes with `preparation`, nothing was fetched.
+        guard case .preparing = phase else {
+            partial.close()
+            return
+        }
+        switch preparation {
+        case .locked(_, let cached?):
+            finish(.alreadyCached(cached))
+        case .locked(let holder, nil):
+            phase = .waitingForLock
+            if !waitingNoticeSent {
+                waitingNoticeSent = true
+                let pid = holder.map { " (pid \($0))" } ?? ""
+                emit(.waiting(url: url, reason: "another mediacache process\(pid) is downloading it; waiting"))
+            }
+            wakeTimer = loop.after(0.25) { [weak self] in self?.start() }
+        case .alreadyCached(let object):
+            finish(.alreadyCached(object))
+        case .ready(let lock, let loaded, let notices):
+            self.lock = lock
+            for notice in notices { emit(.notice(url: url, message: notice)) }
+            state = loaded
+            bytesAtLastProgress = state.bytesDone
+            if let length = state.length { lengthsAnnounced.insert(length) }
+            if state.isComplete {
+                commit()
+            } else {
+                chooseSource()
+            }
+        case .failed(let error as SystemError) where error.isDescriptorShortage && service.runningJobs > 1:
+            // The other jobs free descriptors as they finish: start again shortly.
+            partial.close()
+            wakeTimer = loop.after(0.2) { [weak self] in self?.start() }
+        case .failed(let error):
+            fail(JobFailure(.io, "\(error)"), keepPartial: true)
+        }
+    }
+
+    /// Takes the key's lock first (two `fcntl`s), so one index read settles whether the
+    /// object is already cached; then loads what an earlier run saved. Runs on the job's
+    /// disk queue.
+    private static func prepare(
+        key: CacheKey, request: JobRequest, objects: ObjectStore, partial: PartialFile, spares: SpareDataFiles?
+    ) -> Preparation {
+        let cache = objects.directory
+        do {
+            guard let lock = try KeyLock.tryAcquire(key: key, in: cache) else {
+                let leftover = FileSystem.exists(cache.jobDirectory(key: key))
+                let cached = leftover ? nil : objects.openIntact(key: key)?.object
+                return .locked(holder: KeyLock.holder(of: key, in: cache), cached: cached)
+            }
+            // A run killed between publishing the object and removing its download left
+            // the latter behind.
+            if let object = objects.openIntact(key: key)?.object {
+                let leftover = cache.jobDirectory(key: key)
+                if FileSystem.exists(leftover) { FileSystem.removeTree(leftover) }
+                return .alreadyCached(object)
+            }
+            let (state, notices) = try loadState(key: key, request: request, cache: cache, partial: partial, spares: spares)
+            return .ready(lock, state, notices: notices)
+        } catch {
+            partial.close()
+            return .failed(error)
+        }
+    }
+
+    /// Loads saved progress, trusting only what the data file can back.
+    private static func loadState(
+        key: CacheKey, request: JobRequest, cache: CacheDirectory, partial: PartialFile, spares: SpareDataFiles?
+    ) throws -> (JobState, notices: [String]) {
+        var notices: [String] = []
+        var state = JobState(entry: request.entry, commandHeaders: request.commandHeaders)
+        if let links = partial.removeLinks() {
+            notices.append("\(links) was a symbolic link, which mediacache never follows; removed it, starting this file again")
+        }
+        do {
+            if var saved = try partial.savedState() {
+                // A fresh signed URL for the same cache key keeps the progress.
+                saved.entry = request.entry
+                saved.commandHeaders = request.commandHeaders
+                state = saved
+            }
+        } catch {
+            let reason = if case .corruptState(_, let reason)? = error as? CacheError { reason } else { "unreadable (\(error))" }
+            notices.append("saved state \(partial.statePath) is \(reason); starting this file again")
+        }
+        if state.completed.isEmpty, partial.openUnnamed(spares: spares) { return (state, notices) }
+        let size = try partial.openNamed()
+        let held = state.completed.ranges.last?.end ?? 0
+        // Data preallocated to the length and changed in size since is not ours any more.
+        if size < held || (state.length.map { size != $0 && !state.completed.isEmpty } ?? false) {
+            notices.append(
+                "partial data \(cache.dataPath(key: key)) holds \(size) bytes, its saved state expects \(state.length ?? held); starting this file again")
+            state.discardData()
+        } else if !state.rangesSupported && !state.completed.isEmpty {
+            state.discardData()
+        }
+        return (state, notices)
+    }
+}
