@@ -13,14 +13,18 @@ struct MediaResponder: Sendable {
     func respond(to request: Request, source: LocalSource, name: String) async throws -> Response {
         let entry = source.entry
         let key = CacheKey(identity: entry.identity)
-        if let cached = service.objects.openIntact(key: key) { return fromObject(cached, request: request, name: name) }
+        let objects = service.objects
+        if let cached = try await BlockingWork.run({ objects.openIntact(key: key) }) {
+            return fromObject(cached, request: request, name: name)
+        }
         let handle = service.submit(JobRequest(entry: entry), priority: .interactive)
         let reader = handle.reader()
         let data: DownloadData
         do {
             data = try await reader.open()
         } catch ReaderError.cached(let object) {
-            guard let cached = service.objects.openIntact(key: CacheKey(hex: object.key) ?? key) else {
+            let stored = CacheKey(hex: object.key) ?? key
+            guard let cached = try await BlockingWork.run({ objects.openIntact(key: stored) }) else {
                 return PlainText.response(.serviceUnavailable, "\(object.path) is gone from the cache; try again")
             }
             return fromObject(cached, request: request, name: name)
@@ -62,7 +66,8 @@ struct MediaResponder: Sendable {
             ResponseBody(contentLength: Int(range.count)) { writer in
                 var next = range.start
                 while next < range.end {
-                    let bytes = try file.read(count: Int(min(Self.chunkSize, range.end - next)), at: next)
+                    let (offset, count) = (next, Int(min(Self.chunkSize, range.end - next)))
+                    let bytes = try await BlockingWork.run { try file.read(count: count, at: offset) }
                     guard !bytes.isEmpty else { throw ServeError.shortFile(object.path) }
                     try await writer.write(ByteBuffer(bytes: bytes))
                     next += Int64(bytes.count)
@@ -117,7 +122,8 @@ struct MediaResponder: Sendable {
                     guard known == nil else { throw ServeError.shortDownload }
                     break
                 }
-                let bytes = try reader.read(at: next, count: Int(min(available, Self.chunkSize, range.end - next)))
+                let (offset, count) = (next, Int(min(available, Self.chunkSize, range.end - next)))
+                let bytes = try await BlockingWork.run { try reader.read(at: offset, count: count) }
                 try await writer.write(ByteBuffer(bytes: bytes))
                 next += Int64(bytes.count)
             }

@@ -13,7 +13,7 @@ import NIOCore
 /// Host is not this server get 421.
 public final class MediaServer: Sendable {
     private let service: DownloadService
-    private let sources: LocalSources
+    private let sources: KnownSources
     private let listen: ListenAddress
     private let port: Int
     private let idleTimeout: Int
@@ -25,7 +25,7 @@ public final class MediaServer: Sendable {
     ) throws {
         self.idleTimeout = idleTimeout
         self.service = service
-        sources = try LocalSources(cache: service.cache)
+        sources = KnownSources(try LocalSources(cache: service.cache))
         listen = ListenAddress(spec)
         port = spec.port
         self.log = log
@@ -38,11 +38,11 @@ public final class MediaServer: Sendable {
         let media = MediaResponder(service: service)
         let status = StatusPage(service: service, sources: sources)
         for method in [HTTPRequest.Method.get, .head] {
-            router.on("/", method: method) { _, _ in status.response() }
+            router.on("/", method: method) { _, _ in try await status.response() }
             router.on("/m/:token/:name", method: method) { [sources, log] request, context in
                 let token = context.parameters.get("token") ?? ""
                 let name = context.parameters.get("name") ?? ""
-                guard let source = sources.source(token: token) else {
+                guard let source = try await sources.source(token: token) else {
                     log(.refused(path: request.uri.path, reason: "unknown local URL"))
                     return PlainText.response(.forbidden, "unknown local URL; make one with `mediacache url URL`")
                 }

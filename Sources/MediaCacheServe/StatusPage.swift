@@ -7,15 +7,17 @@ import MediaCacheKit
 /// player. One self-contained HTML page, no external assets.
 struct StatusPage: Sendable {
     let service: DownloadService
-    let sources: LocalSources
+    let sources: KnownSources
 
-    func response() -> Response {
+    /// Built on the blocking pool: it reads the index and registers a local URL per object.
+    func response() async throws -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
         headers[.contentSecurityPolicy] = "default-src 'self'; style-src 'unsafe-inline'"
         headers[.xContentTypeOptions] = "nosniff"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html())))
+        let page = try await BlockingWork.run { html() }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
     }
 
     func html() -> String {

@@ -19,13 +19,20 @@ public struct LocalSources: Sendable {
 
     /// Records `source` (if new) and returns its token.
     public func register(_ source: LocalSource) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let bytes = Array(try encoder.encode(source))
-        let token = String(HMAC.sha256Hex(key: secret, message: bytes).prefix(40))
+        let (token, bytes) = try record(of: source)
         let path = self.path(token)
         if (try? FileSystem.readAll(path)) != bytes { try Self.write(bytes, to: path) }
         return token
+    }
+
+    /// The token `source` has (or will have once registered), without touching the disk.
+    public func token(for source: LocalSource) throws -> String { try record(of: source).token }
+
+    private func record(of source: LocalSource) throws -> (token: String, bytes: [UInt8]) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let bytes = Array(try encoder.encode(source))
+        return (String(HMAC.sha256Hex(key: secret, message: bytes).prefix(40)), bytes)
     }
 
     /// The source a token names; nil for a token nobody made.

@@ -1,0 +1,80 @@
+/// What a job does when a response goes wrong: retry after a backoff, hand over to the
+/// next source, start over on a changed origin, or fall back to one stream.
+extension DownloadJob {
+    /// A failure worth retrying. Failures of several connections during one backoff
+    /// count once, so one outage does not use up every retry; past the source's
+    /// retries, the next source takes over.
+    func transientFailure(_ reason: String, cause: JobFailure.Cause, retryAfter: Double?) {
+        let now = TransferLoop.now()
+        if now >= retryNotBefore {
+            failuresInARow += 1
+            let retries = source.retries(options: options)
+            if failuresInARow > retries {
+                if tryNextSource(after: .failed(reason)) { return }
+                fail(
+                    JobFailure(.retriesExhausted, "gave up after \(retries) retries: \(reason)", cause: cause),
+                    keepPartial: true)
+                return
+            }
+            let delay = retryPolicy.delay(attempt: failuresInARow, retryAfter: retryAfter)
+            retryNotBefore = now + delay
+            emit(.retry(url: url, attempt: failuresInARow, delay: delay, reason: reason))
+        } else if let retryAfter {
+            retryNotBefore = max(retryNotBefore, now + min(retryAfter, options.maxRetryAfter))
+        }
+        scheduleWake(at: retryNotBefore)
+    }
+
+    func scheduleWake(at deadline: Double) {
+        if let wakeTimer { loop.cancelTimer(wakeTimer) }
+        wakeTimer = loop.after(deadline - TransferLoop.now()) { [weak self] in
+            guard let self else { return }
+            self.wakeTimer = nil
+            if case .probing = self.phase, self.fragments.isEmpty {
+                self.startProbe()
+            } else {
+                self.fillConnections()
+            }
+        }
+    }
+
+    /// The origin now serves different bytes: drop what is held and start over, so
+    /// two versions are never spliced.
+    func originChanged(_ reason: String) {
+        originChanges += 1
+        cancelAllTransfers()
+        if originChanges > options.maxOriginChanges {
+            fail(
+                JobFailure(
+                    .originUnstable,
+                    "the file changed \(originChanges) times while downloading; try again when the origin is stable"),
+                keepPartial: false)
+            return
+        }
+        emit(.notice(url: url, message: "\(reason); starting over"))
+        state.discardData()
+        furthestStreamed = 0
+        checkpoint()
+        startProbe()
+    }
+
+    /// The origin mishandles Range: fetch the file as one stream from byte 0, if the
+    /// source allows it.
+    func fallBackToSingleStream(_ reason: String) {
+        guard source.mayStreamWhole else {
+            if !tryNextSource(after: .failed(reason)) { fail(JobFailure(.badResponse, reason), keepPartial: false) }
+            return
+        }
+        cancelAllTransfers()
+        state.discardData()
+        state.rangesSupported = false
+        emit(.notice(url: url, message: "\(reason); fetching it as one stream"))
+        checkpoint()
+        startProbe()
+    }
+
+    func cancelAllTransfers() {
+        for fragment in fragments.values { loop.cancel(fragment.transfer) }
+        fragments = [:]
+    }
+}
