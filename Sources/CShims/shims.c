@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <linux/fs.h>
@@ -69,6 +70,13 @@ int CShims_easy_resize_active_receive_buffer(CURL *easy, int bytes) {
     curl_socket_t fd = CURL_SOCKET_BAD;
     if (curl_easy_getinfo(easy, CURLINFO_ACTIVESOCKET, &fd) != CURLE_OK || fd == CURL_SOCKET_BAD) return -1;
     return setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+}
+
+long CShims_easy_queued_bytes(CURL *easy) {
+    curl_socket_t fd = CURL_SOCKET_BAD;
+    if (curl_easy_getinfo(easy, CURLINFO_ACTIVESOCKET, &fd) != CURLE_OK || fd == CURL_SOCKET_BAD) return -1;
+    int queued = 0;
+    return ioctl(fd, FIONREAD, &queued) == 0 ? queued : -1;
 }
 
 int CShims_fallocate(int fd, int mode, off_t offset, off_t length) {

@@ -127,6 +127,30 @@ struct FragmentSchedulerTests {
         #expect(result.actions.dropFirst().first == expectedSecond)
     }
 
+    /// Bytes already in the victim's socket are its own: the cut falls past them, or
+    /// they would be fetched twice (its connection is stopped at the cut).
+    @Test func aCutFallsPastWhatHasArrivedAlready() throws {
+        var victim = running(0, 16 * MiB, rate: 2e6)
+        victim.arrived = 9 * MiB
+        let result = plan(length: 16 * MiB, inFlight: [victim])
+        let cut = try #require(scheduler.planner.stealPoint(next: 9 * MiB, end: 16 * MiB))
+        #expect(result.actions.first == .split(index: 0, at: cut, rate: 2e6, priority: nil))
+        #expect(cut >= 9 * MiB)
+
+        var tail = running(0, 1 * MiB, rate: 64 * 1024)
+        tail.arrived = 700 * KiB
+        let endgame = plan(length: 1 * MiB, inFlight: [tail])
+        let late = try #require(
+            scheduler.planner.endgameCut(next: 700 * KiB, end: 1 * MiB, bytesPerSecond: 64 * 1024, requestSeconds: 0.1))
+        #expect(endgame.actions.first == .split(index: 0, at: late, rate: 64 * 1024, priority: nil))
+        #expect(late >= 700 * KiB)
+
+        // All of what is left has arrived: nothing to take.
+        var done = running(0, 4 * MiB, rate: 64 * 1024)
+        done.arrived = 4 * MiB
+        #expect(plan(length: 4 * MiB, inFlight: [done]).actions.isEmpty)
+    }
+
     /// The endgame: a slow range below two fragments still splits when a fresh request
     /// would finish its back sooner.
     @Test func theEndgameSplitsBelowMinFragment() throws {

@@ -46,6 +46,8 @@ CURLcode CShims_easy_set_receive_buffer(CURL *easy, long bytes);
 /// Sets SO_RCVBUF of the connection `easy` uses now (a reused one keeps the buffer it
 /// was made with). 0, or -1 when there is no socket or setsockopt fails.
 int CShims_easy_resize_active_receive_buffer(CURL *easy, int bytes);
+// Bytes waiting in the receive queue of the connection in use (FIONREAD); -1 if unknown.
+long CShims_easy_queued_bytes(CURL *easy);
 
 int CShims_fallocate(int fd, int mode, off_t offset, off_t length);
 ssize_t CShims_copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t length, unsigned int flags);

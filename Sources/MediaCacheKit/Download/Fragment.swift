@@ -101,8 +101,13 @@ final class Fragment {
     func inFlight(now: Double) -> FragmentScheduler.InFlight {
         FragmentScheduler.InFlight(
             next: next, end: end, compareUntil: compareUntil, accepted: accepted,
-            isPriority: isPriority, bytesPerSecond: bytesPerSecond(now: now))
+            isPriority: isPriority, bytesPerSecond: bytesPerSecond(now: now),
+            arrived: mayBeCut ? transfer.bytesWaiting : 0)
     }
+
+    /// Whether any cut of it could be planned (one syscall asks what has arrived).
+    private var mayBeCut: Bool { accepted && (remaining ?? 0) >= 2 * FragmentPlanner.endgamePiece }
+
     var isFinished: Bool { end.map { next >= $0 } ?? false }
     /// The response goes on past this fragment's range.
     var isCutShort: Bool {

@@ -25,8 +25,14 @@ struct FragmentScheduler {
         var isPriority: Bool
         /// Its connection's rate, when known.
         var bytesPerSecond: Double?
+        /// Bytes past `next` already in its connection's socket: a cut before them would
+        /// have them fetched twice (the connection is stopped at its cut, its rest lost).
+        var arrived: Int64 = 0
 
         var remaining: Int64? { end.map { $0 - next } }
+
+        /// Where a cut may fall: past what has arrived already.
+        var cuttableFrom: Int64 { end.map { min(next + arrived, $0) } ?? next + arrived }
 
         /// A request just made for `[start, end)`, not answered yet.
         static func fresh(_ start: Int64, _ end: Int64?, isPriority: Bool, rate: Double? = nil) -> InFlight {
@@ -184,7 +190,7 @@ struct FragmentScheduler {
             running[$0].accepted && running[$0].end != nil && running[$0].next >= running[$0].compareUntil
         }
         if let victim = candidates.max(by: { running[$0].remaining! < running[$1].remaining! }),
-            let cut = planner.stealPoint(next: running[victim].next, end: running[victim].end!)
+            let cut = planner.stealPoint(next: running[victim].cuttableFrom, end: running[victim].end!)
         {
             return (victim, cut, running[victim].bytesPerSecond)
         }
@@ -196,7 +202,7 @@ struct FragmentScheduler {
                 Double(running[$0.0].remaining!) / $0.1 < Double(running[$1.0].remaining!) / $1.1
             }),
             let cut = planner.endgameCut(
-                next: running[victim].next, end: running[victim].end!, bytesPerSecond: rate,
+                next: running[victim].cuttableFrom, end: running[victim].end!, bytesPerSecond: rate,
                 requestSeconds: situation.requestSeconds ?? 0.05)
         else { return nil }
         return (victim, cut, rate)

@@ -80,6 +80,13 @@ final class CurlEasy {
         _ = CShims_easy_resize_active_receive_buffer(handle, Int32(clamping: bytes))
     }
 
+    /// Bytes the connection in use has received that libcurl has not read yet (nil if
+    /// it cannot be told).
+    var queuedBytes: Int64? {
+        let queued = CShims_easy_queued_bytes(handle)
+        return queued >= 0 ? Int64(queued) : nil
+    }
+
     /// Runs the whole transfer on the calling thread, without a multi loop: every
     /// callback has run when it returns. For the tier's short requests.
     func perform() -> CURLcode {

@@ -36,6 +36,9 @@ final class HTTPTransfer {
         easy = CurlEasy(request: request, userAgent: userAgent, owner: self, receiveBuffers: rateLimits?.buffers)
     }
 
+    /// Bytes of the response already in this connection's socket, not delivered yet.
+    var bytesWaiting: Int64 { easy.queuedBytes ?? 0 }
+
     /// Stops reading the connection until `release` (the rate limiter's).
     func hold() {
         isHeld = true
