@@ -17,6 +17,8 @@ final class PartialFile: @unchecked Sendable {
     private var journal: ProgressJournal?
     /// False while no saved state can exist: a fresh start then skips looking for one.
     private var stateMayBeOnDisk = true
+    /// Set when the job's folder was found missing: nothing in it needs reading.
+    private var folderMissing = false
     /// Whether `partial/` was fsynced since this job's directory was made (disk queue only).
     private var directoryDurable = false
     private var lastCheckpoint = 0.0
@@ -38,7 +40,12 @@ final class PartialFile: @unchecked Sendable {
     func removeLinks() -> String? {
         LoopThreads.preconditionOff("looking for links in a download's folder")
         let directory = cache.jobDirectory(key: key)
-        if FileSystem.isSymbolicLink(directory) {
+        // Most files have no folder yet: one lstat says so.
+        guard let type = FileSystem.entryType(directory) else {
+            folderMissing = true
+            return nil
+        }
+        if type == S_IFLNK {
             FileSystem.remove(directory)
             return directory
         }
@@ -54,7 +61,7 @@ final class PartialFile: @unchecked Sendable {
     func savedState() throws -> JobState? {
         LoopThreads.preconditionOff("reading a saved state")
         let statePath = statePath
-        stateMayBeOnDisk = FileSystem.exists(statePath)
+        stateMayBeOnDisk = !folderMissing && FileSystem.exists(statePath)
         guard stateMayBeOnDisk else { return nil }
         var saved = try JobStateCodec.decode(try FileSystem.readAll(statePath), path: statePath)
         // What the journal adds was written after the state, in this boot.
@@ -116,8 +123,9 @@ final class PartialFile: @unchecked Sendable {
         try file.truncate(length: 0)
         guard let length, length > 0 else { return }
         // A length the disk cannot hold (or a lie: 10 GB for 1,000 bytes) is refused
-        // before it is reserved.
-        if let free = FileSystem.freeBytes(cache.partialDirectory), length > free {
+        // before it is reserved. Below 64 MiB the reservation itself says ENOSPC, and a
+        // file of many small ones skips the statfs.
+        if length >= 64 << 20, let free = FileSystem.freeBytes(cache.partialDirectory), length > free {
             throw SystemError("reserve \(length) bytes", path: file.path, code: ENOSPC)
         }
         try file.preallocate(length: length)

@@ -26,8 +26,14 @@ enum FileSystem {
 
     /// Whether `path` itself is a symbolic link (not what it points to).
     static func isSymbolicLink(_ path: String) -> Bool {
+        entryType(path) == S_IFLNK
+    }
+
+    /// What is at `path` itself (`S_IFDIR`, `S_IFLNK`, `S_IFREG`…; a link is not
+    /// followed), or nil when nothing is: one `lstat`.
+    static func entryType(_ path: String) -> mode_t? {
         var info = stat()
-        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+        return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
     }
 
     /// Bytes the files directly inside `directory` take on disk (a preallocated data file
