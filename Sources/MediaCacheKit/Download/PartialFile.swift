@@ -40,11 +40,11 @@ final class PartialFile: @unchecked Sendable {
     func removeLinks() -> String? {
         LoopThreads.preconditionOff("looking for links in a download's folder")
         let directory = cache.jobDirectory(key: key)
-        // Most files have no folder yet: one lstat says so.
-        guard let type = FileSystem.entryType(directory) else {
-            folderMissing = true
-            return nil
-        }
+        // Most files have no folder yet: one lstat says so. Asked again on every start
+        // (another process may have made it while this job waited for the key).
+        let type = FileSystem.entryType(directory)
+        folderMissing = type == nil
+        guard let type else { return nil }
         if type == S_IFLNK {
             FileSystem.remove(directory)
             return directory
