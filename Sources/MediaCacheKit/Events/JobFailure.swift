@@ -59,9 +59,6 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The origin (or store) did not answer in time.
-    public var isTimeout: Bool { cause == .transfer(.timedOut) }
-
     public var description: String { message }
 
     /// A failure that asking again will not change (the origin said the file is not

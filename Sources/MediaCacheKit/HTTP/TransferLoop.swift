@@ -53,12 +53,6 @@ final class TransferLoop: @unchecked Sendable {
         precondition(isLoopThread, "called off the transfer loop's thread", file: file, line: line)
     }
 
-    /// Traps when called on the loop thread: guards work that may block (fsync, SQLite,
-    /// waiting for a queue), which would stall every transfer.
-    func preconditionOffLoop(file: StaticString = #fileID, line: UInt = #line) {
-        precondition(!isLoopThread, "blocking work on the transfer loop's thread", file: file, line: line)
-    }
-
     /// Whether the caller runs on the loop thread (the one that called `run()`).
     var isLoopThread: Bool {
         let owner = owner.load(ordering: .acquiring)
