@@ -187,12 +187,16 @@ _mediacache() {
 _mediacache_prefetch() {
     repeating_flags=()
     non_repeating_flags=(--no-config -k --insecure --netrc --tier-push --tier-required --no-faststart --json -q --quiet --version -h --help)
-    repeating_options=(-H --header)
+    repeating_options=(-i --input-file -H --header)
     non_repeating_options=(--shard --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
+    '-i'|'--input-file')
+        __mediacache_add_completions -f
+        return
+        ;;
     '--shard')
         return
         ;;
@@ -623,7 +627,7 @@ _mediacache_bundle-info() {
 _mediacache_serve() {
     repeating_flags=()
     non_repeating_flags=(--allow-remote --no-config -k --insecure --netrc --tier-push --tier-required --no-faststart --json -q --quiet --version -h --help)
-    repeating_options=(-H --header)
+    repeating_options=(-i --input-file -H --header)
     non_repeating_options=(--listen --idle-timeout --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint)
     __mediacache_offer_flags_options -1
 
@@ -633,6 +637,10 @@ _mediacache_serve() {
         return
         ;;
     '--idle-timeout')
+        return
+        ;;
+    '-i'|'--input-file')
+        __mediacache_add_completions -f
         return
         ;;
     '--cache-dir')

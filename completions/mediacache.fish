@@ -23,7 +23,7 @@ function __mediacache_parse_tokens -S
         __mediacache_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'prefetch'
-            __mediacache_parse_subcommand -r 1 'shard=' 'cache-dir=' 'config=' 'no-config' 'j/jobs=' 'x/connections=' 'min-fragment=' 'max-stream-size=' 'H/header=+' 'retries=' 'timeout=' 'lowest-speed-limit=' 'limit-rate=' 'max-download-limit=' 'k/insecure' 'proxy=' 'no-proxy=' 'load-cookies=' 'netrc' 'netrc-file=' 'user-agent=' 'referer=' 'max-connections-per-host=' 'tier=' 's3-endpoint=' 'tier-push' 'tier-required' 'no-faststart' 'json' 'q/quiet' 'version' 'h/help'
+            __mediacache_parse_subcommand -r 1 'i/input-file=+' 'shard=' 'cache-dir=' 'config=' 'no-config' 'j/jobs=' 'x/connections=' 'min-fragment=' 'max-stream-size=' 'H/header=+' 'retries=' 'timeout=' 'lowest-speed-limit=' 'limit-rate=' 'max-download-limit=' 'k/insecure' 'proxy=' 'no-proxy=' 'load-cookies=' 'netrc' 'netrc-file=' 'user-agent=' 'referer=' 'max-connections-per-host=' 'tier=' 's3-endpoint=' 'tier-push' 'tier-required' 'no-faststart' 'json' 'q/quiet' 'version' 'h/help'
         case 'resume'
             __mediacache_parse_subcommand 0 'cache-dir=' 'config=' 'no-config' 'j/jobs=' 'x/connections=' 'min-fragment=' 'max-stream-size=' 'H/header=+' 'retries=' 'timeout=' 'lowest-speed-limit=' 'limit-rate=' 'max-download-limit=' 'k/insecure' 'proxy=' 'no-proxy=' 'load-cookies=' 'netrc' 'netrc-file=' 'user-agent=' 'referer=' 'max-connections-per-host=' 'tier=' 's3-endpoint=' 'tier-push' 'tier-required' 'no-faststart' 'json' 'q/quiet' 'version' 'h/help'
         case 'status'
@@ -49,7 +49,7 @@ function __mediacache_parse_tokens -S
         case 'bundle-info'
             __mediacache_parse_subcommand 1 'json' 'cache-dir=' 'config=' 'no-config' 'version' 'h/help'
         case 'serve'
-            __mediacache_parse_subcommand -r 1 'listen=' 'allow-remote' 'idle-timeout=' 'cache-dir=' 'config=' 'no-config' 'j/jobs=' 'x/connections=' 'min-fragment=' 'max-stream-size=' 'H/header=+' 'retries=' 'timeout=' 'lowest-speed-limit=' 'limit-rate=' 'max-download-limit=' 'k/insecure' 'proxy=' 'no-proxy=' 'load-cookies=' 'netrc' 'netrc-file=' 'user-agent=' 'referer=' 'max-connections-per-host=' 'tier=' 's3-endpoint=' 'tier-push' 'tier-required' 'no-faststart' 'json' 'q/quiet' 'version' 'h/help'
+            __mediacache_parse_subcommand -r 1 'listen=' 'allow-remote' 'idle-timeout=' 'i/input-file=+' 'cache-dir=' 'config=' 'no-config' 'j/jobs=' 'x/connections=' 'min-fragment=' 'max-stream-size=' 'H/header=+' 'retries=' 'timeout=' 'lowest-speed-limit=' 'limit-rate=' 'max-download-limit=' 'k/insecure' 'proxy=' 'no-proxy=' 'load-cookies=' 'netrc' 'netrc-file=' 'user-agent=' 'referer=' 'max-connections-per-host=' 'tier=' 's3-endpoint=' 'tier-push' 'tier-required' 'no-faststart' 'json' 'q/quiet' 'version' 'h/help'
         case 'url'
             __mediacache_parse_subcommand 1 'H/header=+' 'cache-key=' 'server=' 'cache-dir=' 'config=' 'no-config' 'version' 'h/help'
         case 'push'
@@ -121,7 +121,7 @@ end
 complete -c 'mediacache' -f
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache" version' -l 'version' -d 'Show the version.'
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'prefetch' -d 'Download every entry of one or more lists into the cache.'
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'prefetch' -d 'Download URLs, and every entry of lists, into the cache.'
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'resume' -d 'Continue every interrupted download recorded in the cache.'
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'status' -d 'List interrupted or partial downloads: URL, bytes done / total.'
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'path' -d 'Print the absolute path of a complete, verified cached object.'
@@ -142,6 +142,7 @@ complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positiona
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'config' -d 'Show the config file read and the settings it gives each command.'
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache prefetch" -ge 1' -F
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch"' -s 'i' -l 'input-file' -d 'A list file to read (or - for standard input), as aria2\'s -i; may be repeated.' -rF
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" shard' -l 'shard' -d 'Take only shard K of N of the entries (by cache key), so N machines split one catalogue; e.g. 0/4.' -rfka ''
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" cache-dir' -l 'cache-dir' -d 'The cache directory (default: $MEDIACACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/mediacache).' -rfa '(__mediacache_complete_directories)'
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache prefetch" config' -l 'config' -d 'Read settings from this file instead of ${XDG_CONFIG_HOME:-~/.config}/mediacache/config.' -rF
@@ -287,6 +288,7 @@ complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache serve" allow-remote' -l 'allow-remote' -d 'Let --listen name an address other machines reach. Anyone who can reach it can play what the cache holds; requests must then name that address as their Host.'
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache serve" idle-timeout' -l 'idle-timeout' -d 'Seconds a client connection may stay silent (between requests, or in the middle of a request head) before it is closed (1-3600).' -rfka ''
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_positional "mediacache serve" -ge 1' -F
+complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache serve"' -s 'i' -l 'input-file' -d 'A list file to prefetch in the background (or - for standard input); may be repeated.' -rF
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache serve" cache-dir' -l 'cache-dir' -d 'The cache directory (default: $MEDIACACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/mediacache).' -rfa '(__mediacache_complete_directories)'
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache serve" config' -l 'config' -d 'Read settings from this file instead of ${XDG_CONFIG_HOME:-~/.config}/mediacache/config.' -rF
 complete -c 'mediacache' -n '__mediacache_should_offer_completions_for_flags_or_options "mediacache serve" no-config' -l 'no-config' -d 'Read no config file.'

@@ -122,6 +122,7 @@ extension EndToEnd {
             ("help", "config:3: 'help' cannot be set in a config file"),
             ("config = other.conf", "config:3: 'config' cannot be set in a config file"),
             ("list = urls.txt", "config:3: 'list' is an argument, not an option: give it on the command line"),
+            ("input-file = urls.txt", "config:3: 'input-file' cannot be set in a config file: name lists on the command line (-i FILE)"),
             ("jobs 4", "config:3: expected 'long-option = value' or a flag's name alone, got 'jobs 4'"),
         ]
 

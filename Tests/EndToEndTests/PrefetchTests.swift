@@ -76,11 +76,48 @@ extension EndToEnd {
             #expect(try harness.cachedBytes(origin.url("/ok.m4a")) == nil)
         }
 
+        @Test func urlsOnTheCommandLineMixWithListsAndInputFiles() throws {
+            let origin = try TestOrigin()
+            let harness = Harness()
+            var bytes: [String: [UInt8]] = [:]
+            for (index, name) in ["a", "b", "c", "d"].enumerated() {
+                bytes[name] = TestBytes.make(90_000 + index * 1_000, seed: UInt64(40 + index))
+                origin.serve("/\(name).mp4", Resource(bytes[name]!, contentType: "video/mp4"))
+            }
+            let listC = harness.scratch.write("c.txt", origin.url("/c.mp4") + "\n")
+            let listD = harness.scratch.write("d.txt", origin.url("/d.mp4") + "\n")
+            let result = try harness.run(["prefetch", origin.url("/a.mp4"), listC, "-i", listD, origin.url("/b.mp4")])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("4 done, 0 failed, 0 already cached"), "\(result.stderr)")
+            for name in ["a", "b", "c", "d"] {
+                #expect(try harness.cachedBytes(origin.url("/\(name).mp4")) == bytes[name], "\(name)")
+            }
+        }
+
+        @Test func aWordThatIsNeitherAURLNorAFileIsAUsageErrorBeforeAnythingIsFetched() throws {
+            let origin = try TestOrigin()
+            let harness = Harness()
+            origin.serve("/a.mp4", Resource(TestBytes.make(10_000, seed: 1), contentType: "video/mp4"))
+            let result = try harness.run(["prefetch", origin.url("/a.mp4"), "example.com/clip.mp4"])
+            #expect(result.status == 2)
+            #expect(result.stderr.contains(
+                "example.com/clip.mp4 is neither a URL nor a list file: no file has that name, and a URL starts "
+                    + "with http:// or https:// (for a URL, write https://example.com/clip.mp4)"), "\(result.stderr)")
+            let badScheme = try harness.run(["prefetch", "ftp://127.0.0.1/a.mp4"])
+            #expect(badScheme.status == 2)
+            #expect(badScheme.stderr.contains("unsupported scheme 'ftp'"), "\(badScheme.stderr)")
+            #expect(origin.requests(for: "/a.mp4").isEmpty)
+        }
+
         @Test func unreadableListIsAUsageError() throws {
             let harness = Harness()
-            let result = try harness.run(["prefetch", harness.scratch.path + "/missing.txt"])
+            let missing = harness.scratch.path + "/missing.txt"
+            let result = try harness.run(["prefetch", "-i", missing])
             #expect(result.status == 2)
-            #expect(result.stderr.contains("cannot read list \(harness.scratch.path)/missing.txt: no such file"))
+            #expect(result.stderr.contains("cannot read list \(missing): no such file"))
+            let asArgument = try harness.run(["prefetch", missing])
+            #expect(asArgument.status == 2)
+            #expect(asArgument.stderr.contains("\(missing) is neither a URL nor a list file: no file has that name"))
         }
 
         @Test func listFromStandardInputWithMirrorsAndCacheKey() throws {

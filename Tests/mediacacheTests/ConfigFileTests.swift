@@ -54,7 +54,8 @@ import Testing
 
     @Test func theTableComesFromTheCommandDefinition() throws {
         let table = CommandOptionTable(Prefetch.self)
-        #expect(table.commandName == "prefetch" && table.requiredPositionals == 1)
+        #expect(table.commandName == "prefetch" && table.requiredPositionals == 0)
+        #expect(table.positionalNames == ["url-or-list"])
         let jobs = try #require(table.option(long: "jobs"))
         #expect(jobs.takesValue && !jobs.isRepeating && jobs.shortNames == ["j"])
         #expect(table.option(long: "header")?.isRepeating == true)

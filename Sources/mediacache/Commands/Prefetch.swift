@@ -4,9 +4,10 @@ import MediaCacheKit
 
 struct Prefetch: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Download every entry of one or more lists into the cache.",
+        abstract: "Download URLs, and every entry of lists, into the cache.",
         discussion: """
-            LIST is a file in aria2's input-file format (a URL line, then indented key=value \
+            Each argument is a URL (http:// or https://) or a list file; -i FILE names a \
+            list too, as in aria2. A list is a file in aria2's input-file format (a URL line, then indented key=value \
             options: out=, header=, checksum=, cache-key=, user-agent=, referer=, \
             all-proxy=) or - for standard input. Running the same command again resumes \
             where the last run stopped. With --shard K/N, N machines (or runs) each take \
@@ -16,8 +17,16 @@ struct Prefetch: ParsableCommand {
             config`); the command line wins.
             """)
 
-    @Argument(help: ArgumentHelp("List files, or - for standard input.", valueName: "list"), completion: .file())
-    var lists: [String]
+    @Argument(
+        help: ArgumentHelp("URLs to fetch, list files, or - for standard input.", valueName: "url-or-list"),
+        completion: .file())
+    var inputs: [String] = []
+
+    @Option(
+        name: [.customShort("i"), .customLong("input-file")],
+        help: ArgumentHelp("A list file to read (or - for standard input), as aria2's -i; may be repeated.", valueName: "list"),
+        completion: .file())
+    var inputFiles: [String] = []
 
     @Option(
         help: ArgumentHelp(
@@ -29,9 +38,14 @@ struct Prefetch: ParsableCommand {
     @OptionGroup var download: DownloadOptions
 
     func validate() throws {
-        if lists.isEmpty { throw ValidationError("give at least one list file (or - for standard input)") }
-        if lists.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input (-) can be read only once") }
+        if try listInputs().isEmpty {
+            throw ValidationError("give at least one URL or list file (or - for standard input)")
+        }
         _ = try parsedShard()
+    }
+
+    private func listInputs() throws -> ListInputs {
+        try ListInputs(arguments: inputs, inputFiles: inputFiles)
     }
 
     private func parsedShard() throws -> Shard? {
@@ -44,19 +58,14 @@ struct Prefetch: ParsableCommand {
     }
 
     func run() throws {
-        // Every list is read first: a missing one stops the command before anything is
-        // fetched. Entries are parsed as jobs are started.
-        var texts: [ListText] = []
-        for list in lists {
-            let bytes: [UInt8]
-            do {
-                bytes = try ListReader.read(list)
-            } catch {
-                let message = (error as? ListReader.Failure)?.message ?? "cannot read list \(list): \(error)"
-                SummaryPrinter.printRunFailure(message, code: "bad-list", json: download.json)
-                throw ExitStatus.usage
-            }
-            texts.append(ListParser.text(of: bytes, file: list == "-" ? "<stdin>" : list))
+        // Entries are parsed as jobs are started.
+        let inputs = try listInputs()
+        let texts: [ListText]
+        do {
+            texts = try inputs.texts()
+        } catch {
+            SummaryPrinter.printRunFailure(error.message, code: "bad-list", json: download.json)
+            throw ExitStatus.usage
         }
         let shard = try parsedShard()
         let entries = ListEntries(texts, shard: shard)
@@ -84,45 +93,5 @@ struct Prefetch: ParsableCommand {
             },
             countRest: { (pending == nil ? 0 : 1) + entries.skipRest() },
             inputErrors: { entries.errorCount })
-    }
-}
-
-/// Reads a list file or standard input; a failure says why (the command exits 2).
-enum ListReader {
-    struct Failure: Error {
-        let message: String
-    }
-
-    /// Lists are text; a bigger "list" (or /dev/zero) is refused before it fills memory.
-    static let maximumSize = 64 << 20
-
-    static func read(_ path: String) throws -> [UInt8] {
-        let handle: FileHandle
-        if path == "-" {
-            handle = FileHandle.standardInput
-        } else {
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-            guard exists, !isDirectory.boolValue, let opened = FileHandle(forReadingAtPath: path) else {
-                let reason = !exists ? "no such file" : isDirectory.boolValue ? "it is a directory" : "permission denied"
-                throw Failure(message: "cannot read list \(path): \(reason)")
-            }
-            handle = opened
-        }
-        var bytes: [UInt8] = []
-        do {
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                bytes += chunk
-                if bytes.count > maximumSize {
-                    throw Failure(
-                        message: "list \(path) is larger than \(maximumSize >> 20) MiB; split it into smaller lists")
-                }
-            }
-        } catch let failure as Failure {
-            throw failure
-        } catch {
-            throw Failure(message: "cannot read list \(path): \(error.localizedDescription)")
-        }
-        return bytes
     }
 }

@@ -37,8 +37,16 @@ struct Serve: ParsableCommand {
             valueName: "sec"))
     var idleTimeout = 10
 
-    @Argument(help: ArgumentHelp("Lists to prefetch in the background while serving.", valueName: "list"), completion: .file())
-    var lists: [String] = []
+    @Argument(
+        help: ArgumentHelp("URLs or lists to prefetch in the background while serving.", valueName: "url-or-list"),
+        completion: .file())
+    var inputs: [String] = []
+
+    @Option(
+        name: [.customShort("i"), .customLong("input-file")],
+        help: ArgumentHelp("A list file to prefetch in the background (or - for standard input); may be repeated.", valueName: "list"),
+        completion: .file())
+    var inputFiles: [String] = []
 
     @OptionGroup var cache: CacheOptions
     @OptionGroup var download: DownloadOptions
@@ -47,6 +55,7 @@ struct Serve: ParsableCommand {
         guard (1...3600).contains(idleTimeout) else {
             throw ValidationError("--idle-timeout must be between 1 and 3600 seconds")
         }
+        _ = try ListInputs(arguments: inputs, inputFiles: inputFiles)
         do {
             _ = try ListenSpec.parse(listen, allowRemote: allowRemote)
         } catch {
@@ -56,14 +65,13 @@ struct Serve: ParsableCommand {
 
     func run() throws {
         let address = try ListenSpec.parse(listen, allowRemote: allowRemote)
-        var texts: [ListText] = []
-        for list in lists {
-            do {
-                texts.append(ListParser.text(of: try ListReader.read(list), file: list == "-" ? "<stdin>" : list))
-            } catch {
-                Terminal.err("mediacache: \((error as? ListReader.Failure)?.message ?? "cannot read list \(list): \(error)")")
-                throw ExitStatus.usage
-            }
+        let listInputs = try ListInputs(arguments: inputs, inputFiles: inputFiles)
+        let texts: [ListText]
+        do {
+            texts = try listInputs.texts()
+        } catch {
+            Terminal.err("mediacache: \(error.message)")
+            throw ExitStatus.usage
         }
         let directory = cache.directory
         let printer = ServeEventPrinter(json: download.json, quiet: download.quiet)

@@ -12,6 +12,9 @@ struct ConfigCheck {
         "no-config": "'no-config' cannot be set in a config file (use --no-config on the command line)",
         "help": "'help' cannot be set in a config file",
         "version": "'version' cannot be set in a config file",
+        "input-file": "'input-file' cannot be set in a config file: name lists on the command line (-i FILE)",
+        "list": "'list' is an argument, not an option: give it on the command line",
+        "url": "'url' is an argument, not an option: give it on the command line",
     ]
 
     let file: ConfigFile

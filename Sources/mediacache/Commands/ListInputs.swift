@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import MediaCacheKit
+
+/// What `prefetch` and `serve` take as input: URLs on the command line, list files (as
+/// arguments or after `-i`), and `-` for standard input, in any mix.
+struct ListInputs {
+    enum Input: Equatable {
+        case url(String)
+        case list(String)
+    }
+
+    let inputs: [Input]
+
+    /// `arguments` are classified (a URL or a list file); `inputFiles` (`-i`) are lists.
+    /// A word that is neither is a usage error that says what was looked for.
+    init(arguments: [String], inputFiles: [String]) throws {
+        var inputs = try inputFiles.map { file in
+            if file.isEmpty { throw ValidationError("-i needs a list file (or - for standard input)") }
+            return Input.list(file)
+        }
+        for argument in arguments { inputs.append(try Self.classify(argument)) }
+        if inputs.filter({ $0 == .list("-") }).count > 1 {
+            throw ValidationError("standard input (-) can be read only once")
+        }
+        self.inputs = inputs
+    }
+
+    var isEmpty: Bool { inputs.isEmpty }
+
+    static func classify(_ word: String) throws -> Input {
+        if word == "-" { return .list(word) }
+        if looksLikeURL(word) {
+            try checkURL(word)
+            return .url(word)
+        }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: word, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw ValidationError("\(word) is a directory, not a list file or a URL") }
+            return .list(word)
+        }
+        let hint = word.contains("/") && word.contains(".") && !word.hasPrefix(".") && !word.hasPrefix("/")
+            ? " (for a URL, write https://\(word))" : ""
+        throw ValidationError(
+            "\(word) is neither a URL nor a list file: no file has that name, and a URL starts with http:// or https://\(hint)")
+    }
+
+    /// `scheme://…`: the parser then says whether the scheme is one mediacache fetches.
+    static func looksLikeURL(_ word: String) -> Bool {
+        guard let separator = word.range(of: "://"), separator.lowerBound > word.startIndex else { return false }
+        let scheme = word[..<separator.lowerBound]
+        return scheme.first!.isASCII && scheme.first!.isLetter
+            && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) }
+    }
+
+    /// A URL argument is one list line: it must parse as exactly one entry, and its
+    /// problems are usage errors, found before anything is fetched.
+    private static func checkURL(_ word: String) throws {
+        if word.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw ValidationError("the URL argument \(escaped(word)) contains a control character (a line break?)")
+        }
+        let parsed = ListParser.parse(word, file: "")
+        if let error = parsed.errors.first {
+            let shown = URLCredentials.masked(word)
+            throw ValidationError(error.message.contains(shown) ? error.message : "\(shown): \(error.message)")
+        }
+        guard parsed.entries.count == 1 else {
+            throw ValidationError("\(URLCredentials.masked(word)) is not one URL")
+        }
+    }
+
+    private static func escaped(_ word: String) -> String {
+        String(word.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : Character($0) })
+    }
+
+    /// Every list is read first (a missing one stops the command before anything is
+    /// fetched); the URL arguments become one list, in their order, named "command line".
+    func texts() throws(ListReader.Failure) -> [ListText] {
+        var texts: [ListText] = []
+        var urls: [String] = []
+        for input in inputs {
+            switch input {
+            case .url(let url): urls.append(url)
+            case .list(let path):
+                texts.append(ListParser.text(of: try ListReader.read(path), file: path == "-" ? "<stdin>" : path))
+            }
+        }
+        if !urls.isEmpty { texts.append(ListText(text: urls.joined(separator: "\n"), file: "command line")) }
+        return texts
+    }
+}
+
+/// Reads a list file or standard input; a failure says why (the command exits 2).
+enum ListReader {
+    struct Failure: Error {
+        let message: String
+    }
+
+    /// Lists are text; a bigger "list" (or /dev/zero) is refused before it fills memory.
+    static let maximumSize = 64 << 20
+
+    static func read(_ path: String) throws(Failure) -> [UInt8] {
+        let handle: FileHandle
+        if path == "-" {
+            handle = FileHandle.standardInput
+        } else {
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            guard exists, !isDirectory.boolValue, let opened = FileHandle(forReadingAtPath: path) else {
+                let reason = !exists ? "no such file" : isDirectory.boolValue ? "it is a directory" : "permission denied"
+                throw Failure(message: "cannot read list \(path): \(reason)")
+            }
+            handle = opened
+        }
+        var bytes: [UInt8] = []
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                bytes += chunk
+                if bytes.count > maximumSize {
+                    throw Failure(
+                        message: "list \(path) is larger than \(maximumSize >> 20) MiB; split it into smaller lists")
+                }
+            }
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw Failure(message: "cannot read list \(path): \(error.localizedDescription)")
+        }
+        return bytes
+    }
+}
