@@ -173,13 +173,13 @@ _mediacache() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    prefetch|resume|status|path|info|ls|rm|gc|stats|verify|export|import|bundle-info|serve|url|push|pull|tier|config|help)
+    prefetch|resume|status|path|info|ls|rm|gc|stats|verify|export|import|bundle-info|serve|url|push|pull|tier|config|completions|help)
         # Offer subcommand argument completions
         "_mediacache_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'prefetch resume status path info ls rm gc stats verify export import bundle-info serve url push pull tier config help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'prefetch resume status path info ls rm gc stats verify export import bundle-info serve url push pull tier config completions help' -- "${cur}"))
         ;;
     esac
 }
@@ -188,13 +188,17 @@ _mediacache_prefetch() {
     repeating_flags=()
     non_repeating_flags=(--no-config -k --insecure --netrc --tier-push --tier-required --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-i --input-file -H --header)
-    non_repeating_options=(--shard --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint)
+    non_repeating_options=(-d --dir --shard --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --summary-interval)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '-i'|'--input-file')
         __mediacache_add_completions -f
+        return
+        ;;
+    '-d'|'--dir')
+        __mediacache_add_completions -d
         return
         ;;
     '--shard')
@@ -267,6 +271,9 @@ _mediacache_prefetch() {
     '--s3-endpoint')
         return
         ;;
+    '--summary-interval')
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -282,7 +289,7 @@ _mediacache_resume() {
     repeating_flags=()
     non_repeating_flags=(--no-config -k --insecure --netrc --tier-push --tier-required --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(--cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint)
+    non_repeating_options=(--cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --summary-interval)
     __mediacache_offer_flags_options 0
 
     # Offer option value completions
@@ -352,6 +359,9 @@ _mediacache_resume() {
         return
         ;;
     '--s3-endpoint')
+        return
+        ;;
+    '--summary-interval')
         return
         ;;
     esac
@@ -628,7 +638,7 @@ _mediacache_serve() {
     repeating_flags=()
     non_repeating_flags=(--allow-remote --no-config -k --insecure --netrc --tier-push --tier-required --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-i --input-file -H --header)
-    non_repeating_options=(--listen --idle-timeout --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint)
+    non_repeating_options=(--listen --idle-timeout --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --summary-interval)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
@@ -708,6 +718,9 @@ _mediacache_serve() {
         return
         ;;
     '--s3-endpoint')
+        return
+        ;;
+    '--summary-interval')
         return
         ;;
     esac
@@ -871,6 +884,14 @@ _mediacache_config() {
         return
         ;;
     esac
+}
+
+_mediacache_completions() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __mediacache_offer_flags_options 1
 }
 
 _mediacache_help() {

@@ -7,18 +7,18 @@ struct MediaCacheCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mediacache",
         abstract: "Prefetch media into a verified, resumable local cache.",
-        discussion: ManualText.discussion,
+        discussion: HelpTopics.shortHelp,
         version: VersionText.full,
         subcommands: [
             Prefetch.self, Resume.self, Status.self, PathCommand.self, Info.self, List.self, Remove.self, CollectGarbage.self,
             Stats.self, Verify.self, Export.self, Import.self, BundleInfo.self, Serve.self, LocalURLCommand.self,
-            Push.self, Pull.self, TierCommand.self, ConfigCommand.self,
+            Push.self, Pull.self, TierCommand.self, ConfigCommand.self, Completions.self,
         ]
     )
 
     /// The subcommands whose options the config file can set (all but `config` itself).
     static var configurableCommands: [ParsableCommand.Type] {
-        configuration.subcommands.filter { $0 != ConfigCommand.self }
+        configuration.subcommands.filter { $0 != ConfigCommand.self && $0 != Completions.self }
     }
 
     /// Like ArgumentParser's, but usage errors exit 2 (the documented code) instead of 64.
@@ -30,9 +30,14 @@ struct MediaCacheCommand: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         MemoryTuning.limitMallocArenas()
         IndexNotices.observe { Terminal.err("mediacache: warning: \($0)") }
+        let given = Array(CommandLine.arguments.dropFirst())
+        if given.count == 2, given[0] == "help", let topic = HelpTopics.text(for: given[1]) {
+            Terminal.out(topic)
+            return
+        }
         do {
             let arguments = try ConfigArguments.expand(
-                Array(CommandLine.arguments.dropFirst()), commands: configurableCommands,
+                LeadingOptions.hoisted(given, commands: configuration.subcommands), commands: configurableCommands,
                 environment: ProcessInfo.processInfo.environment)
             var command = try parseAsRoot(arguments)
             // Before any dispatch source exists: libdispatch traps when it has too few.
@@ -49,6 +54,10 @@ struct MediaCacheCommand: ParsableCommand {
             if let problem = error as? ConfigError {
                 Terminal.err("mediacache: \(problem)")
                 Foundation.exit(ExitStatus.usage.rawValue)
+            }
+            if let ambiguous = error as? AmbiguousName {
+                Terminal.err("mediacache: \(ambiguous)")
+                Foundation.exit(ExitStatus.someFailed.rawValue)
             }
             if exitCode(for: error) == .validationFailure {
                 Terminal.err(fullMessage(for: error))

@@ -19,6 +19,26 @@ extension EndToEnd {
             try Self.compare(generated: result.stdout, committed: "completions/" + file)
         }
 
+        /// `mediacache completions SHELL` prints the committed script.
+        @Test func theCompletionsCommandPrintsTheScript() throws {
+            let result = try MediaCacheProcess.run(["completions", "fish"])
+            #expect(result.status == 0)
+            #expect(result.stdout == (try String(contentsOfFile: Self.root + "/completions/mediacache.fish", encoding: .utf8)))
+            let unknown = try MediaCacheProcess.run(["completions", "tcsh"])
+            #expect(unknown.status == 2)
+            #expect(unknown.stderr.contains("no completion script for 'tcsh': choose bash, zsh or fish"))
+        }
+
+        /// `--help` fits one screen; its text is a reviewed snapshot.
+        @Test func theShortHelpIsUpToDateAndFitsOneScreen() throws {
+            let result = try MediaCacheProcess.run(["--help"])
+            #expect(result.status == 0)
+            let lines = result.stdout.filter { $0 == "\n" }.count
+            #expect(lines <= 50, "--help is \(lines) lines")
+            #expect(try MediaCacheProcess.run([]).stdout == result.stdout)
+            try Self.compare(generated: result.stdout, committed: "Tests/Snapshots/help.txt")
+        }
+
         @Test func bashCompletionLoadsInBash() throws {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/bash")

@@ -152,8 +152,35 @@ extension EndToEnd {
             serve(Faults())
             let result = try harness.prefetch(list: origin.url("/nope.mp4") + "\n" + origin.url("/f.mp4"))
             #expect(result.status == 1)
-            #expect(result.stderr.contains("failed: \(origin.url("/nope.mp4")): HTTP 404 Not Found from \(origin.url("/nope.mp4"))"))
+            // The URL once, what to do, and that nothing is left for `resume`.
+            #expect(result.stderr.contains("failed: \(origin.url("/nope.mp4")): HTTP 404 Not Found; check the URL\n"))
+            #expect(result.stderr.contains("not kept for resume: fix the URL or the options and run again"))
             #expect(try harness.cachedBytes(origin.url("/f.mp4")) == bytes)
+
+            let status = try harness.run(["status"])
+            #expect(status.status == 0)
+            #expect(status.stdout.contains("failed in the last run ("))
+            #expect(status.stdout.contains("  \(origin.url("/nope.mp4")): HTTP 404 Not Found; check the URL (not kept for resume)"))
+            let resume = try harness.run(["resume"])
+            #expect(resume.status == 0)
+            #expect(resume.stderr.contains("nothing to resume"))
+            #expect(origin.requests(for: "/nope.mp4").count == 1)
+
+            // A run without failures replaces the record.
+            let again = try harness.prefetch(list: origin.url("/f.mp4"))
+            #expect(again.status == 0)
+            #expect(try !harness.run(["status"]).stdout.contains("failed in the last run"))
+        }
+
+        @Test func aLoginErrorSaysHowToLogIn() throws {
+            var faults = Faults()
+            faults.statusSequence = [ScriptedStatus(403)]
+            serve(faults)
+            let result = try harness.prefetch(list: origin.url("/f.mp4"))
+            #expect(result.status == 1)
+            #expect(result.stderr.contains(
+                "HTTP 403 Forbidden; the origin wants a login: give its cookies (--load-cookies FILE), a header "
+                    + "(-H 'Authorization: ...', or header= in the list) or a netrc login (--netrc)"), "\(result.stderr)")
         }
 
         @Test func changeDuringDownloadRestartsAsOneVersion() throws {

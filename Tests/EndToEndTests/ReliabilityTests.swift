@@ -139,7 +139,11 @@ extension EndToEnd {
             let partial = harness.scratch.cache + "/partial"
             let left = (try? FileManager.default.contentsOfDirectory(atPath: partial)) ?? []
             #expect(left.filter { !$0.hasPrefix(".") }.isEmpty, "left in partial/: \(left)")
-            #expect(try harness.run(["status"]).stdout.isEmpty)
+            #expect(try harness.resumableURLs().isEmpty)
+            // `status` still says what failed, and that `resume` will not try it.
+            let failed = try harness.statusItems(state: "failed")
+            #expect(Set(failed.compactMap { $0["url"] as? String }) == Set(urls))
+            #expect(failed.allSatisfy { $0["kept_for_resume"] as? Bool == false })
             origin.clearLog()
             let resumed = try harness.run(["resume"])
             #expect(resumed.status == 0, "\(resumed.stderr)")

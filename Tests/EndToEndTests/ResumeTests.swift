@@ -108,6 +108,49 @@ extension EndToEnd {
             #expect(nothing.stderr.contains("nothing to resume"))
         }
 
+        /// Ctrl-C while the first of five entries downloads (-j 1): the four that never
+        /// started are saved with the run, `status` lists them, `rm` drops one, and
+        /// `resume` fetches the other four.
+        @Test func resumeFinishesTheRunNotOnlyTheDownloadsThatHadBegun() throws {
+            let first = TestBytes.make(2 << 20, seed: 21)
+            throttled(first, rate: 300_000, path: "/first.mp4")
+            var rest: [String: [UInt8]] = [:]
+            for index in 2...5 {
+                rest["/e\(index).mp4"] = TestBytes.make(70_000 + index, seed: UInt64(20 + index))
+                origin.serve("/e\(index).mp4", Resource(rest["/e\(index).mp4"]!, contentType: "video/mp4"))
+            }
+            let urls = [origin.url("/first.mp4")] + (2...5).map { origin.url("/e\($0).mp4") }
+            let run = try harness.startPrefetch(list: urls.joined(separator: "\n"), ["-j", "1"])
+            #expect(Harness.waitUntil(timeout: 10) { Harness.bytesServed(origin, "/first.mp4") > 100_000 })
+            run.signal(SIGINT)
+            let stopped = run.wait(timeout: 10)
+            #expect(stopped.status == 128 + SIGINT)
+            #expect(stopped.stderr.contains("0 done, 0 failed, 0 already cached, 5 unfinished"), "\(stopped.stderr)")
+            #expect(origin.requests.allSatisfy { $0.path == "/first.mp4" })
+
+            let status = try harness.run(["status"])
+            for index in 2...5 { #expect(status.stdout.contains("\(origin.url("/e\(index).mp4"))  not started")) }
+            #expect(status.stderr.contains("4 entries not started; `mediacache resume` fetches them"))
+
+            // `rm` forgets an entry not started, as it does a partial download.
+            let removed = try harness.run(["rm", origin.url("/e5.mp4")])
+            #expect(removed.status == 0, "\(removed.stderr)")
+            #expect(removed.stderr.contains("removed \(origin.url("/e5.mp4")) from the entries `resume` would start"))
+
+            throttled(first, rate: 50_000_000, path: "/first.mp4")
+            let resumed = try harness.run(["resume"])
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(resumed.stderr.contains("4 done, 0 failed"), "\(resumed.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/first.mp4")) == first)
+            for (path, bytes) in rest {
+                #expect(try harness.cachedBytes(origin.url(path)) == (path == "/e5.mp4" ? nil : bytes), "\(path)")
+            }
+            #expect(origin.requests(for: "/e5.mp4").isEmpty)
+            let nothing = try harness.run(["resume"])
+            #expect(nothing.stderr.contains("nothing to resume"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: harness.scratch.cache + "/runs").isEmpty)
+        }
+
         @Test func changedETagBetweenRunsStartsOver() throws {
             let old = TestBytes.make(4 << 20, seed: 1)
             throttled(old, rate: 1_000_000)

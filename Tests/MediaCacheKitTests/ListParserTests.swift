@@ -382,26 +382,6 @@ struct ListEntriesTests {
         #expect(list.entries.last?.outName == "last.mp4")
         #expect(list.diagnostics.isEmpty)
     }
-
-    @Test func skipRestCountsTheEntriesNotHandedOut() {
-        let entries = ListEntries([
-            ListText(text: "https://a.example/1.mp4\n  out=a\n# note\nhttps://a.example/2.mp4\n\nhttps://a.example/3.mp4\n", file: "a.txt"),
-            ListText(text: "https://a.example/4.mp4\r\n  out=d\r\nhttps://a.example/5.mp4", file: "b.txt"),
-        ])
-        #expect(entries.next { _ in } != nil)
-        // Entry 2 is being built (its line was read to finish entry 1); 3, 4 and 5 are unread.
-        #expect(entries.skipRest() == 4)
-        #expect(entries.next { _ in } == nil)
-        #expect(entries.skipRest() == 0)
-
-        // Right after a list ends, the next one is counted whole.
-        let between = ListEntries([
-            ListText(text: "https://a.example/1.mp4", file: "a.txt"),
-            ListText(text: "https://a.example/2.mp4\nhttps://a.example/3.mp4\n", file: "b.txt"),
-        ])
-        #expect(between.next { _ in }?.url == "https://a.example/1.mp4")
-        #expect(between.skipRest() == 2)
-    }
 }
 
 @Suite("Shard")
@@ -446,19 +426,27 @@ struct ShardTests {
         #expect(otherCounts == 400)
     }
 
-    @Test func skipRestCountsOnlyThisShardsEntries() throws {
-        let text = (0..<50).map { "https://a.example/\($0).mp4" }.joined(separator: "\n")
-        let shard = try Shard(index: 1, count: 2)
-        let all = ListEntries([ListText(text: text, file: "a.txt")], shard: shard)
-        var total = 0
-        while all.next(diagnose: { _ in }) != nil { total += 1 }
-        let cut = ListEntries([ListText(text: text, file: "a.txt")], shard: shard)
-        #expect(cut.next(diagnose: { _ in }) != nil)
-        #expect(cut.skipRest() == total - 1)
-    }
-
     @Test(arguments: ["", "1", "a/2", "1/", "/2", "1/2/3", "2/2", "0/0", "0/4097", "-1/2"])
     func badTextIsRefusedWithAReason(text: String) {
         #expect(throws: Shard.ParseError.self) { try Shard(parsing: text) }
+    }
+}
+
+@Suite("Object placement names")
+struct ObjectPlacementNameTests {
+    @Test func outWinsThenTheURLsLastSegmentThenTheKey() {
+        #expect(ObjectPlacement.fileName(outName: "Episode 6.mp4", url: "https://h/x.mp4", key: "ab", pathExtension: "mp4") == "Episode 6.mp4")
+        #expect(ObjectPlacement.fileName(outName: nil, url: "https://h/a/My%20Clip.mp4?sig=1", key: "ab", pathExtension: "mp4") == "My Clip.mp4")
+        #expect(ObjectPlacement.fileName(outName: nil, url: "https://h/", key: "0123456789abcdef99", pathExtension: "mp4") == "0123456789abcdef.mp4")
+        // Never a path: a separator or a control character becomes _.
+        #expect(ObjectPlacement.fileName(outName: "../../etc/passwd", url: "https://h/x", key: "ab", pathExtension: nil) == ".._.._etc_passwd")
+        #expect(ObjectPlacement.fileName(outName: "..", url: "https://h/x", key: "cd", pathExtension: nil) == "cd")
+    }
+
+    @Test func takenNamesAreNumberedBeforeTheExtension() {
+        #expect(ObjectPlacement.numbered("clip.mp4", 0) == "clip.mp4")
+        #expect(ObjectPlacement.numbered("clip.mp4", 2) == "clip.2.mp4")
+        #expect(ObjectPlacement.numbered("README", 1) == "README.1")
+        #expect(ObjectPlacement.numbered(".hidden", 1) == ".hidden.1")
     }
 }

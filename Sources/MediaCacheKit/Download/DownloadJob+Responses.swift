@@ -170,6 +170,9 @@ extension DownloadJob: HTTPTransferDelegate {
         else { return }
         // For messages only: a URL may be kilobytes long, and retries repeat it.
         let url = Printable.url(transfer.request.url)
+        // Every line about the job names its URL; a message names another one (a mirror,
+        // a redirect's target, the tier) only.
+        func at(_ reason: String) -> String { transfer.request.url == state.entry.url ? reason : "\(reason) (\(url))" }
         // The other connections wait while a priority range (a late moov) arrives, so
         // their first bytes do not race it; its deadline bounds the wait.
         if (fragment.isProbe || fragment.isPriority) && !fragments.values.contains(where: \.isPriority) {
@@ -180,23 +183,22 @@ extension DownloadJob: HTTPTransferDelegate {
             followRedirect(fragment, to: target, from: url)
             return
         case .badRedirect(let reason):
-            fail(JobFailure(.redirect, "\(reason) from \(url)"), keepPartial: true)
+            fail(JobFailure(.redirect, at(reason)), keepPartial: true)
             return
         case .transientStatus(let status, let retryAfter):
-            transientFailure(
-                "\(HTTPStatusText.describe(status)) from \(url)", cause: .status(status), retryAfter: retryAfter)
+            transientFailure(at(HTTPStatusText.describe(status)), cause: .status(status), retryAfter: retryAfter)
             return
         case .fatalStatus(let status):
-            let reason = "\(HTTPStatusText.describe(status)) from \(url)"
+            let reason = at(HTTPStatusText.describe(status))
             if !tryNextSource(after: .failed(reason)) {
-                fail(JobFailure(.httpStatus, reason + "; check the URL", cause: .status(status)), keepPartial: true)
+                fail(JobFailure(.httpStatus, reason + Self.advice(status), cause: .status(status)), keepPartial: true)
             }
             return
         case .data:
             break
         }
         if let error, error.kind == .untrustedCertificate || error.kind == .refused {
-            let reason = "\(url): \(error.message)"
+            let reason = at(error.message)
             let code: JobFailure.Code = error.kind == .refused ? .badURL : .tls
             if !tryNextSource(after: .failed(reason)) {
                 fail(JobFailure(code, reason, cause: .transfer(error.kind)), keepPartial: !state.completed.isEmpty)
@@ -212,20 +214,20 @@ extension DownloadJob: HTTPTransferDelegate {
             return
         }
         if let error, error.kind != .aborted, !deliveredAll {
-            transientFailure("\(error.message) (\(url))", cause: .transfer(error.kind), retryAfter: nil)
+            transientFailure(at(error.message), cause: .transfer(error.kind), retryAfter: nil)
             return
         }
         if fragment.end == nil {
             // Length unknown until the stream ended: the end is the length.
             guard error == nil else {
-                return transientFailure("the connection closed early (\(url))", cause: .transfer(.network), retryAfter: nil)
+                return transientFailure(at("the connection closed early"), cause: .transfer(.network), retryAfter: nil)
             }
             state.validators.length = fragment.next
             try? partial.dataFile?.truncate(length: fragment.next)
             download.held.didLearnLength(fragment.next)
         } else if !fragment.isFinished && fragment.next == fragment.requestedStart {
             transientFailure(
-                "the response ended before its first byte (\(url))", cause: .transfer(.network), retryAfter: nil)
+                at("the response ended before its first byte"), cause: .transfer(.network), retryAfter: nil)
             return
         }
         // A response cut short with progress just frees the connection: the rest of its
@@ -259,6 +261,18 @@ extension DownloadJob: HTTPTransferDelegate {
             issue(
                 url: target, start: fragment.next, end: fragment.end, isProbe: false, sendRange: true,
                 ifRange: fragment.ifRange, compareUntil: fragment.next, redirectHops: fragment.redirectHops + 1)
+        }
+    }
+
+    /// What to do about a status that asking again will not change.
+    static func advice(_ status: Int) -> String {
+        switch status {
+        case 401, 403:
+            "; the origin wants a login: give its cookies (--load-cookies FILE), a header (-H 'Authorization: ...', "
+                + "or header= in the list) or a netrc login (--netrc)"
+        case 407: "; the proxy wants a login: give it as --proxy http://USER:PASSWORD@HOST:PORT"
+        case 404, 410: "; check the URL"
+        default: "; check the URL and the headers sent with it"
         }
     }
 }

@@ -335,8 +335,10 @@ final class DownloadJob: @unchecked Sendable {
         loop.preconditionOnLoop()
         guard !isFinished else { return }
         cancelAllTransfers()
+        var failure = failure
         // A dead link leaves no folder behind: 200,000 of them made `status` slow.
-        if keepPartial && !(failure.isDefinite && state.completed.isEmpty) {
+        failure.keptForResume = keepPartial && !(failure.isDefinite && state.completed.isEmpty)
+        if failure.keptForResume {
             partial.releaseUnheld(state.completed, length: state.length)
             checkpoint()
         } else {

@@ -1,5 +1,5 @@
 /// A file to fetch: a list entry plus the command-line headers that apply to it.
-public struct JobRequest: Sendable {
+public struct JobRequest: Sendable, Codable {
     public var entry: ListEntry
     public var commandHeaders: [String]
 
@@ -9,4 +9,6 @@ public struct JobRequest: Sendable {
     }
 
     public var key: CacheKey { CacheKey(identity: entry.identity) }
+
+    private enum CodingKeys: String, CodingKey { case entry, commandHeaders = "command_headers" }
 }

@@ -9,11 +9,12 @@ import Foundation
 public final class PrefetchBatch: @unchecked Sendable {
     private let service: DownloadService
     private let priority: DownloadPriority
+    private let placer: ObjectPlacer?
 
     // Confined to the service's transfer thread.
     private var nextRequest: () -> JobRequest? = { nil }
-    /// How many requests are left without producing them (nil: take them one by one).
-    private var countRest: (() -> Int)?
+    /// Where the requests a cancelled run never started go, so `resume` finishes the run.
+    private var leftOver: RunQueue.Writer?
     private var requestsLeft = true
     /// Submitted requests that take a slot or wait for one: kept at `-j`.
     private var outstanding = 0
@@ -25,9 +26,11 @@ public final class PrefetchBatch: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     /// `priority`: `.background` for a list fetched while `serve` answers readers.
-    public init(service: DownloadService, priority: DownloadPriority = .normal) {
+    /// `placer`: puts each object where its entry asks (`-d`, `dir=`) once it is cached.
+    public init(service: DownloadService, priority: DownloadPriority = .normal, placer: ObjectPlacer? = nil) {
         self.service = service
         self.priority = priority
+        self.placer = placer
     }
 
     /// Downloads every request not yet cached and returns when all are done, failed, or
@@ -38,15 +41,16 @@ public final class PrefetchBatch: @unchecked Sendable {
     }
 
     /// Like `run(_:)`, taking requests from `next` (on the transfer thread) only as slots
-    /// free up. On cancellation, `countRest` (if given) says how many are left, instead of
-    /// taking them all.
-    public func run(next: @escaping () -> JobRequest?, countRest: (() -> Int)? = nil) -> PrefetchSummary {
+    /// free up. On cancellation, every request not started yet (the rest of `next`, and
+    /// submitted ones that never saved any state) goes to `leftOver`.
+    public func run(next: @escaping () -> JobRequest?, leftOver: RunQueue.Writer? = nil) -> PrefetchSummary {
         let started = TransferLoop.now()
         // Set before the post, which orders them before the transfer thread reads them.
         nextRequest = next
-        self.countRest = countRest
+        self.leftOver = leftOver
         service.loop.post { [self] in submitMore() }
         done.wait()
+        placer?.wait()
         summary.elapsed = TransferLoop.now() - started
         return summary
     }
@@ -59,11 +63,10 @@ public final class PrefetchBatch: @unchecked Sendable {
             guard !interrupted else { return }
             interrupted = true
             summary.interrupted = true
-            if let countRest, requestsLeft {
-                summary.unfinished += countRest()
-                requestsLeft = false
+            while let request = takeRequest() {
+                leftOver?.append(request)
+                summary.unfinished += 1
             }
-            while takeRequest() != nil { summary.unfinished += 1 }
             finishIfDone()
         }
         service.beginShutdown()
@@ -75,10 +78,9 @@ public final class PrefetchBatch: @unchecked Sendable {
         while outstanding < service.options.jobs, let request = takeRequest() {
             outstanding += 1
             unfinished += 1
-            let url = request.entry.url
             service.submit(
                 request, priority: priority,
-                onFinish: { [self] result, bytesFetched in didFinish(url, result, bytesFetched: bytesFetched) },
+                onFinish: { [self] result, bytesFetched in didFinish(request, result, bytesFetched: bytesFetched) },
                 onSlotFreed: { [self] in slotFreed() })
         }
         finishIfDone()
@@ -98,15 +100,25 @@ public final class PrefetchBatch: @unchecked Sendable {
         return request
     }
 
-    private func didFinish(_ url: String, _ result: DownloadResult, bytesFetched: Int64) {
+    private func didFinish(_ request: JobRequest, _ result: DownloadResult, bytesFetched: Int64) {
         service.loop.preconditionOnLoop()
         unfinished -= 1
         summary.bytesFetched += bytesFetched
         switch result {
-        case .committed: summary.committed += 1
-        case .alreadyCached: summary.alreadyCached += 1
-        case .failed(let failure): summary.failed.append((url, failure))
-        case .interrupted: summary.unfinished += 1
+        case .committed(let object):
+            summary.committed += 1
+            placer?.place(object, for: request.entry)
+        case .alreadyCached(let object):
+            summary.alreadyCached += 1
+            placer?.place(object, for: request.entry)
+        case .failed(let failure): summary.failed.append((request.entry.url, failure))
+        case .interrupted:
+            summary.unfinished += 1
+            // Stopped before its first checkpoint (or before it had a slot): nothing
+            // under `partial/` names it.
+            if let leftOver, !FileSystem.exists(service.cache.statePath(key: request.key)) {
+                leftOver.append(request)
+            }
         }
         submitMore()
     }

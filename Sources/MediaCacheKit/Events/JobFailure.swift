@@ -39,6 +39,8 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: Code
     public var message: String
     public var cause: Cause
+    /// Set when the job ends: its state is kept under `partial/`, so `resume` tries again.
+    public var keptForResume = false
 
     /// `cause` may be left out where the code says it all (answers, storage, the tier).
     public init(_ code: Code, _ message: String, cause: Cause? = nil) {

@@ -94,36 +94,6 @@ public final class ListEntries: @unchecked Sendable {
         return nil
     }
 
-    /// Stops parsing and says how many entries are left, counting the lines that would
-    /// start one (not indented, not a comment) without checking them: when a run is
-    /// interrupted, the rest of a long list is not worth parsing just to count it. With a
-    /// shard the rest is parsed, since only its keys say which entries are this shard's.
-    public func skipRest() -> Int {
-        if shard != nil {
-            // Which shard a line falls in is known only once it is parsed.
-            var count = 0
-            while next(diagnose: { _ in }) != nil { count += 1 }
-            return count
-        }
-        var count = builder?.current == nil ? 0 : 1
-        for index in listIndex..<lists.count {
-            // The list being read continues at `position`; the others are unread.
-            let started = index == listIndex && builder != nil
-            let text = started ? position.map { lists[index].text[$0...] } ?? "" : lists[index].text[...]
-            var atLineStart = true
-            for byte in text.utf8 {
-                if atLineStart && ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "#"), UInt8(ascii: "\r"), UInt8(ascii: "\n")].contains(byte) {
-                    count += 1
-                }
-                atLineStart = byte == UInt8(ascii: "\n")
-            }
-            lists[index] = ListText(text: "", file: lists[index].file)
-        }
-        builder = nil
-        listIndex = lists.count
-        return count
-    }
-
     private func report(_ diagnose: (ListDiagnostic) -> Void) {
         guard let found = builder?.diagnostics, !found.isEmpty else { return }
         builder!.diagnostics = []

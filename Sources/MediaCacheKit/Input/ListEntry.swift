@@ -2,8 +2,11 @@
 public struct ListEntry: Sendable, Codable, Equatable {
     /// The URL and its mirrors, in order of preference; never empty.
     public var urls: [String]
-    /// `out=`: a display and export name only, never a path.
+    /// `out=`: a display and export name, and the file's name in `directory`; never a path.
     public var outName: String?
+    /// `dir=` or `-d`: a folder (absolute once the command has resolved it) where the
+    /// finished file also appears; the cache keeps the object either way.
+    public var directory: String?
     /// `header=` lines (`Name: value`), sent only to the host of the URL they belong to.
     public var headers: [String]
     /// `checksum=`: the digest the origin bytes must have.
@@ -25,7 +28,7 @@ public struct ListEntry: Sendable, Codable, Equatable {
     /// What job state saves: every field but `proxy` (a new field is saved only once
     /// it is listed here).
     enum CodingKeys: String, CodingKey {
-        case urls, outName, headers, checksum, cacheKey, origin, userAgent, referer
+        case urls, outName, directory, headers, checksum, cacheKey, origin, userAgent, referer
     }
 
     public init(

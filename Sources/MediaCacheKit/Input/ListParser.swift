@@ -7,7 +7,7 @@
 public enum ListParser {
     /// aria2 options that are meaningful there but not here: accepted with a warning.
     static let knownForeignOptions: Set<String> = [
-        "dir", "split", "max-connection-per-server", "min-split-size",
+        "split", "max-connection-per-server", "min-split-size",
         "continue", "pause", "gid",
         "select-file", "index-out", "check-integrity",
     ]
@@ -49,6 +49,25 @@ public enum ListParser {
             previous = line[index]
         }
         return line.endIndex
+    }
+
+    /// How many entries `texts` hold, counted without parsing: the lines that start one
+    /// (not indented, not a comment, not blank). Bad lines and repeated keys make it an
+    /// upper bound.
+    public static func entryLineCount(_ texts: [ListText]) -> Int {
+        var count = 0
+        for text in texts {
+            var atLineStart = true
+            for byte in text.text.utf8 {
+                if atLineStart && !(byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "#")
+                    || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n"))
+                {
+                    count += 1
+                }
+                atLineStart = byte == UInt8(ascii: "\n")
+            }
+        }
+        return count
     }
 
     /// Every entry and problem of one list at once (`ListEntries` parses as it goes).
@@ -151,6 +170,12 @@ public enum ListParser {
                     return error(number, "out= name contains control characters; ignored")
                 }
                 current!.outName = value
+            case "dir":
+                guard !value.isEmpty else { return error(number, "dir= needs a folder") }
+                guard !Self.hasControlCharacters(value) else {
+                    return error(number, "dir= folder contains control characters; ignored")
+                }
+                current!.directory = value
             case "header":
                 guard let colon = value.firstIndex(of: ":"),
                     !value[..<colon].isEmpty,

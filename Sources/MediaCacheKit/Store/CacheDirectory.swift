@@ -11,6 +11,8 @@ public struct CacheDirectory: Sendable {
     public var objectsDirectory: String { root + "/objects" }
     public var partialDirectory: String { root + "/partial" }
     public var locksDirectory: String { root + "/locks" }
+    /// What a run leaves for the next: entries it never started, the failures it had.
+    public var runsDirectory: String { root + "/runs" }
     public var indexPath: String { root + "/index.sqlite" }
 
     public func jobDirectory(key: CacheKey) -> String { partialDirectory + "/" + key.hex }

@@ -116,14 +116,28 @@ public final class CacheIndex: Sendable {
         try CachedObject.fetchOne(db.cachedStatement(sql: "SELECT * FROM objects WHERE key = ?"), arguments: [key])
     }
 
-    /// Finds an object by its cache key, its URL or one of its mirrors; a URL's
-    /// `#fragment` is ignored, as it was when the object was fetched.
+    /// Finds an object by its cache key, its URL or one of its mirrors (a URL's
+    /// `#fragment` is ignored, as it was when the object was fetched), else by its
+    /// `out=` name (what `ls` shows) when one object has it: a name several objects
+    /// share is an `AmbiguousName` error that lists them.
     public func lookup(_ name: String) throws -> CachedObject? {
         // Names are stored without passwords.
         let name = URLCredentials.withoutPassword(name)
         if let object = try lookupExactly(name) { return object }
-        guard let withoutFragment = URLParts.removingFragment(name) else { return nil }
-        return try lookupExactly(withoutFragment)
+        if let withoutFragment = URLParts.removingFragment(name), let object = try lookupExactly(withoutFragment) {
+            return object
+        }
+        return try lookupByOutName(name)
+    }
+
+    private func lookupByOutName(_ name: String) throws -> CachedObject? {
+        let named = try run {
+            try pool.read { db in
+                try CachedObject.fetchAll(db, sql: "SELECT * FROM objects WHERE name = ? LIMIT 6", arguments: [name])
+            }
+        }
+        guard named.count <= 1 else { throw AmbiguousName(name: name, urls: named.map(\.url)) }
+        return named.first
     }
 
     private func lookupExactly(_ name: String) throws -> CachedObject? {

@@ -33,6 +33,8 @@ public struct CacheMaintenance: Sendable {
         public var objectBytes: Int64?
         /// The disk space of an unfinished download; nil when there was none.
         public var partialBytes: Int64?
+        /// Entries of interrupted runs, not started, that `resume` would have fetched.
+        public var queuedEntries = 0
     }
 
     /// Removes the object known by `name` (URL, mirror or cache key) and any partial
@@ -57,6 +59,9 @@ public struct CacheMaintenance: Sendable {
             if FileSystem.exists(job) {
                 removal.partialBytes = FileSystem.diskUsage(ofDirectory: job)
                 FileSystem.removeTree(job)
+            }
+            removal.queuedEntries = try RunQueue.forget(in: directory) {
+                $0.key == key || $0.entry.urls.contains(name)
             }
             if removal == Removal() { throw RemovalError.notCached(name) }
             return removal

@@ -62,6 +62,24 @@ public final class DataFile: Sendable {
         }
     }
 
+    /// Gives an unnamed file the name `path` unless something has that name: false then.
+    public func name(as path: String) throws(SystemError) -> Bool {
+        try name.withLock { name throws(SystemError) in
+            guard !name.named else { return true }
+            if CShims_link_unnamed(fd, path) != 0 {
+                if errno == EEXIST { return false }
+                throw SystemError("name", path: path)
+            }
+            name.named = true
+            name.path = path
+            return true
+        }
+    }
+
+    public func setPermissions(_ mode: mode_t) throws(SystemError) {
+        try retryingEINTR("chmod", path: path) { fchmod(fd, mode) }
+    }
+
     deinit { close(fd) }
 
     /// Current size in bytes.

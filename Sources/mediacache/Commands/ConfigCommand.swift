@@ -5,7 +5,7 @@ import Foundation
 struct ConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config",
-        abstract: "Show the config file read and the settings it gives each command.",
+        abstract: "Show the config file and what it sets.",
         discussion: """
             Without a command: the path of the config file and each of its settings with its \
             file:line and the commands that take it. With a command and its arguments (not \

@@ -11,38 +11,49 @@ struct DownloadRun {
     let json: Bool
     let quiet: Bool
     let tier: TierUse
+    /// Seconds between summary lines when stderr is not a terminal (0: none).
+    let summaryInterval: Double
 
-    init(cache: CacheDirectory, engineOptions: PrefetchOptions, json: Bool, quiet: Bool, tier: TierUse) {
+    init(
+        cache: CacheDirectory, engineOptions: PrefetchOptions, json: Bool, quiet: Bool, tier: TierUse,
+        summaryInterval: Double = 0
+    ) {
         self.cache = cache
         self.engineOptions = engineOptions
         self.json = json
         self.quiet = quiet
         self.tier = tier
+        self.summaryInterval = summaryInterval
     }
 
     /// `prefetch` and `resume`.
     init(cache: CacheDirectory, options: DownloadOptions) {
         self.init(
             cache: cache, engineOptions: options.engineOptions, json: options.json, quiet: options.quiet,
-            tier: options.tier.use(insecure: options.insecure))
+            tier: options.tier.use(insecure: options.insecure), summaryInterval: Double(options.summaryInterval))
     }
 
     /// `inputErrors`: bad list lines already reported; they make the exit code 1.
-    func run(_ requests: [JobRequest], inputErrors: Int) throws {
+    /// `savedQueues`: the files `requests` were loaded from (`RunQueue`), removed once
+    /// what they held is done or saved again.
+    func run(_ requests: [JobRequest], inputErrors: Int, savedQueues: [String] = []) throws {
         var remaining = requests[...]
-        try run(next: { _ in remaining.popFirst() }, countRest: nil, inputErrors: { inputErrors })
+        try run(
+            next: { _ in remaining.popFirst() }, inputErrors: { inputErrors }, savedQueues: savedQueues,
+            expectedFiles: requests.count)
     }
 
     /// Takes requests from `next` as job slots free up; `next` reports problems it meets
     /// (bad list lines) through the function it is given, which prints them above the
-    /// progress lines. `countRest` says how many are left if the run is interrupted;
-    /// `inputErrors` counts the problems once the run is over.
+    /// progress lines. `inputErrors` counts the problems once the run is over. An
+    /// interrupted run saves what it never started, for `resume`. `expectedFiles`: how
+    /// many requests `next` will give, if known (an estimate is corrected at its end).
     func run(
-        next: @escaping (_ report: @escaping (String) -> Void) -> JobRequest?, countRest: (() -> Int)?,
-        inputErrors: () -> Int
+        next: @escaping (_ report: @escaping (String) -> Void) -> JobRequest?, inputErrors: () -> Int,
+        savedQueues: [String] = [], expectedFiles: Int? = nil
     ) throws {
         let style: EventPrinter.Style = json ? .json : quiet ? .quiet : .human
-        let printer = EventPrinter(style: style)
+        let printer = EventPrinter(style: style, expectedFiles: expectedFiles, summaryInterval: summaryInterval)
         let tierPrinter = TierPrinter(json: json, quiet: quiet, reads: true, pushes: tier.push)
         let service: DownloadService
         let pusher: TierPusher?
@@ -64,15 +75,28 @@ struct DownloadRun {
         if !quiet, !json, let warning = service.descriptorBudget.warning(limit: FileDescriptorLimit.current) {
             printer.note("mediacache: warning: \(warning)")
         }
-        let batch = PrefetchBatch(service: service)
+        let placer = ObjectPlacer(
+            cache: cache, report: PlacementPrinter.reporter(json: json, quiet: quiet, printer: printer))
+        let batch = PrefetchBatch(service: service, placer: placer)
         let trap = SignalTrap(message: "stopping, saving progress") {
             batch.cancel()
             pusher?.cancel()
         }
-        let summary = batch.run(next: { next(printer.note) }, countRest: countRest)
+        let leftOver = RunQueue.Writer(cache: cache)
+        var handedOut = 0
+        let summary = batch.run(
+            next: {
+                guard let request = next(printer.note) else {
+                    printer.expectFiles(handedOut)
+                    return nil
+                }
+                handedOut += 1
+                return request
+            }, leftOver: leftOver)
         // Waits for the last checkpoints and lock releases.
         service.shutdown()
         printer.finish()
+        keepForNextRun(summary, leftOver: leftOver, savedQueues: savedQueues)
         if let pusher {
             // Uploads run behind the downloads; the run ends when they do.
             pusher.finish()
@@ -85,12 +109,33 @@ struct DownloadRun {
         if summary.interrupted || trap.isSet {
             throw trap.exitStatus
         }
+        if placer.failureCount > 0 {
+            Terminal.err("\(placer.failureCount) cached file\(placer.failureCount == 1 ? "" : "s") could not be put where asked (see FAILED above)")
+        }
         let tierFailed = tier.isRequired && tierPrinter.hadFailures
-        if !summary.failed.isEmpty || errors > 0 || tierFailed { throw ExitStatus.someFailed }
+        if !summary.failed.isEmpty || errors > 0 || tierFailed || placer.failureCount > 0 { throw ExitStatus.someFailed }
     }
 }
 
 extension DownloadRun {
+    /// Saves what the run never started (then forgets the saved runs it was given: what
+    /// they held is now done, under `partial/`, or saved again) and records its failures.
+    private func keepForNextRun(_ summary: PrefetchSummary, leftOver: RunQueue.Writer, savedQueues: [String]) {
+        do {
+            try leftOver.save()
+            RunQueue.remove(savedQueues)
+        } catch {
+            Terminal.err(
+                "mediacache: warning: cannot save the \(leftOver.count) entries this run did not start (\(error)); "
+                    + "`mediacache resume` will not know them: run the same command again")
+        }
+        do {
+            try LastRunFailures.record(summary.failed, in: cache)
+        } catch {
+            Terminal.err("mediacache: warning: cannot record this run's failures for `mediacache status`: \(error)")
+        }
+    }
+
     /// Says why the cache cannot be used (with `--json`, as a `failed` event and an
     /// empty summary) and returns the exit status for it.
     func cacheUnusable(_ error: Error) -> ExitCode {

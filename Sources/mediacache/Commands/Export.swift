@@ -4,7 +4,7 @@ import MediaCacheKit
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write cached objects into a bundle for other machines.",
+        abstract: "Write cached objects into a bundle.",
         discussion: """
             A bundle is a pax tar compressed with zstd: manifest.json (each object's URL, \
             cache key, size, SHA-256, type, validators) first, then the objects. It never \

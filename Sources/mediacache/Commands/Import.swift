@@ -4,7 +4,7 @@ import MediaCacheKit
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Verify and add the objects of one or more bundles to the cache.",
+        abstract: "Verify and add the objects of bundles.",
         discussion: """
             Reads each bundle entry by entry, hashes every object while writing it to a \
             temporary file inside the cache, and commits it only when its size and SHA-256 \

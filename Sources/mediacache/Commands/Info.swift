@@ -4,7 +4,7 @@ import MediaCacheKit
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show everything known about one cached object or unfinished download.",
+        abstract: "Everything known about one object or download.",
         discussion: "Header values are never shown: they may hold tokens. Unknown: exit 1.")
 
     @Argument(help: ArgumentHelp("The URL, a mirror, or the cache key.", valueName: "url"))

@@ -5,7 +5,8 @@ import MediaCacheKit
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls",
-        abstract: "List cached objects: URL or name, size, type, faststart state, added, last used.")
+        abstract: "List cached objects.",
+        discussion: "One line each: URL or name, size, type, faststart state, added, last used.")
 
     enum SortKey: String, ExpressibleByArgument, CaseIterable {
         case added, used, size, name

@@ -5,7 +5,7 @@ import MediaCacheKit
 struct LocalURLCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "url",
-        abstract: "Print the local URL a player opens to play URL through `mediacache serve`.",
+        abstract: "Print the URL that plays URL through `serve`.",
         discussion: """
             Works for an object cached or not: the server plays it from the cache, or \
             downloads it while it plays. Headers given here (an Authorization token, say) \

@@ -5,7 +5,7 @@ import MediaCacheKit
 struct PathCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "path",
-        abstract: "Print the absolute path of a complete, verified cached object.",
+        abstract: "Print the path of a cached, verified object.",
         discussion: "Accepts the URL, one of its mirrors, or its cache-key. Not cached: exit 1.")
 
     @Argument(help: ArgumentHelp("The URL or cache key.", valueName: "url"))

@@ -4,11 +4,14 @@ import MediaCacheKit
 
 struct Prefetch: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Download URLs, and every entry of lists, into the cache.",
+        abstract: "Download URLs and lists into the cache.",
         discussion: """
             Each argument is a URL (http:// or https://) or a list file; -i FILE names a \
-            list too, as in aria2. A list is a file in aria2's input-file format (a URL line, then indented key=value \
-            options: out=, header=, checksum=, cache-key=, user-agent=, referer=, \
+            list too, as in aria2. With -d DIR (or dir= in a list) each finished file also \
+            appears as DIR/NAME: a hard link to the cached object on the same file system, \
+            else a copy, never a partial file; a name already taken becomes NAME.1.ext. \
+            A list is a file in aria2's input-file format (a URL line, then indented key=value \
+            options: out=, dir=, header=, checksum=, cache-key=, user-agent=, referer=, \
             all-proxy=) or - for standard input. Running the same command again resumes \
             where the last run stopped. With --shard K/N, N machines (or runs) each take \
             a disjoint part of the same lists.
@@ -29,6 +32,14 @@ struct Prefetch: ParsableCommand {
     var inputFiles: [String] = []
 
     @Option(
+        name: [.short, .customLong("dir")],
+        help: ArgumentHelp(
+            "Also put each finished file in this folder, named by out= or the URL (a list's dir= wins); the cache keeps it too.",
+            valueName: "dir"),
+        completion: .directory)
+    var dir: String?
+
+    @Option(
         help: ArgumentHelp(
             "Take only shard K of N of the entries (by cache key), so N machines split one catalogue; e.g. 0/4.",
             valueName: "K/N"))
@@ -46,6 +57,16 @@ struct Prefetch: ParsableCommand {
 
     private func listInputs() throws -> ListInputs {
         try ListInputs(arguments: inputs, inputFiles: inputFiles)
+    }
+
+    /// The entry with its folder (`dir=`, else `-d`) made absolute: a resumed run may
+    /// start elsewhere.
+    private func placed(_ entry: ListEntry) -> ListEntry {
+        guard let folder = entry.directory ?? dir else { return entry }
+        var entry = entry
+        entry.directory = folder.hasPrefix("/")
+            ? folder : FileManager.default.currentDirectoryPath + "/" + folder
+        return entry
     }
 
     private func parsedShard() throws -> Shard? {
@@ -89,9 +110,10 @@ struct Prefetch: ParsableCommand {
             next: { report in
                 let entry = pending ?? entries.next { report($0.description) }
                 pending = nil
-                return entry.map { JobRequest(entry: $0, commandHeaders: headers) }
+                return entry.map { JobRequest(entry: placed($0), commandHeaders: headers) }
             },
-            countRest: { (pending == nil ? 0 : 1) + entries.skipRest() },
-            inputErrors: { entries.errorCount })
+            inputErrors: { entries.errorCount },
+            // Without a shard, an estimate the run corrects once the lists are read.
+            expectedFiles: shard == nil ? ListParser.entryLineCount(texts) : nil)
     }
 }

@@ -4,7 +4,7 @@ import MediaCacheKit
 
 struct Pull: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Fill this cache from the fleet's shared tier, never touching the origin.",
+        abstract: "Fill the cache from the fleet's tier, not the origin.",
         discussion: """
             Fetches every object the tier has a record for, or those named by URL or cache \
             key, in parallel ranges like a prefetch: resumable after Ctrl-C or a crash, and \

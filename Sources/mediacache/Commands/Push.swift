@@ -4,7 +4,7 @@ import MediaCacheKit
 
 struct Push: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Upload cached objects to the fleet's shared tier (an S3-compatible store).",
+        abstract: "Upload cached objects to the fleet's shared tier.",
         discussion: """
             Uploads every cached object, or those named by URL, mirror or cache key, with \
             a record other caches find them by. Objects the tier already holds under the \

@@ -4,7 +4,8 @@ import MediaCacheKit
 struct Remove: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rm",
-        abstract: "Remove objects (and any partial download of them) from the cache.")
+        abstract: "Remove objects and unfinished downloads.",
+        discussion: "Also removes any partial download of the object, and the entry from those an interrupted run never started.")
 
     @Argument(help: ArgumentHelp("URLs, mirrors or cache keys of the objects.", valueName: "url"))
     var urls: [String]
@@ -25,6 +26,9 @@ struct Remove: ParsableCommand {
                 if let bytes = removal.partialBytes {
                     Terminal.err("removed partial download of \(url) (\(ByteCount.format(bytes)) on disk)")
                 }
+                if removal.queuedEntries > 0 {
+                    Terminal.err("removed \(url) from the entries `resume` would start")
+                }
             } catch {
                 Terminal.err("mediacache: \(error)")
                 failed = true
@@ -37,7 +41,7 @@ struct Remove: ParsableCommand {
 struct CollectGarbage: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gc",
-        abstract: "Clean orphans and evict least-recently-used objects down to a size.",
+        abstract: "Remove orphans; evict the least used down to a size.",
         discussion: """
             Removes files in objects/ without an index row, rows without a file, partial \
             jobs whose state cannot be read and temporary files of imports that were killed; \

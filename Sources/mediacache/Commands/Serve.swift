@@ -5,7 +5,7 @@ import MediaCacheServe
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the cache over HTTP to players, downloading what is not cached while it plays.",
+        abstract: "Serve the cache to players, fetching what is missing.",
         discussion: """
             Prints `listening on http://HOST:PORT` as its first line, then answers the local \
             URLs that `mediacache url` prints: a cached object from its file, anything else \

@@ -1,26 +1,45 @@
 import ArgumentParser
+import Foundation
 import MediaCacheKit
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List interrupted or partial downloads: URL, bytes done / total.")
+        abstract: "What `resume` would do; the last run's failures.",
+        discussion: """
+            Partial downloads show bytes done / total; entries an interrupted run never \
+            started are listed as queued; failures of the last prefetch or resume that had \
+            any are listed with their reason and whether resume tries them again.
+            """)
 
     @OptionGroup var cache: CacheOptions
 
-    @Flag(help: "Print one JSON object per job on stdout (JSON lines; nothing when no job is left).")
+    @Flag(
+        help: """
+            Print one JSON object per item on stdout (JSON lines), each with "state": \
+            "partial", "queued" or "failed".
+            """)
     var json = false
 
     func run() throws {
-        guard try CommandInputs.cacheExists(cache.directory) else {
-            if !json { Terminal.err("no interrupted downloads in \(cache.directory.root)") }
+        let directory = cache.directory
+        guard try CommandInputs.cacheExists(directory) else {
+            if !json { Terminal.err("no interrupted downloads in \(directory.root)") }
             return
         }
-        let (jobs, problems) = PartialJobs.list(in: cache.directory)
-        for problem in problems { Terminal.err("mediacache: \(problem)") }
+        let (jobs, problems) = PartialJobs.list(in: directory)
+        let saved = RunQueue.load(in: directory)
+        for problem in problems + saved.problems { Terminal.err("mediacache: \(problem)") }
+        let partialKeys = Set(jobs.map(\.key))
+        var queuedKeys = Set<CacheKey>()
+        let queued = saved.requests.filter { !partialKeys.contains($0.key) && queuedKeys.insert($0.key).inserted }
+        let failures = LastRunFailures.load(in: directory)
         for job in jobs {
             let state = job.state
             if json {
-                var fields: [String: Any] = ["url": URLCredentials.masked(state.entry.url), "key": job.key.hex, "bytes_done": state.bytesDone]
+                var fields: [String: Any] = [
+                    "state": "partial", "url": URLCredentials.masked(state.entry.url), "key": job.key.hex,
+                    "bytes_done": state.bytesDone,
+                ]
                 if let length = state.length { fields["length"] = length }
                 Terminal.out(JSONEvent.encode(fields))
             } else {
@@ -29,6 +48,38 @@ struct Status: ParsableCommand {
                 Terminal.out("\(Printable.url(state.entry.url))  \(ByteCount.format(state.bytesDone)) / \(total)\(percent)")
             }
         }
-        if jobs.isEmpty && !json { Terminal.err("no interrupted downloads in \(cache.directory.root)") }
+        for request in queued {
+            if json {
+                Terminal.out(
+                    JSONEvent.encode([
+                        "state": "queued", "url": URLCredentials.masked(request.entry.url), "key": request.key.hex,
+                        "bytes_done": 0,
+                    ]))
+            } else {
+                Terminal.out("\(Printable.url(request.entry.url))  not started")
+            }
+        }
+        if let failures {
+            if !json {
+                Terminal.out("failed in the last run (\(Printable.name(failures.finishedAt)) UTC):")
+            }
+            for failure in failures.failures {
+                if json {
+                    Terminal.out(
+                        JSONEvent.encode([
+                            "state": "failed", "url": failure.url, "code": failure.code, "reason": failure.message,
+                            "kept_for_resume": failure.keptForResume,
+                        ]))
+                } else {
+                    let next = failure.keptForResume ? "resume tries it again" : "not kept for resume"
+                    Terminal.out("  \(Printable.url(failure.url)): \(Printable.name(failure.message, limit: 2000)) (\(next))")
+                }
+            }
+        }
+        if jobs.isEmpty && queued.isEmpty && !json {
+            Terminal.err("no interrupted downloads in \(directory.root)")
+        } else if !queued.isEmpty && !json {
+            Terminal.err("\(queued.count) entr\(queued.count == 1 ? "y" : "ies") not started; `mediacache resume` fetches them")
+        }
     }
 }

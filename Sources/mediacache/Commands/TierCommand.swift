@@ -5,7 +5,7 @@ import MediaCacheKit
 struct TierCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tier",
-        abstract: "Look at the fleet's shared tier (an S3-compatible store).",
+        abstract: "Look at the fleet's shared tier (S3-compatible).",
         subcommands: [TierList.self])
 }
 

@@ -11,6 +11,8 @@ struct CommandOptionTable: Sendable {
         /// False for a flag.
         var takesValue: Bool
         var isRepeating: Bool
+        /// As `--help` shows it ("4", "64G"); nil for a flag or an option without one.
+        var defaultValue: String? = nil
         var name: String { longNames.first ?? shortNames.first ?? "" }
     }
 
@@ -30,7 +32,8 @@ struct CommandOptionTable: Sendable {
             return Option(
                 longNames: names.filter { $0.kind == "long" }.map(\.name),
                 shortNames: names.filter { $0.kind == "short" }.map(\.name),
-                takesValue: argument.kind == "option", isRepeating: argument.isRepeating ?? false)
+                takesValue: argument.kind == "option", isRepeating: argument.isRepeating ?? false,
+                defaultValue: argument.kind == "option" ? argument.defaultValue : nil)
         }
         requiredPositionals = arguments.filter { $0.kind == "positional" && $0.isOptional == false }.count
         positionalNames = arguments.filter { $0.kind == "positional" }.compactMap(\.valueName)
@@ -64,6 +67,7 @@ struct CommandOptionTable: Sendable {
             var isOptional: Bool?
             var isRepeating: Bool?
             var valueName: String?
+            var defaultValue: String?
         }
         var command: Command
     }

@@ -1,3 +1,4 @@
+import ArgumentParser
 /// Makes mediacache(1) from swift-argument-parser's generated page (`generate-manual`):
 /// DESCRIPTION keeps the overview and the command list, the long help's sections become
 /// real mdoc sections in place of the plugin's EXIT STATUS, and text lines are broken at
@@ -9,7 +10,8 @@ enum ManPage {
     }
 
     static func finish(
-        _ generated: String, overview: [String] = ManualText.overview, sections: [ManualSection] = ManualText.sections
+        _ generated: String, overview: [String] = ManualText.overview, sections: [ManualSection] = ManualText.sections,
+        defaults: [String: [String: String]] = optionDefaults()
     ) throws -> String {
         let lines = generated.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard let description = lines.firstIndex(of: ".Sh DESCRIPTION"),
@@ -35,7 +37,59 @@ enum ManPage {
             page.append(line)
         }
         for section in sections { page += render(section) }
-        return reflow(page).joined(separator: "\n") + "\n"
+        return reflow(withDefaults(page, defaults)).joined(separator: "\n") + "\n"
+    }
+
+    /// Each command's option defaults by long name, as `--help` shows them.
+    static func optionDefaults(_ commands: [ParsableCommand.Type] = MediaCacheCommand.configuration.subcommands)
+        -> [String: [String: String]]
+    {
+        var defaults: [String: [String: String]] = [:]
+        for command in commands {
+            let table = CommandOptionTable(command)
+            for option in table.options {
+                guard let value = option.defaultValue, !value.isEmpty, let long = option.longNames.first else { continue }
+                defaults[table.commandName, default: [:]][long] = value
+            }
+        }
+        return defaults
+    }
+
+    /// The plugin leaves defaults out of the page (`--help` shows them): each option of a
+    /// command (`.It Em prefetch`) whose description does not give its default gets a
+    /// "Default: VALUE." line after that description.
+    static func withDefaults(_ lines: [String], _ defaults: [String: [String: String]]) -> [String] {
+        var result: [String] = []
+        var command: String?
+        var pending: String?
+        var described = ""
+        func flush() {
+            if let value = pending, !described.lowercased().contains("default") {
+                result.append("Default: " + escapeText(value) + ".")
+            }
+            pending = nil
+            described = ""
+        }
+        for line in lines {
+            if line.hasPrefix(".") && pending != nil { flush() }
+            if line.hasPrefix(".It Em ") {
+                let name = String(line.dropFirst(7))
+                // Other `.It Em` lines name values (ls --sort), not commands.
+                if MediaCacheCommand.configuration.subcommands.contains(where: { $0._commandName == name }) {
+                    command = name
+                }
+            } else if line.hasPrefix(".It Fl "), let command,
+                let long = line.split(separator: " ").first(where: { $0.hasPrefix("-") && $0.count > 1 }).map({ String($0.dropFirst()) }),
+                let value = defaults[command]?[long]
+            {
+                pending = value
+            } else if pending != nil {
+                described += line
+            }
+            result.append(line)
+        }
+        flush()
+        return result
     }
 
     static func render(_ section: ManualSection) -> [String] {

@@ -1,4 +1,4 @@
-/// The long description shown by `mediacache --help` and rendered into mediacache(1)
+/// The long description shown by `mediacache help TOPIC` and rendered into mediacache(1)
 /// (`ManPage.finish` over `generate-manual`'s page): list format, cache layout, JSON
 /// output, environment, files, exit codes and examples, kept beside the command
 /// definitions they describe. Both renderings come from these values.
@@ -15,8 +15,6 @@ enum ManualText {
         ${XDG_CONFIG_HOME:-~/.config}/mediacache/config (see FILES); the command line wins.
         """,
     ]
-
-    static let discussion = HelpText.render(overview: overview, sections: sections)
 
     static let sections = [listFormat, cacheLayout, jsonOutput, environment, files, exitStatus, examples, seeAlso]
 
@@ -38,7 +36,8 @@ enum ManualText {
                 "  cache-key=catalog/b",
             ]),
             .list([
-                .init("out=NAME", .literal, "Display and export name, never a path."),
+                .init("out=NAME", .literal, "Display and export name, and the file's name in dir=; never a path."),
+                .init("dir=DIR", .literal, "Also put the finished file in DIR (as prefetch -d DIR does for every entry)."),
                 .init("header=Name: value", .literal, "A request header (repeatable); sent only to that URL's host."),
                 .init(
                     "checksum=sha-256=HEX", .literal,
@@ -72,6 +71,9 @@ enum ManualText {
                 .init("objects/ab/abcd...ext", .path, "Complete, verified, immutable objects."),
                 .init("partial/<key>/", .path, "Data and state of downloads in progress (resumable)."),
                 .init("partial/import-*", .path, "Objects being imported (gc removes those of killed imports)."),
+                .init(
+                    "runs/", .path,
+                    "Entries interrupted runs never started (queue-*.jsonl, for resume) and the last run's failures (last-failures.json, for status); mode 0600."),
                 .init("index.sqlite", .path, "The index of objects."),
                 .init("locks/keys", .path, "Per-object locks (one byte each) shared by concurrent processes."),
                 .init(
@@ -95,7 +97,8 @@ enum ManualText {
                 """
                 With --json, output is JSON lines: one JSON object per line on stdout, \
                 nothing else. ls --json prints one object per cached object and status \
-                --json one per unfinished download; for an empty cache they print nothing \
+                --json one per partial download, entry not started or failure of the last \
+                run ("state": partial, queued, failed); for an empty cache they print nothing \
                 at all. prefetch, resume and pull print events, each with "event" and "url":
                 """),
             .list([
@@ -109,11 +112,13 @@ enum ManualText {
                 .init("verified", .literal, "sha256"),
                 .init("committed", .literal, "path, size, faststart"),
                 .init("skipped", .literal, "path; already cached"),
+                .init("saved", .literal, "path, method (linked, copied, already there): the file put in -d DIR or dir="),
                 .init(
                     "failed", .literal,
                     """
                     code, reason. Codes: http-status, not-media, checksum-mismatch, \
-                    retries-exhausted, origin-unstable, bad-response, redirect, bad-url, tls, io, tier.
+                    retries-exhausted, origin-unstable, bad-response, redirect, bad-url, tls, io, tier, \
+                    not-saved (cached, but not put in -d DIR).
                     """),
                 .init("summary", .literal, "the last event: files done, failed and already cached, bytes, time"),
             ]),

@@ -75,9 +75,19 @@ struct DownloadOptions: ParsableArguments {
     @Flag(name: [.short, .customLong("quiet")], help: "Print only errors and the final summary.")
     var quiet = false
 
+    @Option(
+        name: .customLong("summary-interval"),
+        help: ArgumentHelp(
+            "Seconds between progress lines (files done, bytes, rate, ETA) when stderr is not a terminal, as aria2's (0: none).",
+            valueName: "sec"))
+    var summaryInterval = 60
+
     func validate() throws {
         guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 64") }
         guard (1...32).contains(connections) else { throw ValidationError("--connections must be between 1 and 32") }
+        guard (0...86_400).contains(summaryInterval) else {
+            throw ValidationError("--summary-interval must be between 0 and 86400 seconds")
+        }
         // The upper bound keeps fragment arithmetic (2 × the size) far from overflow.
         guard let size = ByteCount.parse(minFragment), size >= 16 * 1024, size <= 1 << 40 else {
             throw ValidationError("--min-fragment must be a size between 16K and 1T, like 512K or 4M")

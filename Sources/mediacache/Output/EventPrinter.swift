@@ -6,11 +6,17 @@ final class EventPrinter: Sendable {
     enum Style { case human, quiet, json }
     let style: Style
     private let board: ProgressBoard?
+    private let summary: IntervalSummary?
 
-    /// `board`: redraw progress lines on a terminal (not for a long-running server).
-    init(style: Style, board: Bool = true) {
+    /// `board`: redraw progress lines on a terminal (not for a long-running server);
+    /// elsewhere, a summary line every `summaryInterval` seconds (0: none).
+    /// `expectedFiles`: how many files the run has, when known.
+    init(style: Style, board: Bool = true, expectedFiles: Int? = nil, summaryInterval: Double = 0) {
         self.style = style
-        self.board = board && style == .human && Terminal.stderrIsTerminal ? ProgressBoard() : nil
+        let human = board && style == .human
+        self.board = human && Terminal.stderrIsTerminal ? ProgressBoard(expectedFiles: expectedFiles) : nil
+        self.summary = human && !Terminal.stderrIsTerminal && summaryInterval > 0
+            ? IntervalSummary(interval: summaryInterval, expectedFiles: expectedFiles) : nil
     }
 
     func handle(_ event: PrefetchEvent) {
@@ -32,9 +38,11 @@ final class EventPrinter: Sendable {
                 say("start    \(name) (\(size), \(connections) connection\(connections == 1 ? "" : "s")\(from))")
             }
         case .progress(let url, let name, let done, let length, let rate, let connections):
+            let file = RunTally.File(name: name, done: done, length: length, rate: rate, connections: connections)
             board?.update(url: url, name: name, done: done, length: length, rate: rate, connections: connections)
-        case .retry(_, let attempt, let delay, let reason):
-            say("retry    \(reason) (attempt \(attempt), in \(ByteCount.formatSeconds(delay)))")
+            summary?.update(url: url, file)
+        case .retry(let url, let attempt, let delay, let reason):
+            say("retry    \(Printable.url(url)): \(reason) (attempt \(attempt), in \(ByteCount.formatSeconds(delay)))")
         case .notice(let url, let message):
             say("note     \(Printable.url(url)): \(message)")
         case .waiting(let url, let reason):
@@ -42,13 +50,17 @@ final class EventPrinter: Sendable {
         case .verified, .moovFound:
             break
         case .committed(let url, let name, _, let size, let faststart):
-            board?.remove(url: url)
+            board?.remove(url: url, fetched: size)
+            summary?.finish(url: url, fetched: size)
             let layout = faststart == .notMP4 || faststart == .original ? "" : ", faststart: \(faststart)"
             say("done     \(name) (\(ByteCount.format(size))\(layout))")
-        case .skipped(_, let name, _):
+        case .skipped(let url, let name, _):
+            board?.remove(url: url, fetched: 0)
+            summary?.finish(url: url, fetched: 0)
             say("cached   \(name)")
         case .failed(let url, _, let failure):
             board?.remove(url: url)
+            summary?.finish(url: url)
             say("FAILED   \(Printable.url(url)): \(failure.message)")
         }
     }
@@ -67,5 +79,14 @@ final class EventPrinter: Sendable {
         }
     }
 
-    func finish() { board?.clear() }
+    /// The run's file count, once the lists are read to their end.
+    func expectFiles(_ count: Int) {
+        board?.expectFiles(count)
+        summary?.expectFiles(count)
+    }
+
+    func finish() {
+        board?.clear()
+        summary?.stop()
+    }
 }

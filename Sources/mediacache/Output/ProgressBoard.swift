@@ -7,21 +7,14 @@ import Synchronization
 /// times a second. Lines never wrap (they are cut to the terminal width), so the cursor
 /// arithmetic stays right; messages print above the board; `clear()` leaves nothing.
 final class ProgressBoard: Sendable {
-    struct File {
-        var name: String
-        var done: Int64
-        var length: Int64?
-        var rate: Double
-        var connections: Int
-    }
+    typealias File = RunTally.File
 
     private static let maxFileLines = 8
-    private let board = Mutex(Board())
+    private let board: Mutex<Board>
 
     /// What is on the screen; drawn while the lock is held, so lines never interleave.
     private struct Board {
-        var files: [(url: String, file: File)] = []
-        var finished = 0
+        var tally = RunTally()
         var drawnLines = 0
         var lastDraw = 0.0
 
@@ -32,37 +25,34 @@ final class ProgressBoard: Sendable {
         }
 
         mutating func redraw() {
+            let files = tally.active
             guard !files.isEmpty else {
                 Terminal.writeRaw(erase())
                 return
             }
-            let width = Terminal.lineWidth
+            // A line that fills the last column makes some terminals wrap: one to spare.
+            let width = Terminal.lineWidth - 1
             var lines = files.prefix(ProgressBoard.maxFileLines).map { ProgressBoard.line(for: $0.file, width: width) }
             if files.count > ProgressBoard.maxFileLines {
                 lines.append("  … and \(files.count - ProgressBoard.maxFileLines) more")
             }
-            let done = files.reduce(Int64(0)) { $0 + $1.file.done }
-            let rate = files.reduce(0.0) { $0 + $1.file.rate }
-            lines.append(
-                "total: \(files.count) active, \(finished) finished, \(ByteCount.format(done)), \(ByteCount.format(Int64(rate)))/s")
+            lines.append("total: " + tally.summary)
             let text = lines.map { String($0.prefix(width)) + "\n" }.joined()
             Terminal.writeRaw(erase() + text)
             drawnLines = lines.count
         }
     }
 
-    init() {
+    /// `expectedFiles`: how many files the run has, when known.
+    init(expectedFiles: Int?) {
+        board = Mutex(Board(tally: RunTally(expected: expectedFiles)))
         Terminal.setOverlay(self)
     }
 
     func update(url: String, name: String, done: Int64, length: Int64?, rate: Double, connections: Int) {
         board.withLock { board in
-            let file = File(name: name, done: done, length: length, rate: rate, connections: connections)
-            if let index = board.files.firstIndex(where: { $0.url == url }) {
-                board.files[index].file = file
-            } else {
-                board.files.append((url, file))
-            }
+            board.tally.update(
+                url: url, File(name: name, done: done, length: length, rate: rate, connections: connections))
             let now = Date().timeIntervalSince1970
             guard now - board.lastDraw >= 0.2 else { return }
             board.lastDraw = now
@@ -70,11 +60,13 @@ final class ProgressBoard: Sendable {
         }
     }
 
-    func remove(url: String) {
-        board.withLock { board in
-            board.files.removeAll { $0.url == url }
-            board.finished += 1
-        }
+    func expectFiles(_ count: Int) {
+        board.withLock { $0.tally.expected = count }
+    }
+
+    /// A file is done, cached already or failed; `fetched` as in `RunTally.finish`.
+    func remove(url: String, fetched: Int64? = nil) {
+        board.withLock { $0.tally.finish(url: url, fetched: fetched) }
     }
 
     /// Prints `line` above the board, then redraws the board below it.
@@ -89,7 +81,7 @@ final class ProgressBoard: Sendable {
     func clear() {
         board.withLock { board in
             Terminal.writeRaw(board.erase())
-            board.files = []
+            board.tally.active = []
         }
         Terminal.setOverlay(nil)
     }
@@ -123,7 +115,8 @@ final class ProgressBoard: Sendable {
             } ?? ""
             let room = width - bar.count - percent.count - details.count
             if room >= 12 {
-                let shown = name.count > room ? String(name.prefix(room - 1)) + "…" : name
+                // Cut in the middle, as `ls` does: the end tells episodes apart.
+                let shown = TextTable.cutInTheMiddle(name, width: room)
                 return shown.padding(toLength: room, withPad: " ", startingAt: 0) + bar + percent + details
             }
         }

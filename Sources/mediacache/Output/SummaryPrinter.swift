@@ -35,8 +35,23 @@ enum SummaryPrinter {
         for (url, failure) in summary.failed {
             Terminal.err("  failed: \(Printable.url(url)): \(failure.message)")
         }
+        if let advice = nextStep(after: summary.failed.map(\.failure)) { Terminal.err(advice) }
         if summary.interrupted {
             Terminal.err("interrupted: progress is saved; run the same command again, or `mediacache resume`")
+        }
+    }
+
+    /// What the failures leave for `resume`, and what to do about the others.
+    static func nextStep(after failures: [JobFailure]) -> String? {
+        let kept = failures.filter(\.keptForResume).count
+        let dropped = failures.count - kept
+        let retry = "`mediacache resume` tries again later (`mediacache rm URL` forgets one)"
+        let fix = "fix the URL or the options and run again (`mediacache status` lists them)"
+        switch (kept, dropped) {
+        case (0, 0): return nil
+        case (_, 0): return "kept for resume: \(retry)"
+        case (0, _): return "not kept for resume: \(fix)"
+        default: return "\(kept) kept for resume: \(retry); \(dropped) not kept: \(fix)"
         }
     }
 

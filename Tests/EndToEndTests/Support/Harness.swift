@@ -45,12 +45,23 @@ struct Harness {
 
     /// Bytes recorded as done in the saved job state (what a crash would keep).
     func savedBytes() throws -> Int64 {
+        try statusItems(state: "partial").compactMap { ($0["bytes_done"] as? NSNumber)?.int64Value }.reduce(0, +)
+    }
+
+    /// The URLs `resume` would take up again: partial downloads and entries not started.
+    func resumableURLs() throws -> [String] {
+        try (statusItems(state: "partial") + statusItems(state: "queued")).compactMap { $0["url"] as? String }
+    }
+
+    /// `status --json` lines of one state (`partial`, `queued`, `failed`).
+    func statusItems(state: String) throws -> [[String: Any]] {
         let result = try run(["status", "--json"])
-        return result.stdout.split(separator: "\n").compactMap { line -> Int64? in
+        return result.stdout.split(separator: "\n").compactMap { line in
             guard let data = line.data(using: .utf8),
-                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                object["state"] as? String == state
             else { return nil }
-            return (object["bytes_done"] as? NSNumber)?.int64Value
-        }.reduce(0, +)
+            return object
+        }
     }
 }

@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CShims
+import Foundation
+
+/// Puts a copy of a cached object where the user asked (`-d DIR`, `dir=`): a hard link
+/// on the same file system, else a copy the kernel makes (a reflink where the file
+/// system shares blocks). The name appears whole or not at all, and never replaces a
+/// file: a taken name becomes `name.1.ext`, `name.2.ext`... as aria2 names them, unless
+/// it already is this object. The cache stays the source of truth: the copy is the
+/// user's, and `rm` leaves it alone.
+public enum ObjectPlacement {
+    public enum Method: String, Sendable {
+        case linked, copied
+        /// The name already held this object (a run placed it before).
+        case alreadyThere = "already there"
+    }
+
+    public struct Placed: Sendable, Equatable {
+        public var path: String
+        public var method: Method
+    }
+
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The most names tried before giving up (`name.1.ext` ... `name.999.ext`).
+    static let maximumRenames = 999
+
+    /// Places the object stored at `source` as `directory/name`, creating `directory`.
+    public static func place(objectAt source: String, in directory: String, name: String) throws(Failure) -> Placed {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw Failure(description: "cannot create the folder \(directory): \(error.localizedDescription)")
+        }
+        var original = stat()
+        guard lstat(source, &original) == 0 else {
+            throw Failure(description: "cannot read the cached object \(source): \(String(cString: strerror(errno)))")
+        }
+        var copy: DataFile?
+        for attempt in 0...maximumRenames {
+            let path = directory + "/" + numbered(name, attempt)
+            var existing = stat()
+            if lstat(path, &existing) == 0 {
+                if existing.st_dev == original.st_dev && existing.st_ino == original.st_ino {
+                    return Placed(path: path, method: .alreadyThere)
+                }
+                continue
+            }
+            if copy == nil {
+                if link(source, path) == 0 { return Placed(path: path, method: .linked) }
+                switch errno {
+                case EEXIST: continue
+                case EXDEV, EPERM, EMLINK, ENOTSUP: copy = try copied(source, size: Int64(original.st_size), into: directory, as: path)
+                default: throw Failure(description: "cannot save \(path): \(String(cString: strerror(errno)))")
+                }
+            }
+            do {
+                if try copy!.name(as: path) { return Placed(path: path, method: .copied) }
+            } catch {
+                throw Failure(description: "cannot save \(path): \(error)")
+            }
+        }
+        throw Failure(description: "cannot save \(name) in \(directory): \(maximumRenames) other files take its name")
+    }
+
+    /// The file name for an entry: `out=`, else the URL's last path segment, else the
+    /// object's key; a separator or control character becomes `_`, and `.`/`..` are not names.
+    public static func fileName(outName: String?, url: String, key: String, pathExtension: String?) -> String {
+        let wanted = outName ?? URLParts(url)?.lastPathComponent ?? ""
+        var name = String(
+            wanted.unicodeScalars.map { scalar -> Character in
+                scalar == "/" || scalar.properties.generalCategory == .control ? "_" : Character(scalar)
+            })
+        while name.utf8.count > 255 { name.removeFirst() }
+        if name.isEmpty || name == "." || name == ".." {
+            name = String(key.prefix(16)) + (pathExtension.map { "." + $0 } ?? "")
+        }
+        return name
+    }
+
+    /// `clip.mp4`, `clip.1.mp4`, `clip.2.mp4`...
+    static func numbered(_ name: String, _ attempt: Int) -> String {
+        guard attempt > 0 else { return name }
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "\(name).\(attempt)" }
+        return "\(name[..<dot]).\(attempt)\(name[dot...])"
+    }
+
+    /// A whole copy of `source` in `directory`'s file system, with no name yet: a process
+    /// that dies while copying leaves nothing behind.
+    private static func copied(_ source: String, size: Int64, into directory: String, as path: String) throws(Failure) -> DataFile {
+        guard let copy = DataFile.unnamed(in: directory, path: path) else {
+            throw Failure(description: "cannot write in \(directory): \(String(cString: strerror(errno)))")
+        }
+        do {
+            try copyBytes(of: source, size: size, to: copy)
+            try copy.setPermissions(0o644)
+            try copy.sync()
+        } catch {
+            throw Failure(description: "cannot copy to \(path): \(error)")
+        }
+        return copy
+    }
+
+    private static func copyBytes(of source: String, size: Int64, to copy: DataFile) throws(SystemError) {
+        let original = try DataFile(path: source, mode: .readOnly)
+        do {
+            try original.copy(ByteRange(0, size), to: copy, at: 0)
+            return
+        } catch {
+            guard [EXDEV, EINVAL, ENOSYS, EOPNOTSUPP].contains(error.code) else { throw error }
+        }
+        // Across file systems the kernel may refuse to copy: read and write.
+        var position: Int64 = 0
+        while position < size {
+            let block = try original.read(count: Int(min(1 << 20, size - position)), at: position)
+            if block.isEmpty { throw SystemError("read (file shorter than expected)", path: source, code: EIO) }
+            try copy.write(block, at: position)
+            position += Int64(block.count)
+        }
+    }
+}

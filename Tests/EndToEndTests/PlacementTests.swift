@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import TestOrigin
+
+extension EndToEnd {
+    /// `prefetch -d DIR` and `dir=`: each finished file also appears as DIR/NAME, whole,
+    /// never over another file; the cache keeps the object.
+    @Suite struct Placement {
+        let origin: TestOrigin
+        let harness = Harness()
+
+        init() throws { origin = try TestOrigin() }
+
+        static func inode(_ path: String) -> UInt64? {
+            (try? FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber)?.uint64Value
+        }
+
+        @Test func filesAppearInTheFolderAsHardLinksNamedByOutOrTheURL() throws {
+            let clip = TestBytes.make(120_000, seed: 61)
+            let episode = TestBytes.make(90_000, seed: 62)
+            origin.serve("/media/clip.mp4", Resource(clip, contentType: "video/mp4"))
+            origin.serve("/watch/6", Resource(episode, contentType: "video/mp4"))
+            let folder = harness.scratch.path + "/Videos/new"
+            let list = "\(origin.url("/media/clip.mp4"))\n\(origin.url("/watch/6"))\n  out=Episode 6.mp4\n"
+            let result = try harness.prefetch(list: list, ["-d", folder])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("saved    \(folder)/clip.mp4"), "\(result.stderr)")
+            #expect(TestBytes.read(folder + "/clip.mp4") == clip)
+            #expect(TestBytes.read(folder + "/Episode 6.mp4") == episode)
+            // Same file system: the cached object itself, no second copy on disk.
+            let cached = try harness.run(["path", origin.url("/media/clip.mp4")]).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(Self.inode(cached) != nil && Self.inode(cached) == Self.inode(folder + "/clip.mp4"))
+
+            // The name `ls` shows is a name `path` and `info` take.
+            #expect(try harness.run(["ls"]).stdout.contains("Episode 6.mp4"))
+            let byName = try harness.run(["path", "Episode 6.mp4"])
+            #expect(byName.status == 0, "\(byName.stderr)")
+            #expect(TestBytes.read(byName.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == episode)
+            #expect(try harness.run(["info", "Episode 6.mp4"]).stdout.contains(origin.url("/watch/6")))
+
+            // Again: the files are there already; nothing is renamed or doubled.
+            let again = try harness.prefetch(list: list, ["-d", folder])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stderr.contains("saved    \(folder)/clip.mp4 (already there)"), "\(again.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["Episode 6.mp4", "clip.mp4"])
+
+            // `rm` forgets the object; the user's file stays.
+            #expect(try harness.run(["rm", origin.url("/media/clip.mp4")]).status == 0)
+            #expect(TestBytes.read(folder + "/clip.mp4") == clip)
+        }
+
+        @Test func aTakenNameIsNumberedAndAnEntrysDirWins() throws {
+            let bytes = TestBytes.make(50_000, seed: 63)
+            origin.serve("/a.mp4", Resource(bytes, contentType: "video/mp4"))
+            let folder = harness.scratch.path + "/mine"
+            let other = harness.scratch.path + "/other"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let theirs = Array("someone else's file".utf8)
+            _ = harness.scratch.writeBytes("mine/a.mp4", theirs)
+            let result = try harness.prefetch(list: origin.url("/a.mp4") + "\n", ["-d", folder])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(TestBytes.read(folder + "/a.mp4") == theirs, "an existing file is never replaced")
+            #expect(TestBytes.read(folder + "/a.1.mp4") == bytes)
+
+            let entry = try harness.prefetch(list: origin.url("/a.mp4") + "\n  dir=\(other)\n", ["-d", folder])
+            #expect(entry.status == 0, "\(entry.stderr)")
+            #expect(TestBytes.read(other + "/a.mp4") == bytes)
+            #expect(!FileManager.default.fileExists(atPath: folder + "/a.2.mp4"))
+        }
+
+        /// Two objects with one `out=` name: the name is refused, naming both.
+        @Test func aNameTwoObjectsShareIsRefusedNamingThem() throws {
+            origin.serve("/s1/ep.mp4", Resource(TestBytes.make(10_000, seed: 66), contentType: "video/mp4"))
+            origin.serve("/s2/ep.mp4", Resource(TestBytes.make(11_000, seed: 67), contentType: "video/mp4"))
+            let list = "\(origin.url("/s1/ep.mp4"))\n  out=Pilot.mp4\n\(origin.url("/s2/ep.mp4"))\n  out=Pilot.mp4\n"
+            #expect(try harness.prefetch(list: list).status == 0)
+            for command in ["path", "info", "rm"] {
+                let result = try harness.run([command, "Pilot.mp4"])
+                #expect(result.status == 1, "\(command): \(result.stderr)")
+                #expect(result.stderr.contains("mediacache: 'Pilot.mp4' is the name of 2 cached objects"), "\(command): \(result.stderr)")
+                #expect(result.stderr.contains(origin.url("/s1/ep.mp4")) && result.stderr.contains(origin.url("/s2/ep.mp4")))
+            }
+            #expect(try harness.cachedBytes(origin.url("/s1/ep.mp4")) != nil)
+        }
+
+        /// On another file system (tmpfs) a hard link cannot be made: the file is copied.
+        @Test func anotherFileSystemGetsACopy() throws {
+            let shm = "/dev/shm/mediacache-placement-" + UUID().uuidString.prefix(8)
+            defer { try? FileManager.default.removeItem(atPath: shm) }
+            let bytes = TestBytes.make(300_000, seed: 64)
+            origin.serve("/c.mp4", Resource(bytes, contentType: "video/mp4"))
+            let result = try harness.run(["prefetch", "-d", shm, "--json", origin.url("/c.mp4")])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(TestBytes.read(shm + "/c.mp4") == bytes)
+            #expect(result.stdout.contains(#""event":"saved","method":"copied","path":"\#(shm)/c.mp4""#), "\(result.stdout)")
+            let mode = (try FileManager.default.attributesOfItem(atPath: shm + "/c.mp4")[.posixPermissions] as? NSNumber)?.intValue
+            #expect(mode == 0o644)
+        }
+
+        /// A folder that cannot be made is a failure of that file (exit 1); the object is cached.
+        @Test func aFolderThatCannotBeMadeFailsTheRunButKeepsTheObject() throws {
+            let bytes = TestBytes.make(20_000, seed: 65)
+            origin.serve("/d.mp4", Resource(bytes, contentType: "video/mp4"))
+            let blocker = harness.scratch.write("not-a-folder", "x")
+            let result = try harness.run(["prefetch", "-d", blocker + "/sub", origin.url("/d.mp4")])
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("FAILED   \(origin.url("/d.mp4")): cached, but cannot create the folder \(blocker)/sub"), "\(result.stderr)")
+            #expect(result.stderr.contains("1 cached file could not be put where asked"))
+            #expect(try harness.cachedBytes(origin.url("/d.mp4")) == bytes)
+        }
+    }
+}
