@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // libFuzzer targets for the parsers that read hostile input. Not part of the main
-// package: CI never builds them. Build and run them with `Fuzz/run` (see README).
+// package: CI never builds them. Build and run them with `Fuzz/run` (see docs/internals.md).
 import PackageDescription
 
 let kit: [Target.Dependency] = ["FuzzDriver", .product(name: "MediaCacheKit", package: "mediacache")]

@@ -46,6 +46,10 @@ public final class MediaServer: Sendable {
                     log(.refused(path: request.uri.path, reason: "unknown local URL"))
                     return PlainText.response(.forbidden, "unknown local URL; make one with `mediacache url URL`")
                 }
+                guard source.isNamed(name) else {
+                    log(.refused(path: request.uri.path, reason: "not the name of this local URL"))
+                    return PlainText.response(.notFound, "not found: this local URL serves \(source.pathName) only")
+                }
                 let response = try await media.respond(to: request, source: source, name: name)
                 log(.served(url: source.url, range: request.headers[.range], status: response.status.code))
                 return response

@@ -40,8 +40,9 @@ struct StatusPage: Sendable {
             let name = object.name ?? URL(string: object.url)?.lastPathComponent ?? object.key
             let type = MediaTypes.contentType(origin: object.contentType, name: name)
             var player = ""
-            if !object.url.isEmpty, let token = try? sources.register(localSource(of: object)) {
-                let local = "/m/\(token)/\(percentEncoded(name.isEmpty ? "media" : name))"
+            let source = localSource(of: object)
+            if !object.url.isEmpty, let token = try? sources.register(source) {
+                let local = "/m/\(token)/\(source.pathName)"
                 if type.hasPrefix("video/") {
                     player = "<video controls preload=none src=\"\(escape(local))\"></video>"
                 } else if type.hasPrefix("audio/") {
@@ -80,8 +81,4 @@ struct StatusPage: Sendable {
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 
-    private func percentEncoded(_ name: String) -> String {
-        name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/")))
-            ?? "media"
-    }
 }

@@ -4,7 +4,7 @@ import Testing
 import TestOrigin
 
 extension EndToEnd {
-    /// Real moov-at-end media from ffmpeg through the test origin (README, "MP4 and MOV:
+    /// Real moov-at-end media from ffmpeg through the test origin (docs/guide.md, "MP4 and MOV:
     /// playable early, stored faststart").
     @Suite struct Faststart {
         let origin: TestOrigin

@@ -66,6 +66,12 @@ extension EndToEnd {
             #expect(try CurlResponse.fetch(parts[0] + "/m/../../etc/passwd").status == 404)
             let rebound = try CurlResponse.fetch(local, ["-H", "Host: attacker.example"])
             #expect(rebound.status == 421)
+            // Under a real token only the registered name answers: a name a player resolves
+            // relative to the local URL (a playlist's segment) is not this object.
+            let sibling = parts[0] + "/m/" + token + "/segment1.ts"
+            let wrongName = try CurlResponse.fetch(sibling)
+            #expect(wrongName.status == 404)
+            #expect(String(decoding: wrongName.body, as: UTF8.self).contains("this local URL serves secret.bin only"))
             #expect(origin.requests(for: "/secret.bin").isEmpty, "a refused request reached the origin")
             // The real one works, and the status page names what it holds.
             #expect(try CurlResponse.fetch(local).status == 200)

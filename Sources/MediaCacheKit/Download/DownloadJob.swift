@@ -1,6 +1,6 @@
 import Foundation
 
-/// One file's life: probe → plan → fetch → verify → commit (README, "How it stays correct").
+/// One file's life: probe → plan → fetch → verify → commit (docs/internals.md, "How it stays correct").
 ///
 /// Confined to the transfer loop's thread, except for the work it hands to its partial
 /// file's disk queue (checkpoints and the commit), which reports back through `loop.post`.

@@ -1,4 +1,4 @@
-/// Decides how a finished MP4/MOV is stored (README, "MP4 and MOV: playable early, stored
+/// Decides how a finished MP4/MOV is stored (docs/guide.md, "MP4 and MOV: playable early, stored
 /// faststart") and computes the patched moov.
 public enum FaststartDecision: Equatable {
     /// Not an ISO BMFF file.

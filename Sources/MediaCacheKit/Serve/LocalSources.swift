@@ -95,4 +95,23 @@ public struct LocalSource: Codable, Sendable, Equatable {
 
     /// The list entry a download of it runs for.
     public var entry: ListEntry { ListEntry(urls: [url], headers: headers, cacheKey: cacheKey) }
+
+    /// The last part of its local URL (`/m/TOKEN/NAME`): the source URL's file name, or
+    /// `media`. Only that name answers: a player that resolves a relative name (a
+    /// playlist's segment) against the local URL gets a 404, never this object's bytes.
+    public var fileName: String {
+        let name = URLParts(url)?.lastPathComponent ?? ""
+        return name.isEmpty ? "media" : name
+    }
+
+    /// `fileName` as it is written in a URL path.
+    public var pathName: String {
+        fileName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/")))
+            ?? "media"
+    }
+
+    /// Whether a request's last path part (as sent, or decoded) is this source's name.
+    public func isNamed(_ requested: String) -> Bool {
+        requested == pathName || requested == fileName || requested.removingPercentEncoding == fileName
+    }
 }

@@ -61,7 +61,7 @@ public enum RunQueue {
     public static func load(in cache: CacheDirectory) -> Saved {
         var saved = Saved()
         let names = FileSystem.contentsOfDirectory(cache.runsDirectory)
-            .filter { $0.hasPrefix(prefix) && $0.hasSuffix(".jsonl") }
+            .filter(isQueueFile)
             .sorted { stamp(of: $0) < stamp(of: $1) }
         let decoder = JSONDecoder()
         for name in names {
@@ -90,7 +90,7 @@ public enum RunQueue {
     public static func forget(in cache: CacheDirectory, where matches: (JobRequest) -> Bool) throws(SystemError) -> Int {
         var dropped = 0
         let decoder = JSONDecoder()
-        for name in FileSystem.contentsOfDirectory(cache.runsDirectory) where name.hasPrefix(prefix) {
+        for name in FileSystem.contentsOfDirectory(cache.runsDirectory) where isQueueFile(name) {
             let path = cache.runsDirectory + "/" + name
             guard FileSystem.isRegularFile(path) else { continue }
             let lines = try FileSystem.readAll(path).split(separator: UInt8(ascii: "\n"))
@@ -113,6 +113,9 @@ public enum RunQueue {
     public static func remove(_ files: [String]) {
         for file in files { FileSystem.remove(file) }
     }
+
+    /// `queue-<ms>-<pid>.jsonl`; not the temporary file of a save that was cut short.
+    private static func isQueueFile(_ name: String) -> Bool { name.hasPrefix(prefix) && name.hasSuffix(".jsonl") }
 
     /// The milliseconds in a file's name, so runs sort by time and not by digit count.
     private static func stamp(of name: String) -> Int64 {

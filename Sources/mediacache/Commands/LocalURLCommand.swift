@@ -54,17 +54,14 @@ struct LocalURLCommand: ParsableCommand {
                 "mediacache: no `mediacache serve` is running for the cache at \(directory.root); start one, or give --server")
             throw ExitStatus.someFailed
         }
+        let source = LocalSource(url: url, headers: headers, cacheKey: cacheKey)
         let token: String
         do {
             try directory.prepare()
-            token = try LocalSources(cache: directory).register(LocalSource(url: url, headers: headers, cacheKey: cacheKey))
+            token = try LocalSources(cache: directory).register(source)
         } catch {
             throw CommandInputs.cacheUnusable(directory, error)
         }
-        let name = URLParts(url)?.lastPathComponent ?? ""
-        let safeName =
-            name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/")))
-            ?? ""
-        Terminal.out("\(base)/m/\(token)/\(safeName.isEmpty ? "media" : safeName)")
+        Terminal.out("\(base)/m/\(token)/\(source.pathName)")
     }
 }

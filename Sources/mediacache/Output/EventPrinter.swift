@@ -29,13 +29,15 @@ final class EventPrinter: Sendable {
 
     private func printHuman(_ event: PrefetchEvent) {
         switch event {
-        case .started(_, let name, let length, let resumed, let connections, let source):
+        case .started(_, let name, let length, let resumed, _, let source):
             let size = length.map { ByteCount.format($0) } ?? "size unknown"
             let from = source == .tier ? " from the tier" : ""
             if resumed > 0 {
                 say("resume   \(name) at \(ByteCount.format(resumed)) of \(size)\(from)")
             } else {
-                say("start    \(name) (\(size), \(connections) connection\(connections == 1 ? "" : "s")\(from))")
+                // No connection count: idle connections take parts of slow ranges, so the
+                // count changes as it goes; the progress line shows the ones in use.
+                say("start    \(name) (\(size)\(from))")
             }
         case .progress(let url, let name, let done, let length, let rate, let connections):
             let file = RunTally.File(name: name, done: done, length: length, rate: rate, connections: connections)
