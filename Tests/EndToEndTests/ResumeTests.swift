@@ -57,19 +57,28 @@ extension EndToEnd {
             // About 2 s in all: the kill must land before the end even on a loaded machine.
             throttled(bytes, rate: 1_000_000)
             let options = ["-x", "4", "--min-fragment", "512K"]
-            let run = try harness.startPrefetch(list: origin.url("/movie.mp4"), options)
-            let saved = Harness.waitUntil(timeout: 30) { ((try? harness.savedBytes()) ?? 0) >= Int64(bytes.count * 3 / 10) }
-            usleep(150_000)  // more arrives after that checkpoint: only the journal knows it
-            run.signal(SIGKILL)
-            _ = run.wait()
-            #expect(saved)
-            let jobs = (try? FileManager.default.contentsOfDirectory(atPath: harness.scratch.cache + "/partial")) ?? []
-            #expect(jobs.count == 1)
-            let job = harness.scratch.cache + "/partial/" + (jobs.first ?? "?")
-            // Otherwise the garbling below would not touch a byte the journal claims, and
-            // the test could not tell a trusted journal from an ignored one.
-            let onlyInJournal = try PowerLoss.journalBeyondState(job: job)
+            let partial = harness.scratch.cache + "/partial"
+            func job() -> String? {
+                ((try? FileManager.default.contentsOfDirectory(atPath: partial)) ?? []).first.map { partial + "/" + $0 }
+            }
+            func beyondState() -> Int64 { job().flatMap { try? PowerLoss.journalBeyondState(job: $0) } ?? 0 }
+            // Killed once the journal holds bytes the durable state does not: otherwise the
+            // garbling below would not touch a byte the journal claims, and the test could
+            // not tell a trusted journal from an ignored one. A checkpoint may land between
+            // the look and the kill; then the download is started and killed again.
+            var onlyInJournal: Int64 = 0
+            for _ in 0..<3 where onlyInJournal == 0 {
+                let run = try harness.startPrefetch(list: origin.url("/movie.mp4"), options)
+                let ready = Harness.waitUntil(timeout: 30) {
+                    ((try? harness.savedBytes()) ?? 0) >= Int64(bytes.count * 3 / 10) && beyondState() > 0
+                }
+                run.signal(SIGKILL)
+                _ = run.wait()
+                #expect(ready)
+                onlyInJournal = beyondState()
+            }
             #expect(onlyInJournal > 0, "the journal holds bytes the durable state does not")
+            let job = try #require(job())
             try PowerLoss.garbleBytesNotInState(job: job)
 
             origin.serve("/movie.mp4", Resource(bytes, contentType: "video/mp4"))
