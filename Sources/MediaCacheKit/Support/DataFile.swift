@@ -48,18 +48,13 @@ public final class DataFile: Sendable {
 
     /// Gives an unnamed file the name `path`, replacing a file there.
     public func link(as path: String) throws(SystemError) {
-        try name.withLock { name throws(SystemError) in
-            guard !name.named else { return }
-            if CShims_link_unnamed(fd, path) != 0 {
-                guard errno == EEXIST else { throw SystemError("name", path: path) }
-                // link(2) never replaces: name it beside, then rename over the old file.
-                let beside = path + ".new"
-                unlink(beside)
-                guard CShims_link_unnamed(fd, beside) == 0 else { throw SystemError("name", path: beside) }
-                guard rename(beside, path) == 0 else { throw SystemError("rename", path: path) }
-            }
-            name.named = true
-        }
+        if try name(as: path) { return }
+        // link(2) never replaces: name it beside, then rename over the old file.
+        let beside = path + ".new"
+        unlink(beside)
+        guard try name(as: beside) else { throw SystemError("name", path: beside, code: EEXIST) }
+        guard rename(beside, path) == 0 else { throw SystemError("rename", path: path) }
+        name.withLock { $0.path = path }
     }
 
     /// Gives an unnamed file the name `path` unless something has that name: false then.

@@ -20,16 +20,7 @@ struct Prefetch: ParsableCommand {
             config`); the command line wins.
             """)
 
-    @Argument(
-        help: ArgumentHelp("URLs to fetch, list files, or - for standard input.", valueName: "url-or-list"),
-        completion: .file())
-    var inputs: [String] = []
-
-    @Option(
-        name: [.customShort("i"), .customLong("input-file")],
-        help: ArgumentHelp("A list file to read (or - for standard input), as aria2's -i; may be repeated.", valueName: "list"),
-        completion: .file())
-    var inputFiles: [String] = []
+    @OptionGroup var lists: ListInputOptions
 
     @Option(
         name: [.short, .customLong("dir")],
@@ -49,14 +40,10 @@ struct Prefetch: ParsableCommand {
     @OptionGroup var download: DownloadOptions
 
     func validate() throws {
-        if try listInputs().isEmpty {
+        if try lists.classified().isEmpty {
             throw ValidationError("give at least one URL or list file (or - for standard input)")
         }
         _ = try parsedShard()
-    }
-
-    private func listInputs() throws -> ListInputs {
-        try ListInputs(arguments: inputs, inputFiles: inputFiles)
     }
 
     /// The entry with its folder (`dir=`, else `-d`) made absolute: a resumed run may
@@ -80,7 +67,7 @@ struct Prefetch: ParsableCommand {
 
     func run() throws {
         // Entries are parsed as jobs are started.
-        let inputs = try listInputs()
+        let inputs = try lists.classified()
         let texts: [ListText]
         do {
             texts = try inputs.texts()

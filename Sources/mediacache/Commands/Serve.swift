@@ -11,8 +11,8 @@ struct Serve: ParsableCommand {
             URLs that `mediacache url` prints: a cached object from its file, anything else \
             by starting (or joining) its download and sending bytes as they land; a seek \
             into bytes not fetched yet fetches them first. The download goes on after the \
-            player leaves and is verified and cached like any prefetch. LIST files given \
-            are prefetched in the background while serving; players always come first. \
+            player leaves and is verified and cached like any prefetch. URLs and lists \
+            given are prefetched in the background while serving; players always come first. \
             GET and HEAD with one byte range each (bytes=a-b, a-, -n); several ranges are \
             answered with the whole object. http://HOST:PORT/ is a status page. Ctrl-C or \
             SIGTERM stops it within two seconds, progress saved.
@@ -37,16 +37,8 @@ struct Serve: ParsableCommand {
             valueName: "sec"))
     var idleTimeout = 10
 
-    @Argument(
-        help: ArgumentHelp("URLs or lists to prefetch in the background while serving.", valueName: "url-or-list"),
-        completion: .file())
-    var inputs: [String] = []
-
-    @Option(
-        name: [.customShort("i"), .customLong("input-file")],
-        help: ArgumentHelp("A list file to prefetch in the background (or - for standard input); may be repeated.", valueName: "list"),
-        completion: .file())
-    var inputFiles: [String] = []
+    /// Prefetched in the background while serving.
+    @OptionGroup var lists: ListInputOptions
 
     @OptionGroup var cache: CacheOptions
     @OptionGroup var download: DownloadOptions
@@ -55,7 +47,6 @@ struct Serve: ParsableCommand {
         guard (1...3600).contains(idleTimeout) else {
             throw ValidationError("--idle-timeout must be between 1 and 3600 seconds")
         }
-        _ = try ListInputs(arguments: inputs, inputFiles: inputFiles)
         do {
             _ = try ListenSpec.parse(listen, allowRemote: allowRemote)
         } catch {
@@ -65,7 +56,7 @@ struct Serve: ParsableCommand {
 
     func run() throws {
         let address = try ListenSpec.parse(listen, allowRemote: allowRemote)
-        let listInputs = try ListInputs(arguments: inputs, inputFiles: inputFiles)
+        let listInputs = try lists.classified()
         let texts: [ListText]
         do {
             texts = try listInputs.texts()

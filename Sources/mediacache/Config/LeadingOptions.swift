@@ -12,8 +12,9 @@ enum LeadingOptions {
 
     static func hoisted(_ arguments: [String], commands: [ParsableCommand.Type]) -> [String] {
         if arguments == ["-V"] { return ["--version"] }
-        // Reading every command's options costs milliseconds: only when there is a leading one.
-        guard arguments.first?.hasPrefix("-") == true else { return arguments }
+        // Reading every command's options costs milliseconds: only when a leading option
+        // is not one the tool answers itself (`--version`, `--help`).
+        guard let first = arguments.first, first.hasPrefix("-"), !rootRequests.contains(first) else { return arguments }
         let tables = commands.map { CommandOptionTable($0) }
         var index = 0
         var leading: [String] = []

@@ -59,6 +59,7 @@ enum ManPage {
     /// command (`.It Em prefetch`) whose description does not give its default gets a
     /// "Default: VALUE." line after that description.
     static func withDefaults(_ lines: [String], _ defaults: [String: [String: String]]) -> [String] {
+        let commands = Set(MediaCacheCommand.configuration.subcommands.map { $0._commandName })
         var result: [String] = []
         var command: String?
         var pending: String?
@@ -75,9 +76,7 @@ enum ManPage {
             if line.hasPrefix(".It Em ") {
                 let name = String(line.dropFirst(7))
                 // Other `.It Em` lines name values (ls --sort), not commands.
-                if MediaCacheCommand.configuration.subcommands.contains(where: { $0._commandName == name }) {
-                    command = name
-                }
+                if commands.contains(name) { command = name }
             } else if line.hasPrefix(".It Fl "), let command,
                 let long = line.split(separator: " ").first(where: { $0.hasPrefix("-") && $0.count > 1 }).map({ String($0.dropFirst()) }),
                 let value = defaults[command]?[long]
