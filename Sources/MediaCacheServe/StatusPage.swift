@@ -30,15 +30,14 @@ struct StatusPage: Sendable {
             let percent = download.length.map { $0 > 0 ? " (\(download.bytesHeld * 100 / $0) %)" : "" } ?? ""
             let size = download.length.map { " of " + ByteCount.format($0) } ?? ""
             rows.append(
-                "<div class=item><div class=name>\(escape(Self.shortName(download.url)))</div>"
+                "<div class=item><div class=name>\(escape(download.name))</div>"
                     + "<progress max=\(download.length ?? 0) value=\(download.bytesHeld)></progress> "
                     + "\(ByteCount.format(download.bytesHeld))\(size)\(percent)</div>")
         }
         rows.append("<h2>Cached (\(objects.count))</h2>")
         if objects.isEmpty { rows.append("<p>The cache is empty.</p>") }
         for object in objects {
-            let name = object.name ?? URL(string: object.url)?.lastPathComponent ?? object.key
-            let type = MediaTypes.contentType(origin: object.contentType, name: name)
+            let type = MediaTypes.contentType(origin: object.contentType, name: object.path)
             var player = ""
             let source = localSource(of: object)
             if !object.url.isEmpty, let token = try? sources.register(source) {
@@ -51,7 +50,7 @@ struct StatusPage: Sendable {
                 player += " <a href=\"\(escape(local))\">open</a>"
             }
             rows.append(
-                "<div class=item><div class=name>\(escape(name))</div>"
+                "<div class=item><div class=name>\(escape(object.shownName))</div>"
                     + "<div class=meta>\(ByteCount.format(object.size)) · \(escape(type)) · "
                     + "\(escape(object.faststart.description))</div>\(player)</div>")
         }
@@ -64,12 +63,6 @@ struct StatusPage: Sendable {
             \(rows.joined(separator: "\n"))
             </body></html>
             """
-    }
-
-    /// Host and file name: a signed query string is nobody's business on this page.
-    static func shortName(_ url: String) -> String {
-        guard let parts = URLParts(url) else { return "(a download)" }
-        return parts.host + " · " + (parts.lastPathComponent.isEmpty ? "/" : parts.lastPathComponent)
     }
 
     private func localSource(of object: CachedObject) -> LocalSource {

@@ -135,7 +135,7 @@ extension EndToEnd {
             #expect(first.stderr.contains("duplicate of the entry on line 1"), "\(first.stderr)")
             let second = try harness.prefetch(list: plain + "\n", ["--no-faststart"])
             #expect(second.status == 0, "\(second.stderr)")
-            #expect(second.stderr.contains("cached   v.mp4"), "\(second.stderr)")
+            #expect(second.stderr.contains("cached   \(plain)"), "\(second.stderr)")
             #expect(Harness.bytesServed(origin, "/v.mp4") == body.count)
             #expect(try harness.cachedBytes(plain + "#t=5") == body)
             #expect(try harness.cachedBytes(plain) == body)

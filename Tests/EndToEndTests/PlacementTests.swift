@@ -32,8 +32,13 @@ extension EndToEnd {
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(Self.inode(cached) != nil && Self.inode(cached) == Self.inode(folder + "/clip.mp4"))
 
-            // The name `ls` shows is a name `path` and `info` take.
-            #expect(try harness.run(["ls"]).stdout.contains("Episode 6.mp4"))
+            // The name `ls` shows is the name the run's lines showed, and a name `path`
+            // and `info` take: out=, else the whole URL (never a bare "clip.mp4" that
+            // forty objects could share).
+            let listed = try harness.run(["ls"]).stdout
+            #expect(listed.contains("Episode 6.mp4") && listed.contains(origin.url("/media/clip.mp4")), "\(listed)")
+            #expect(result.stderr.contains("done     Episode 6.mp4"), "\(result.stderr)")
+            #expect(result.stderr.contains("done     \(origin.url("/media/clip.mp4"))"), "\(result.stderr)")
             let byName = try harness.run(["path", "Episode 6.mp4"])
             #expect(byName.status == 0, "\(byName.stderr)")
             #expect(TestBytes.read(byName.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == episode)

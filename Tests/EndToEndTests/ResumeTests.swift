@@ -39,7 +39,7 @@ extension EndToEnd {
             origin.serve("/movie.mp4", Resource(bytes, contentType: "video/mp4"))
             let result = try harness.prefetch(list: origin.url("/movie.mp4"), options)
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stderr.contains("resume   movie.mp4 at"))
+            #expect(result.stderr.contains("resume   \(origin.url("/movie.mp4")) at"), "\(result.stderr)")
             #expect(try harness.cachedBytes(origin.url("/movie.mp4")) == bytes)
             let refetched = Harness.bytesServed(origin, "/movie.mp4") - bytes.count
             let percent = Double(refetched) * 100 / Double(bytes.count)

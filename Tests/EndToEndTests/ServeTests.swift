@@ -73,10 +73,10 @@ extension EndToEnd {
             #expect(wrongName.status == 404)
             #expect(String(decoding: wrongName.body, as: UTF8.self).contains("this local URL serves secret.bin only"))
             #expect(origin.requests(for: "/secret.bin").isEmpty, "a refused request reached the origin")
-            // The real one works, and the status page names what it holds.
+            // The real one works, and the status page names what it holds as `ls` does.
             #expect(try CurlResponse.fetch(local).status == 200)
             let page = try CurlResponse.fetch(server.baseURL + "/")
-            #expect(page.status == 200 && String(decoding: page.body, as: UTF8.self).contains("secret.bin"))
+            #expect(page.status == 200 && String(decoding: page.body, as: UTF8.self).contains(origin.url("/secret.bin")))
         }
 
         /// ffprobe opens a moov-at-end MP4 whose download takes over ten seconds: the

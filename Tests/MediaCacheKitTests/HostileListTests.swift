@@ -129,7 +129,7 @@ struct HostileListTests {
         #expect(list.errors.map(\.line) == [2])
         let entry = try #require(list.entries.first)
         #expect(entry.outName == nil)
-        #expect(entry.displayName == "x.mp4")
+        #expect(entry.displayName == "https://a.example/x.mp4")
     }
 
     /// `out=` is a display name: the stored path comes from the key and a short

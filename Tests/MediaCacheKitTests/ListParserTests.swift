@@ -326,9 +326,11 @@ struct ListParserTests {
         #expect(ListEntry(urls: ["https://a/x", "https://b/x"]).identity == "https://a/x")
     }
 
-    @Test func displayNamePrefersOutThenLastPathComponent() {
+    /// Events show the name `ls` shows, so a name seen in a line can be given to `info` or `rm`.
+    @Test func displayNameIsOutElseTheURLWithoutItsPassword() {
         #expect(ListEntry(urls: ["https://a.example/dir/clip.mp4?t=1"], outName: "nice.mp4").displayName == "nice.mp4")
-        #expect(ListEntry(urls: ["https://a.example/dir/my%20clip.mp4?t=1"]).displayName == "my clip.mp4")
+        #expect(ListEntry(urls: ["https://a.example/dir/clip.mp4?t=1"]).displayName == "https://a.example/dir/clip.mp4?t=1")
+        #expect(ListEntry(urls: ["https://me:secret@a.example/c.mp4"]).displayName.contains("secret") == false)
     }
 
     // MARK: Diagnostic formatting

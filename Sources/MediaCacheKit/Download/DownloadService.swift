@@ -196,7 +196,8 @@ public final class DownloadService: @unchecked Sendable {
     public func downloadsInProgress() -> [DownloadProgress] {
         registry.withLock { Array($0.downloads.values) }.map { download in
             let (held, length) = download.held.progress
-            return DownloadProgress(url: download.request.entry.url, bytesHeld: held, length: length)
+            let entry = download.request.entry
+            return DownloadProgress(url: entry.url, name: entry.displayName, bytesHeld: held, length: length)
         }
     }
 

@@ -195,6 +195,8 @@ public struct DownloadData: Sendable, Equatable {
 /// One download as a status page shows it.
 public struct DownloadProgress: Sendable {
     public var url: String
+    /// As events and `ls` show it: `out=`, else the URL without its password.
+    public var name: String
     public var bytesHeld: Int64
     public var length: Int64?
 }

@@ -51,9 +51,10 @@ public struct ListEntry: Sendable, Codable, Equatable {
     /// (without its password, which is never stored).
     public var identity: String { cacheKey ?? URLCredentials.withoutPassword(urls[0]) }
 
-    /// A short name for progress lines: `out=`, else the last path component of the URL.
+    /// The name events and progress lines show, the one `ls` shows once it is cached:
+    /// `out=`, else the URL without its password.
     public var displayName: String {
         if let outName, !outName.isEmpty { return outName }
-        return URLParts(url)?.lastPathComponent ?? url
+        return URLCredentials.masked(url)
     }
 }

@@ -61,7 +61,7 @@ public struct CacheMaintenance: Sendable {
                 FileSystem.removeTree(job)
             }
             removal.queuedEntries = try RunQueue.forget(in: directory) {
-                $0.key == key || $0.entry.urls.contains(name)
+                $0.key == key || $0.entry.urls.contains(name) || $0.entry.outName == name
             }
             if removal == Removal() { throw RemovalError.notCached(name) }
             return removal
@@ -69,13 +69,19 @@ public struct CacheMaintenance: Sendable {
     }
 
     /// The key of the partial download `name` stands for: its cache key, its URL or a
-    /// mirror (saved downloads are filed under their cache key), `#fragment` ignored.
+    /// mirror (saved downloads are filed under their cache key), `#fragment` ignored, or
+    /// its out= name.
     private func partialJobKey(named name: String) -> CacheKey? {
         let names = [name] + [URLParts.removingFragment(name)].compactMap { $0 }
         let keys = names.map(CacheKey.init(identity:))
         if let direct = keys.first(where: { FileSystem.exists(directory.jobDirectory(key: $0)) }) { return direct }
         let jobs = PartialJobs.list(in: directory).jobs
-        return jobs.first { job in names.contains { job.state.entry.urls.contains($0) } }?.key
+        if let byURL = jobs.first(where: { job in names.contains { job.state.entry.urls.contains($0) } }) {
+            return byURL.key
+        }
+        // The out= name `status` shows, when only one download has it.
+        let named = jobs.filter { $0.state.entry.outName == name }
+        return named.count == 1 ? named[0].key : nil
     }
 
     public struct CollectionReport: Sendable, Equatable {

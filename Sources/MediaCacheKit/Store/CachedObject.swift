@@ -42,6 +42,16 @@ extension CachedObject {
     }
 }
 
+extension CachedObject {
+    /// The name `ls`, the status page and events show, and that `path`, `info` and `rm`
+    /// accept: the `out=` name, else the URL without its password. An object whose URL is
+    /// not known (a rebuilt index) is shown by its path.
+    public var shownName: String {
+        if let name, !name.isEmpty { return name }
+        return url.isEmpty ? "(URL not known yet) \(path)" : URLCredentials.masked(url)
+    }
+}
+
 /// Rows are written and read by hand: GRDB's Codable path converts every column name
 /// and formats dates with ICU, which dominated the cost of committing a small file.
 extension CachedObject {

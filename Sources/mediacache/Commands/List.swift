@@ -44,9 +44,8 @@ struct List: ParsableCommand {
         }
         var rows = [["NAME", "SIZE", "TYPE", "FASTSTART", "ADDED", "LAST USED"]]
         for object in sorted {
-            let name = object.name ?? (object.url.isEmpty ? "(URL not known yet) \(object.path)" : URLCredentials.masked(object.url))
             rows.append([
-                TextTable.cutInTheMiddle(Printable.visible(name.unicodeScalars), width: Self.nameWidth),
+                TextTable.cutInTheMiddle(Printable.visible(object.shownName.unicodeScalars), width: Self.nameWidth),
                 ByteCount.format(object.size), Printable.name(object.contentType ?? "-", limit: 60), object.faststart.rawValue,
                 Self.date(object.addedAt), Self.date(object.lastUsedAt),
             ])

@@ -38,14 +38,14 @@ struct Status: ParsableCommand {
             if json {
                 var fields: [String: Any] = [
                     "state": "partial", "url": URLCredentials.masked(state.entry.url), "key": job.key.hex,
-                    "bytes_done": state.bytesDone,
+                    "name": state.entry.displayName, "bytes_done": state.bytesDone,
                 ]
                 if let length = state.length { fields["length"] = length }
                 Terminal.out(JSONEvent.encode(fields))
             } else {
                 let total = state.length.map { ByteCount.format($0) } ?? "?"
                 let percent = state.length.map { $0 > 0 ? " (\(state.bytesDone * 100 / $0)%)" : "" } ?? ""
-                Terminal.out("\(Printable.url(state.entry.url))  \(ByteCount.format(state.bytesDone)) / \(total)\(percent)")
+                Terminal.out("\(Printable.url(state.entry.displayName))  \(ByteCount.format(state.bytesDone)) / \(total)\(percent)")
             }
         }
         for request in queued {
@@ -53,10 +53,10 @@ struct Status: ParsableCommand {
                 Terminal.out(
                     JSONEvent.encode([
                         "state": "queued", "url": URLCredentials.masked(request.entry.url), "key": request.key.hex,
-                        "bytes_done": 0,
+                        "name": request.entry.displayName, "bytes_done": 0,
                     ]))
             } else {
-                Terminal.out("\(Printable.url(request.entry.url))  not started")
+                Terminal.out("\(Printable.url(request.entry.displayName))  not started")
             }
         }
         if let failures {

@@ -99,7 +99,9 @@ enum ManualText {
                 nothing else. ls --json prints one object per cached object and status \
                 --json one per partial download, entry not started or failure of the last \
                 run ("state": partial, queued, failed); for an empty cache they print nothing \
-                at all. prefetch, resume and pull print events, each with "event" and "url":
+                at all. prefetch, resume and pull print events, each with "event" and "url", \
+                most with "name" (the out= name, else the URL: what ls shows and path, info \
+                and rm accept):
                 """),
             .list([
                 .init("started", .literal, "length, resumed_bytes, connections, source (origin or tier)"),
