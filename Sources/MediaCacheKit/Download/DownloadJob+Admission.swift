@@ -76,7 +76,18 @@ extension DownloadJob {
     ) -> Preparation {
         let cache = objects.directory
         do {
-            guard let lock = try KeyLock.tryAcquire(key: key, in: cache) else {
+            let taken: KeyLock??
+            do {
+                taken = try KeyLock.tryAcquire(key: key, in: cache)
+            } catch {
+                // Without the lock nothing may be written, but a cached object is still
+                // cached: only a download needs the lock.
+                if !FileSystem.exists(cache.jobDirectory(key: key)), let object = objects.openIntact(key: key)?.object {
+                    return .alreadyCached(object)
+                }
+                throw error
+            }
+            guard let lock = taken ?? nil else {
                 let leftover = FileSystem.exists(cache.jobDirectory(key: key))
                 let cached = leftover ? nil : objects.openIntact(key: key)?.object
                 return .locked(holder: KeyLock.holder(of: key, in: cache), cached: cached)

@@ -36,6 +36,18 @@ public struct CacheDirectory: Sendable {
 
     public func absolute(_ relative: String) -> String { root + "/" + relative }
 
+    /// The folders of `objects/` this process cannot list (a `chmod 000`, EIO): their
+    /// files are neither listed nor orphans.
+    func unreadableObjectFolders() -> [SystemError] {
+        FileSystem.contentsOfDirectory(objectsDirectory).sorted().compactMap { shard in
+            let path = objectsDirectory + "/" + shard
+            guard FileSystem.entryType(path) == S_IFDIR else { return nil }
+            guard let folder = opendir(path) else { return SystemError("list", path: path) }
+            closedir(folder)
+            return nil
+        }
+    }
+
     /// Every file under `objects/`, relative to the root, in name order.
     func objectFiles() -> [String] {
         FileSystem.contentsOfDirectory(objectsDirectory).sorted().flatMap { shard in

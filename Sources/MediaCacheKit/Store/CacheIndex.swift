@@ -32,6 +32,15 @@ public final class CacheIndex: Sendable {
     /// Opens the index, rebuilding it from `objects/` when it is damaged.
     private static func openChecked(_ directory: CacheDirectory) throws -> DatabasePool {
         let path = directory.indexPath
+        // SQLite would say "attempt to write a readonly database" about a table of its
+        // own; the index is read and written by every command, so say which file and why.
+        // (A read-only file system is not this: it is opened read-only further down.)
+        for file in [path, path + "-wal", path + "-shm"] where FileSystem.exists(file) {
+            guard access(file, R_OK | W_OK) != 0, errno != EROFS else { continue }
+            let reason = String(cString: strerror(errno))
+            throw CacheError.index(
+                path: file, reason: "this user may not read and write it (\(reason)); fix its owner or mode (ls -l, chown, chmod)")
+        }
         do {
             if IndexRebuilder.isEmptied(directory) {
                 return try IndexRebuilder(directory: directory).rebuild(reason: "the file is empty", open: Self.open)

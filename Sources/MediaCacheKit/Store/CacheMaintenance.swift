@@ -95,6 +95,9 @@ public struct CacheMaintenance: Sendable {
         /// Partial downloads untouched for longer than the age limit.
         public var oldPartialJobs = 0
         public var remainingBytes: Int64 = 0
+        /// Object files and folders this process may not look at (EACCES, EIO): left
+        /// alone, rows included, since what is behind them may be intact.
+        public var unreachable: [SystemError] = []
     }
 
     /// Cleans orphans (files without a row, rows without a file, partial jobs whose
@@ -105,12 +108,20 @@ public struct CacheMaintenance: Sendable {
     public func collectGarbage(maxSize: Int64?, partialOlderThan: TimeInterval? = nil) throws -> CollectionReport {
         var report = CollectionReport()
         var objects = try index.all()
-        for object in objects where !FileSystem.isRegularFile(directory.absolute(object.path)) {
+        for object in objects {
+            switch FileSystem.entry(directory.absolute(object.path)) {
+            case .regularFile: continue
+            case .unreachable(let error):
+                report.unreachable.append(error)
+                continue
+            case .missing, .other: break
+            }
             guard let key = CacheKey(hex: object.key), let lock = try KeyLock.tryAcquire(key: key, in: directory)
             else { continue }
             try withExtendedLifetime(lock) { try index.remove(key: key) }
             report.rowsWithoutFile += 1
         }
+        report.unreachable += directory.unreadableObjectFolders()
         objects = try index.all()
         let known = Set(objects.map(\.path))
         for relative in directory.objectFiles() where !known.contains(relative) {

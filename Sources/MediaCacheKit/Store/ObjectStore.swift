@@ -1,3 +1,5 @@
+import Foundation
+
 /// Read access to committed objects: `path` and friends, `serve`, imports, and a
 /// download asking whether its object is cached already.
 public final class ObjectStore: Sendable {
@@ -21,14 +23,25 @@ public final class ObjectStore: Sendable {
     /// name later (gc, a new version). Nil otherwise, and when the index cannot answer.
     public func openIntact(key: CacheKey) -> IntactObject? {
         guard let object = try? index.object(key: key) else { return nil }
-        return open(object)
+        return try? open(object)
     }
 
-    private func open(_ object: CachedObject) -> IntactObject? {
+    /// Throws when the file cannot be looked at or read (EACCES, EIO): that is not a
+    /// missing object, and whoever asks must not treat it as one.
+    private func open(_ object: CachedObject) throws(SystemError) -> IntactObject? {
         let path = directory.absolute(object.path)
-        guard FileSystem.isRegularFile(path), let file = try? DataFile(path: path, mode: .readOnly),
-            (try? file.size()) == object.size
-        else { return nil }
+        switch FileSystem.entry(path) {
+        case .missing, .other: return nil
+        case .unreachable(let error): throw error
+        case .regularFile: break
+        }
+        let file: DataFile
+        do {
+            file = try DataFile(path: path, mode: .readOnly)
+        } catch where error.code == ENOENT || error.code == ELOOP {
+            return nil  // removed or replaced since the look
+        }
+        guard try file.size() == object.size else { return nil }
         return IntactObject(object: object, file: file)
     }
 
@@ -51,8 +64,9 @@ public final class ObjectStore: Sendable {
 
     /// The absolute path of the complete object known by `name` (URL, mirror or cache
     /// key), or nil. Answers from the index and the file together, and counts as a use.
+    /// Throws `SystemError` when the object's file cannot be looked at or read.
     public func verifiedPath(for name: String) throws -> String? {
-        guard let object = try index.lookup(name), open(object) != nil else { return nil }
+        guard let object = try index.lookup(name), try open(object) != nil else { return nil }
         if let key = CacheKey(hex: object.key) { try? index.touch(key: key) }
         return directory.absolute(object.path)
     }

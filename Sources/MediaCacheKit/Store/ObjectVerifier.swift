@@ -12,6 +12,15 @@ public final class ObjectVerifier {
         /// A name given on the command line that the index does not know.
         case notCached
 
+        /// The object itself is bad (`--repair` removes it). A file this process may
+        /// not read (EACCES, EIO) may be intact: it is named, and left alone.
+        public var isDamage: Bool {
+            switch self {
+            case .missing, .notRegularFile, .wrongSize, .wrongHash: true
+            case .unreadable, .notCached: false
+            }
+        }
+
         public var description: String {
             switch self {
             case .missing: "file is missing"
@@ -32,7 +41,9 @@ public final class ObjectVerifier {
         public var problem: Problem
 
         public var description: String {
-            "\(name): \(problem)" + (path.map { " (\($0))" } ?? "")
+            // An unreadable file's error names its path already.
+            if case .unreadable = problem { return "\(name): \(problem)" }
+            return "\(name): \(problem)" + (path.map { " (\($0))" } ?? "")
         }
     }
 
@@ -96,13 +107,22 @@ public final class ObjectVerifier {
             var problem = try check(current, isCancelled: isCancelled) { progress(done + $0, total) }
             // A concurrent commit (import --replace) may have changed the row meanwhile:
             // judge the object by its row as it is now.
-            if problem != nil, let key = CacheKey(hex: object.key), let now = try index?.object(key: key), now != current {
-                current = now
-                problem = try check(current, isCancelled: isCancelled) { progress(done + $0, total) }
+            var removedMeanwhile = false
+            if problem != nil, let key = CacheKey(hex: object.key) {
+                if let now = try index?.object(key: key) {
+                    if now != current {
+                        current = now
+                        problem = try check(current, isCancelled: isCancelled) { progress(done + $0, total) }
+                    }
+                } else {
+                    // Removed (gc, rm, an eviction) since the listing: nothing to judge.
+                    removedMeanwhile = true
+                }
             }
             if isCancelled() { throw CancellationError() }
             done += object.size
             progress(done, total)
+            if removedMeanwhile { continue }
             if let problem {
                 // A row recovered by an index rebuild has no URL yet: its cache key names it.
                 let name = current.url.isEmpty ? current.cacheKey : current.url
@@ -119,8 +139,12 @@ public final class ObjectVerifier {
     /// `isCancelled` turns true (a file read part-way is judged by nobody).
     private func check(_ object: CachedObject, isCancelled: () -> Bool, progress: (Int64) -> Void) throws -> Problem? {
         let path = directory.absolute(object.path)
-        guard FileSystem.exists(path) else { return .missing }
-        guard FileSystem.isRegularFile(path) else { return .notRegularFile }
+        switch FileSystem.entry(path) {
+        case .missing: return .missing
+        case .other: return .notRegularFile
+        case .unreachable(let error): return .unreadable(error)
+        case .regularFile: break
+        }
         do {
             let file = try DataFile(path: path, mode: .readOnly)
             let size = try file.size()

@@ -36,6 +36,26 @@ enum FileSystem {
         return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
     }
 
+    /// What a name in the cache leads to, as one `lstat` (links not followed) tells it.
+    /// A name this process may not look at (EACCES, EIO) is `unreachable`, never
+    /// `missing`: what is behind it may be intact, and must not be forgotten.
+    enum Entry {
+        case regularFile
+        case missing
+        /// A directory, a link, a FIFO…: not a file the cache made.
+        case other
+        case unreachable(SystemError)
+    }
+
+    static func entry(_ path: String) -> Entry {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            let code = errno
+            return code == ENOENT || code == ENOTDIR ? .missing : .unreachable(SystemError("look at", path: path, code: code))
+        }
+        return info.st_mode & S_IFMT == S_IFREG ? .regularFile : .other
+    }
+
     /// Bytes the files directly inside `directory` take on disk (a preallocated data file
     /// counts what is allocated, not its length).
     static func diskUsage(ofDirectory directory: String) -> Int64 {

@@ -26,7 +26,14 @@ struct PathCommand: ParsableCommand {
             Terminal.err("mediacache: \(error)")
             throw ExitStatus.cacheError
         }
-        guard let path = try store.verifiedPath(for: url) else {
+        let found: String?
+        do {
+            found = try store.verifiedPath(for: url)
+        } catch let error as SystemError {
+            Terminal.err("mediacache: cannot read the cached object of \(url): \(error); fix the permissions or the disk")
+            throw ExitStatus.cacheError
+        }
+        guard let path = found else {
             Terminal.err("mediacache: not cached: \(url)")
             throw ExitStatus.someFailed
         }

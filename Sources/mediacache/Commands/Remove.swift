@@ -29,6 +29,10 @@ struct Remove: ParsableCommand {
                 if removal.queuedEntries > 0 {
                     Terminal.err("removed \(url) from the entries `resume` would start")
                 }
+            } catch let error as CacheError {
+                // The cache, not the name: nothing else can be removed either.
+                Terminal.err("mediacache: cannot remove \(url): \(error)")
+                throw ExitStatus.cacheError
             } catch {
                 Terminal.err("mediacache: \(error)")
                 failed = true
@@ -88,6 +92,10 @@ struct CollectGarbage: ParsableCommand {
         Terminal.err(
             removed.joined(separator: ", ") + " removed; \(ByteCount.format(report.bytesFreed)) freed, "
                 + "\(ByteCount.format(report.remainingBytes)) kept")
+        for problem in report.unreachable {
+            Terminal.err("mediacache: \(problem); left alone, with its index rows: fix the permissions or the disk and run gc again")
+        }
+        if !report.unreachable.isEmpty { throw ExitStatus.someFailed }
     }
 }
 

@@ -42,7 +42,7 @@ struct Verify: ParsableCommand {
         line.clear()
         var repaired = 0
         for finding in report.bad {
-            if repair && finding.problem != .notCached {
+            if repair && finding.problem.isDamage {
                 do {
                     try CacheMaintenance.open(cache.directory).remove(finding.name)
                     repaired += 1
@@ -53,8 +53,13 @@ struct Verify: ParsableCommand {
                     continue
                 }
             }
-            let advice = finding.problem == .notCached ? "" : "; fetch it again (prefetch), import it, or run verify --repair"
-            Terminal.err("mediacache: bad object \(finding)\(advice)")
+            switch finding.problem {
+            case .notCached: Terminal.err("mediacache: bad object \(finding)")
+            case .unreadable:
+                Terminal.err("mediacache: cannot check \(finding); left alone: fix the permissions or the disk and verify again")
+            default:
+                Terminal.err("mediacache: bad object \(finding); fetch it again (prefetch), import it, or run verify --repair")
+            }
         }
         if urls.isEmpty {
             let orphans: [String]
@@ -77,7 +82,9 @@ struct Verify: ParsableCommand {
                 Terminal.out("\(report.verified) object\(report.verified == 1 ? "" : "s") verified (\(ByteCount.format(report.bytes)))")
             }
         } else {
-            Terminal.err("\(report.verified) verified, \(report.bad.count) bad")
+            let unreadable = report.bad.filter { if case .unreadable = $0.problem { true } else { false } }.count
+            let bad = report.bad.count - unreadable
+            Terminal.err("\(report.verified) verified, \(bad) bad" + (unreadable > 0 ? ", \(unreadable) unreadable" : ""))
             throw ExitStatus.someFailed
         }
     }

@@ -39,12 +39,22 @@ enum MediaCacheProcess {
         var keepsDescriptors = false
     }
 
-    /// Starts the binary without waiting; the caller waits or signals it.
+    /// The user permission tests run the binary as: `nobody`, through setpriv(1), when
+    /// the tests run as root (who reads any file whatever its mode); nil otherwise, as
+    /// the user running the tests already meets file modes.
+    static var unprivilegedUser: (uid: uid_t, gid: gid_t)? { getuid() == 0 ? (65534, 65534) : nil }
+
+    /// Starts the binary without waiting; the caller waits or signals it. `unprivileged`:
+    /// as `unprivilegedUser`, when there is one.
     static func start(
-        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], fileLimit: FileLimit? = nil
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], fileLimit: FileLimit? = nil,
+        unprivileged: Bool = false
     ) throws -> Running {
         let process = Process()
-        if let fileLimit, fileLimit.keepsDescriptors {
+        if unprivileged, let user = unprivilegedUser {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--", binary] + arguments
+        } else if let fileLimit, fileLimit.keepsDescriptors {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
             process.arguments = ["--nofile=\(fileLimit.soft):\(fileLimit.hard)", "--", binary] + arguments
         } else if let fileLimit {
@@ -81,9 +91,10 @@ enum MediaCacheProcess {
 
     static func run(
         _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], fileLimit: FileLimit? = nil,
-        timeout: Double = 60
+        unprivileged: Bool = false, timeout: Double = 60
     ) throws -> RunResult {
-        try start(arguments, stdin: stdin, environment: environment, fileLimit: fileLimit).wait(timeout: timeout)
+        try start(arguments, stdin: stdin, environment: environment, fileLimit: fileLimit, unprivileged: unprivileged)
+            .wait(timeout: timeout)
     }
 
     final class Running: @unchecked Sendable {
