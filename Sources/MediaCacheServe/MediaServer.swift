@@ -5,6 +5,7 @@ import HummingbirdCore
 import Logging
 import MediaCacheKit
 import NIOCore
+import NIOHTTP1
 
 /// `mediacache serve`: a local HTTP endpoint that players open while the cache fills.
 ///
@@ -65,7 +66,7 @@ public final class MediaServer: Sendable {
         let maxClients = service.descriptorBudget.clientConnections(limit: FileDescriptorLimit.current)
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: .seconds(Int64(idleTimeout)))),
+            server: .http1WithVersionFraming(idleTimeout: idleTimeout),
             configuration: .init(
                 address: .hostname(listen.host, port: port), serverName: nil,
                 availableConnectionsDelegate: MaximumAvailableConnections(maxClients)),
@@ -81,4 +82,33 @@ public final class MediaServer: Sendable {
 public enum ServeEvent: Sendable {
     case served(url: String, range: String?, status: Int)
     case refused(path: String, reason: String)
+}
+
+extension HTTPServerBuilder {
+    /// Hummingbird's HTTP/1 server with `HTTPVersionFraming` between NIO's HTTP/1 codec
+    /// and the conversion to HTTPTypes, where the request's version is still known.
+    static func http1WithVersionFraming(idleTimeout: Int) -> HTTPServerBuilder {
+        .init { responder in
+            VersionFramedHTTP1Channel(
+                base: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: .seconds(Int64(idleTimeout)))))
+        }
+    }
+}
+
+struct VersionFramedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
+    let base: HTTP1Channel
+    var responder: HTTPChannelHandler.Responder { base.responder }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1Channel.Value> {
+        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let pipeline = channel.pipeline.syncOperations
+            let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try pipeline.addHandler(HTTPVersionFraming(), position: .after(decoder))
+            return value
+        }
+    }
+
+    func handle(value: HTTP1Channel.Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
 }

@@ -48,6 +48,33 @@ extension EndToEnd {
             #expect(String(decoding: response.body, as: UTF8.self).contains("text/html instead of media"), "\(String(decoding: response.body, as: UTF8.self))")
         }
 
+        /// HTTP/1.0 has no chunked encoding and closes after each response unless it
+        /// asks for keep-alive: a stream of unknown length reaches a 1.0 client as raw
+        /// bytes that end with the connection, and a plain 1.0 request is not left open.
+        @Test func http10ClientsGetResponsesTheyCanRead() throws {
+            var faults = Faults()
+            faults.chunked = true
+            let text = String(repeating: "0123456789abcdef", count: 20_000)
+            origin.serve("/live.mp3", Resource(Array(text.utf8), contentType: "audio/mpeg", faults: faults))
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let path = try #require(URL(string: try server.localURL(origin.url("/live.mp3")))?.path)
+            let host = String(server.baseURL.dropFirst("http://".count))
+            let port = Int(host.split(separator: ":").last ?? "") ?? 0
+
+            let stream = RawHTTP.send("GET \(path) HTTP/1.0\r\nHost: \(host)\r\n\r\n", port: port, wait: 20)
+            #expect(stream.closedByServer && stream.head.hasPrefix("HTTP/1.0 200"), "\(stream.head)")
+            #expect(!stream.head.lowercased().contains("transfer-encoding"), "\(stream.head)")
+            #expect(stream.text.hasSuffix("\r\n\r\n" + text), "the body is not the stream's bytes, unframed")
+
+            let plain = RawHTTP.send("GET / HTTP/1.0\r\nHost: \(host)\r\n\r\n", port: port)
+            #expect(plain.status == 200 && plain.closedByServer, "\(plain.head)")
+            let kept = RawHTTP.send("GET / HTTP/1.0\r\nHost: \(host)\r\nConnection: keep-alive\r\n\r\n", port: port, wait: 1.5)
+            #expect(kept.status == 200 && !kept.closedByServer, "\(kept.head)")
+            #expect(kept.head.lowercased().contains("content-length:"), "\(kept.head)")
+            let closing = RawHTTP.send("GET / HTTP/1.1\r\nHost: \(host)\r\nConnection: Close\r\n\r\n", port: port)
+            #expect(closing.status == 200 && closing.closedByServer, "\(closing.head)")
+        }
+
         /// A `Content-Length` larger than the disk is refused before anything is
         /// reserved; a smaller lie (4 GiB for 1,000 bytes) is reserved, and given back
         /// when the entry fails, so what `stats` says is on disk is what was received.
