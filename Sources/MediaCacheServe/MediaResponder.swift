@@ -42,8 +42,12 @@ struct MediaResponder: Sendable {
                 return Self.failed(error, url: source.url)
             }
         }
-        // As `etag(of:)` will name the object these bytes become.
-        let version = data.originVersion.map { "\"o-\(Self.shortHash($0))\"" } ?? data.storedSHA256.map { "\"\($0.prefix(32))\"" }
+        // As `etag(of:)` will name the object these bytes become; when the origin names
+        // no version, one for this download's bytes, so If-Range protects a seek across a
+        // start-over or the commit (whose object has another ETag).
+        let version =
+            data.originVersion.map { "\"o-\(Self.shortHash($0))\"" } ?? data.storedSHA256.map { "\"\($0.prefix(32))\"" }
+            ?? data.dataVersion.map { "\"d-\(Self.shortHash($0))\"" }
         var headers = commonHeaders(MediaTypes.served(origin: data.contentType, name: name), etag: version)
         guard let length = data.length else {
             // A stream of unknown length: sent whole as it arrives (HEAD: nothing to wait for).

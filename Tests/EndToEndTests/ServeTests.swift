@@ -115,6 +115,29 @@ extension EndToEnd {
             #expect(stopped.stdout.contains("\"event\":\"request\""), "\(stopped.stdout)")
         }
 
+        /// An origin that names no version (no ETag, no Last-Modified): every response
+        /// of the download still carries an ETag naming its bytes, the same for each
+        /// request, so a player's If-Range keeps its range while the download runs and
+        /// gets the whole object, never a splice, once the stored object replaces it.
+        @Test func responsesOfADownloadCarryAnETagEvenWhenTheOriginSendsNone() throws {
+            let bytes = TestBytes.make(2 << 20, seed: 811)
+            var faults = Faults()
+            faults.bytesPerSecond = 512 << 10
+            origin.serve("/plain.bin", Resource(bytes, contentType: "video/mp4", etag: nil, lastModified: nil, faults: faults))
+            let url = origin.url("/plain.bin")
+            let server = try ServeFixture(cache: harness.scratch.cache, ["-x", "2"])
+            let local = try server.localURL(url)
+
+            let first = try CurlResponse.fetch(local, ["-r", "0-9"])
+            let etag = try #require(first.headers["etag"], "no ETag while downloading: \(first.headers)")
+            let again = try CurlResponse.fetch(local, ["-r", "10-19", "-H", "If-Range: \(etag)"])
+            #expect(again.status == 206 && again.body == Array(bytes[10..<20]) && again.headers["etag"] == etag)
+            #expect(Harness.waitUntil(timeout: 20) { (try? harness.cachedBytes(url)) != nil })
+            let afterCommit = try CurlResponse.fetch(local, ["-r", "0-99", "-H", "If-Range: \(etag)"])
+            #expect(afterCommit.status == 200 && afterCommit.body == bytes, "\(afterCommit.status)")
+            #expect(afterCommit.headers["etag"] != nil && afterCommit.headers["etag"] != etag)
+        }
+
         /// A seek near the end of an uncached 40 MiB file (1 MiB/s per connection) is
         /// answered within three seconds; four readers of the whole file at once each get
         /// every byte, from one download.

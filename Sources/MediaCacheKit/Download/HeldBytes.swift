@@ -25,6 +25,8 @@ final class HeldBytes: Sendable {
         var held = RangeSet()
         var length: Int64?
         var about = DownloadData(length: nil, contentType: nil, originVersion: nil)
+        /// Tells this download's bytes from another download's of the same URL.
+        let nonce = UInt64.random(in: 0...UInt64.max)
         /// Set once, when the download ends: readers of its bytes can still read them.
         var result: DownloadResult?
         var waiters: [Waiter] = []
@@ -50,6 +52,7 @@ final class HeldBytes: Sendable {
             if let file = file ?? waiter.reading?.file {
                 var known = about
                 known.length = length
+                known.dataVersion = "\(nonce).\(generation)"
                 let snapshot = Snapshot(file: file, generation: generation, length: length, about: known)
                 if waiter.offset < 0 { return .success(Availability(snapshot: snapshot, range: ByteRange(0, 0))) }
                 if let length, waiter.offset >= length {
@@ -190,6 +193,9 @@ public struct DownloadData: Sendable, Equatable {
     /// The SHA-256 the bytes will be stored under, when known before they are all held
     /// (a copy from the tier, checked against it).
     public var storedSHA256: String? = nil
+    /// Names the bytes readers get now, whatever the origin says: another download of
+    /// the same URL, or this one started over, has another.
+    public var dataVersion: String? = nil
 }
 
 /// One download as a status page shows it.
