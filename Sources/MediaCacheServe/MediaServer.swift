@@ -66,7 +66,7 @@ public final class MediaServer: Sendable {
         let maxClients = service.descriptorBudget.clientConnections(limit: FileDescriptorLimit.current)
         let app = Application(
             router: router,
-            server: .http1WithVersionFraming(idleTimeout: idleTimeout),
+            server: .http1WithConformance(idleTimeout: idleTimeout),
             configuration: .init(
                 address: .hostname(listen.host, port: port), serverName: nil,
                 availableConnectionsDelegate: MaximumAvailableConnections(maxClients)),
@@ -85,17 +85,17 @@ public enum ServeEvent: Sendable {
 }
 
 extension HTTPServerBuilder {
-    /// Hummingbird's HTTP/1 server with `HTTPVersionFraming` between NIO's HTTP/1 codec
+    /// Hummingbird's HTTP/1 server with `HTTP1Conformance` between NIO's HTTP/1 codec
     /// and the conversion to HTTPTypes, where the request's version is still known.
-    static func http1WithVersionFraming(idleTimeout: Int) -> HTTPServerBuilder {
+    static func http1WithConformance(idleTimeout: Int) -> HTTPServerBuilder {
         .init { responder in
-            VersionFramedHTTP1Channel(
+            ConformingHTTP1Channel(
                 base: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: .seconds(Int64(idleTimeout)))))
         }
     }
 }
 
-struct VersionFramedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
+struct ConformingHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     let base: HTTP1Channel
     var responder: HTTPChannelHandler.Responder { base.responder }
 
@@ -103,7 +103,7 @@ struct VersionFramedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = channel.pipeline.syncOperations
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try pipeline.addHandler(HTTPVersionFraming(), position: .after(decoder))
+            try pipeline.addHandler(HTTP1Conformance(), position: .after(decoder))
             return value
         }
     }

@@ -265,6 +265,17 @@ extension EndToEnd {
             let twice = RawHTTP.send(
                 "GET / HTTP/1.1\r\nHost: \(host)\r\nHost: evil.example\r\nConnection: close\r\n\r\n", port: port)
             #expect(twice.status == 400, "\(twice.head)")
+            // An absolute-form target names the host the request is for, whatever Host says.
+            let foreign = RawHTTP.send(
+                "GET http://evil.example/ HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n", port: port)
+            #expect(foreign.status == 421, "\(foreign.head)")
+            let ours = RawHTTP.send(
+                "GET http://\(host)/ HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n", port: port)
+            #expect(ours.status == 200, "\(ours.head)")
+            // A body coding this server cannot frame (a proxy may have framed it otherwise).
+            let smuggled = RawHTTP.send(
+                "GET / HTTP/1.1\r\nHost: \(host)\r\nTransfer-Encoding: xchunked\r\n\r\n", port: port)
+            #expect(smuggled.status == 400 && smuggled.closedByServer, "\(smuggled.head)")
         }
     }
 }

@@ -1,0 +1,104 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// What Hummingbird's HTTPTypes requests no longer carry, applied below it where NIO's
+/// HTTP/1 codec still has it:
+/// - the version: an HTTP/1.0 client gets a 1.0 response and never chunked encoding,
+///   which 1.0 does not have (a body of unknown length ends where the connection does);
+///   a request that is not keep-alive (1.0 without `Connection: keep-alive`, 1.1 with
+///   `Connection: close`) has its connection closed once it is answered;
+/// - the target's form: an absolute-form target (`GET http://host/…`) names the host the
+///   request is for, and wins over `Host` (RFC 9112, 3.2.2), so `HostCheck` judges it;
+/// - the transfer coding: a request body in a coding other than chunked cannot be
+///   framed, so the request is refused (400) and the connection closed, as RFC 9112,
+///   6.1 asks: a proxy in front may have framed it otherwise (request smuggling).
+final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private struct Asked {
+        var version: HTTPVersion
+        var keepAlive: Bool
+    }
+
+    /// Requests not answered yet, oldest first: pipelined requests are answered in order.
+    private var unanswered: [Asked] = []
+    private var closeAfterResponse = false
+    /// A request was refused here: nothing more is read from this connection.
+    private var refused = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused else { return }
+        guard case .head(var head) = unwrapInboundIn(data) else {
+            context.fireChannelRead(data)
+            return
+        }
+        if let codings = head.headers["transfer-encoding"].last,
+            codings.split(separator: ",").last?.trimmingCharacters(in: .whitespaces).lowercased() != "chunked"
+        {
+            refuse(head, "a request body in Transfer-Encoding \(codings) cannot be read; send it chunked", context: context)
+            return
+        }
+        if let authority = Self.authority(ofAbsoluteForm: head.uri) {
+            head.headers.replaceOrAdd(name: "host", value: authority)
+        }
+        let keepAlive = head.isKeepAlive
+        unanswered.append(Asked(version: head.version, keepAlive: keepAlive))
+        // Hummingbird ends a connection after the response only when the request says "close".
+        if !keepAlive { head.headers.replaceOrAdd(name: "connection", value: "close") }
+        context.fireChannelRead(wrapInboundOut(.head(head)))
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(var head) where head.status.code >= 200:
+            let asked = unanswered.isEmpty ? Asked(version: .http1_1, keepAlive: true) : unanswered.removeFirst()
+            var keepAlive = asked.keepAlive
+            if asked.version == .http1_0 {
+                head.version = .http1_0
+                let framed = head.headers.contains(name: "content-length") || [204, 304].contains(head.status.code)
+                if !framed {
+                    keepAlive = false
+                } else if keepAlive {
+                    head.headers.replaceOrAdd(name: "connection", value: "keep-alive")
+                }
+            }
+            if !keepAlive { head.headers.replaceOrAdd(name: "connection", value: "close") }
+            closeAfterResponse = !keepAlive
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .end where closeAfterResponse:
+            closeAfterResponse = false
+            // Closed once every byte before it is written, not before.
+            let written = promise ?? context.eventLoop.makePromise()
+            let channel = context.channel
+            written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            context.writeAndFlush(data, promise: written)
+        default:
+            context.write(data, promise: promise)
+        }
+    }
+
+    /// Answers 400 here, without Hummingbird, and closes the connection.
+    private func refuse(_ request: HTTPRequestHead, _ reason: String, context: ChannelHandlerContext) {
+        refused = true
+        let body = ByteBuffer(string: reason + "\n")
+        var head = HTTPResponseHead(version: request.version, status: .badRequest)
+        head.headers.add(name: "content-type", value: "text/plain; charset=utf-8")
+        head.headers.add(name: "content-length", value: "\(body.readableBytes)")
+        head.headers.add(name: "connection", value: "close")
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    /// `host:port` of a target in absolute form (`http://host:port/path`), else nil.
+    static func authority(ofAbsoluteForm target: String) -> String? {
+        guard !target.hasPrefix("/"), let scheme = target.range(of: "://") else { return nil }
+        let rest = target[scheme.upperBound...]
+        return String(rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" })
+    }
+}
