@@ -373,9 +373,34 @@ extension EndToEnd {
             #expect(Date().timeIntervalSince(started) < 2.5, "took \(Date().timeIntervalSince(started)) s")
             #expect(stopped.status == 143, "\(stopped.stderr)")
             #expect(try harness.savedBytes() > 0)
-            #expect(!FileManager.default.fileExists(atPath: harness.scratch.cache + "/serve/address"))
+            let records = ((try? FileManager.default.contentsOfDirectory(atPath: harness.scratch.cache + "/serve")) ?? []).filter { $0.hasPrefix("address") }
+            #expect(records.isEmpty, "\(records)")
             let after = try harness.run(["url", origin.url("/slow.bin")])
             #expect(after.status == 1, "a stopped server still looks like it runs")
+        }
+
+        /// Two servers on one cache (say, one for this machine and one for the LAN): each
+        /// keeps its own address record, `url` names the newest running one, and when
+        /// that one stops, the other again.
+        @Test func twoServersOnOneCacheKeepTheirOwnAddresses() throws {
+            let url = origin.url("/a.mp4")
+            let first = try ServeFixture(cache: harness.scratch.cache)
+            Thread.sleep(forTimeInterval: 0.05)
+            let second = try ServeFixture(cache: harness.scratch.cache)
+            #expect(try second.localURL(url).hasPrefix(second.baseURL + "/m/"))
+            #expect(second.stop().status == 143)
+            #expect(try first.localURL(url).hasPrefix(first.baseURL + "/m/"))
+        }
+
+        /// The cache directory removed under a running server: it stops (exit 3) and
+        /// says why, instead of writing on into an index nobody else can see.
+        @Test func serveStopsWhenItsCacheIsRemoved() throws {
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            try FileManager.default.removeItem(atPath: harness.scratch.cache)
+            #expect(Harness.waitUntil(timeout: 5) { !server.process.process.isRunning })
+            let result = server.stop()
+            #expect(result.status == 3, "\(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("was removed or replaced while serving"), "\(result.stderr)")
         }
     }
 }

@@ -69,6 +69,14 @@ public struct CacheDirectory: Sendable {
         return true
     }
 
+    /// Which directory `root` names now: a long-running process compares it with what
+    /// it opened, to notice the cache removed or replaced under it. Nil when none is there.
+    public func identity() -> FileIdentity? {
+        var info = stat()
+        guard stat(root, &info) == 0 else { return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
     /// Creates the directories (mode 0700: states may hold tokens).
     public func prepare() throws {
         if FileSystem.isOnReadOnlyFileSystem(root) { throw CacheError.readOnly(path: root) }
@@ -82,4 +90,10 @@ public struct CacheDirectory: Sendable {
             throw error.code == EROFS ? CacheError.readOnly(path: root) : CacheError.io(error)
         }
     }
+}
+
+/// A file or directory as the file system knows it, whatever its name.
+public struct FileIdentity: Sendable, Equatable {
+    public let device: UInt64
+    public let inode: UInt64
 }

@@ -67,11 +67,14 @@ enum FileSystem {
 
     /// When anything directly inside `directory` (or the directory itself) last changed.
     static func lastModification(inDirectory directory: String) -> Date? {
-        ([directory] + contentsOfDirectory(directory).map { directory + "/" + $0 }).compactMap { path -> Date? in
-            var info = stat()
-            guard lstat(path, &info) == 0 else { return nil }
-            return Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
-        }.max()
+        ([directory] + contentsOfDirectory(directory).map { directory + "/" + $0 }).compactMap(lastModification(of:)).max()
+    }
+
+    /// When what is at `path` itself (a link not followed) last changed.
+    static func lastModification(of path: String) -> Date? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }
 
     /// Bytes an unprivileged writer may still use on the file system holding `path`.

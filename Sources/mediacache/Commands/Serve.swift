@@ -127,8 +127,22 @@ struct Serve: ParsableCommand {
             }
         }
         // Ends when the server cannot start or stops; a signal ends the process (below).
+        let cacheIdentity = directory.identity()
+        var ticks = 0
         while failed.wait(timeout: .now() + 0.1) == .timedOut {
             if trap.isSet && service.hasShutDown { break }
+            ticks += 1
+            // A cache removed (or replaced) under the server: its index and files are
+            // gone from every other command's view, so writing on into them loses data.
+            if ticks % 10 == 0, !trap.isSet, directory.identity() != cacheIdentity {
+                Terminal.err(
+                    "mediacache: the cache directory \(directory.root) was removed or replaced while serving; "
+                        + "stopping (start serve again to use the cache there now)")
+                service.beginShutdown()
+                service.shutdown()
+                record.value?.remove(in: directory)
+                throw ExitStatus.cacheError
+            }
         }
         if trap.isSet {
             record.value?.remove(in: directory)
