@@ -91,6 +91,9 @@ int CShims_rename_noreplace(const char *from, const char *to) {
 int CShims_limit_malloc_arenas(int count) {
     return mallopt(M_ARENA_MAX, count);
 }
+int CShims_set_malloc_trim_threshold(int bytes) {
+    return mallopt(M_TRIM_THRESHOLD, bytes);
+}
 int CShims_syncfs(int fd) {
     return syncfs(fd);
 }

@@ -97,10 +97,15 @@ extension HTTPServerBuilder {
 
 struct ConformingHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     let base: HTTP1Channel
+    /// Doubled by the kernel: 1 MiB a connection at most.
+    static let sendBufferBytes: SocketOptionValue = 512 << 10
     var responder: HTTPChannelHandler.Responder { base.responder }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1Channel.Value> {
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            // Linux grows a socket's send buffer to 4 MiB for a client that does not read:
+            // kernel memory per stalled player. Players read far less ahead than that.
+            try channel.syncOptions?.setOption(ChannelOptions.socketOption(.so_sndbuf), value: Self.sendBufferBytes)
             let pipeline = channel.pipeline.syncOperations
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try pipeline.addHandler(HTTP1Conformance(), position: .after(decoder))

@@ -150,6 +150,40 @@ extension EndToEnd {
             #expect(settled, "serve holds \(descriptors()) descriptors, \(before) before the flood")
         }
 
+        /// Players that ask for a large object and never read: what `serve` holds for them
+        /// is bounded (a socket buffer and a chunk or two each), and given back to the
+        /// system when they leave.
+        @Test func clientsThatNeverReadHoldBoundedMemory() throws {
+            let bytes = TestBytes.make(24 << 20, seed: 2_806)
+            origin.serve("/big.mp4", Resource(bytes, contentType: "video/mp4"))
+            let url = origin.url("/big.mp4")
+            #expect(try harness.prefetch(list: url).status == 0)
+            let server = try ServeFixture(cache: harness.scratch.cache, ["--idle-timeout", "60"])
+            let local = try server.localURL(url)
+            let path = try #require(URL(string: local)?.path)
+            let host = String(server.baseURL.dropFirst("http://".count))
+            let port = Int(host.split(separator: ":").last ?? "") ?? 0
+            let pid = server.process.process.processIdentifier
+            func resident() -> Int {
+                let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+                let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+                return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) << 10
+            }
+            #expect(try CurlResponse.fetch(local).body.count == bytes.count)
+            let before = resident()
+
+            var clients = RawHTTP.openIdle(40, port: port, sending: "GET \(path) HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+            defer { clients.forEach { close($0) } }
+            #expect(clients.count == 40)
+            Thread.sleep(forTimeInterval: 3)
+            let held = resident() - before
+            #expect(held < 40 * (3 << 20), "40 clients that never read hold \(held >> 20) MiB")
+            clients.forEach { close($0) }
+            clients = []
+            let returned = Harness.waitUntil(timeout: 10) { resident() - before < 32 << 20 }
+            #expect(returned, "\((resident() - before) >> 20) MiB more than before the clients came, after they left")
+        }
+
         /// Dead links (404, 410, an HTML page for media) leave no folder in `partial/`:
         /// nothing for `status` to list or `resume` to fetch again.
         @Test func definiteFailuresLeaveNoPartialJob() throws {

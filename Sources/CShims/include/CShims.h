@@ -55,6 +55,8 @@ ssize_t CShims_copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_
 int CShims_rename_noreplace(const char *from, const char *to);
 /// mallopt(M_ARENA_MAX, count): at most count malloc arenas for the whole process.
 int CShims_limit_malloc_arenas(int count);
+/// mallopt(M_TRIM_THRESHOLD): also fixes the mmap threshold (no dynamic growth).
+int CShims_set_malloc_trim_threshold(int bytes);
 /// syncfs: one flush for every dirty file of the file system holding fd.
 int CShims_syncfs(int fd);
 /// sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): starts writeback of fd's dirty

@@ -56,6 +56,7 @@ struct Serve: ParsableCommand {
 
     func run() throws {
         let address = try ListenSpec.parse(listen, allowRemote: allowRemote)
+        MemoryTuning.returnFreedMemoryPromptly()
         let listInputs = try lists.classified()
         let texts: [ListText]
         do {
