@@ -13,6 +13,9 @@ import NIOHTTP1
 /// - the transfer coding: a request body in a coding other than chunked cannot be
 ///   framed, so the request is refused (400) and the connection closed, as RFC 9112,
 ///   6.1 asks: a proxy in front may have framed it otherwise (request smuggling).
+///
+/// It also tells `IdleConnections` when its connection waits for a request and when it
+/// is answering one, which Hummingbird does not say.
 final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -24,11 +27,24 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         var keepAlive: Bool
     }
 
+    private let connections: IdleConnections
+
+    init(connections: IdleConnections) { self.connections = connections }
+
     /// Requests not answered yet, oldest first: pipelined requests are answered in order.
     private var unanswered: [Asked] = []
     private var closeAfterResponse = false
     /// A request was refused here: nothing more is read from this connection.
     private var refused = false
+
+    func handlerAdded(context: ChannelHandlerContext) { connections.opened(context.channel) }
+
+    func handlerRemoved(context: ChannelHandlerContext) { connections.closed(context.channel) }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connections.closed(context.channel)
+        context.fireChannelInactive()
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
@@ -45,6 +61,7 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         if let authority = Self.authority(ofAbsoluteForm: head.uri) {
             head.headers.replaceOrAdd(name: "host", value: authority)
         }
+        connections.busy(context.channel)
         let keepAlive = head.isKeepAlive
         unanswered.append(Asked(version: head.version, keepAlive: keepAlive))
         // Hummingbird ends a connection after the response only when the request says "close".
@@ -76,6 +93,10 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
             let channel = context.channel
             written.futureResult.whenComplete { _ in channel.close(promise: nil) }
             context.writeAndFlush(data, promise: written)
+        case .end:
+            // Answered: idle until the next request (the oldest idle is closed at the cap).
+            if unanswered.isEmpty { connections.idle(context.channel) }
+            context.write(data, promise: promise)
         default:
             context.write(data, promise: promise)
         }

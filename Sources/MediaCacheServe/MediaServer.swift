@@ -61,15 +61,17 @@ public final class MediaServer: Sendable {
         var logger = Logger(label: "mediacache-serve")
         logger.logLevel = .critical
         // A client that says nothing (or never finishes its request head) is closed,
-        // as nginx's client_header_timeout and keepalive_timeout do; past the cap new
-        // connections wait in the listen backlog instead of taking the engine's descriptors.
+        // as nginx's client_header_timeout and keepalive_timeout do. At the cap, which keeps
+        // the engine's descriptors, the connection idle longest is closed to make room;
+        // only when every connection is busy do new ones wait in the listen backlog.
         let maxClients = service.descriptorBudget.clientConnections(limit: FileDescriptorLimit.current)
+        let connections = IdleConnections()
         let app = Application(
             router: router,
-            server: .http1WithConformance(idleTimeout: idleTimeout),
+            server: .http1WithConformance(idleTimeout: idleTimeout, connections: connections),
             configuration: .init(
                 address: .hostname(listen.host, port: port), serverName: nil,
-                availableConnectionsDelegate: MaximumAvailableConnections(maxClients)),
+                availableConnectionsDelegate: EvictingConnectionLimit(maximum: maxClients, connections: connections)),
             onServerRunning: { channel in
                 listen.bound(port: channel.localAddress?.port ?? 0)
                 onListening(listen.baseURL)
@@ -87,16 +89,18 @@ public enum ServeEvent: Sendable {
 extension HTTPServerBuilder {
     /// Hummingbird's HTTP/1 server with `HTTP1Conformance` between NIO's HTTP/1 codec
     /// and the conversion to HTTPTypes, where the request's version is still known.
-    static func http1WithConformance(idleTimeout: Int) -> HTTPServerBuilder {
+    static func http1WithConformance(idleTimeout: Int, connections: IdleConnections) -> HTTPServerBuilder {
         .init { responder in
             ConformingHTTP1Channel(
-                base: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: .seconds(Int64(idleTimeout)))))
+                base: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: .seconds(Int64(idleTimeout)))),
+                connections: connections)
         }
     }
 }
 
 struct ConformingHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     let base: HTTP1Channel
+    let connections: IdleConnections
     /// Doubled by the kernel: 1 MiB a connection at most.
     static let sendBufferBytes: SocketOptionValue = 512 << 10
     var responder: HTTPChannelHandler.Responder { base.responder }
@@ -108,7 +112,7 @@ struct ConformingHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             try channel.syncOptions?.setOption(ChannelOptions.socketOption(.so_sndbuf), value: Self.sendBufferBytes)
             let pipeline = channel.pipeline.syncOperations
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try pipeline.addHandler(HTTP1Conformance(), position: .after(decoder))
+            try pipeline.addHandler(HTTP1Conformance(connections: connections), position: .after(decoder))
             return value
         }
     }

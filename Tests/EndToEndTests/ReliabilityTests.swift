@@ -150,6 +150,31 @@ extension EndToEnd {
             #expect(settled, "serve holds \(descriptors()) descriptors, \(before) before the flood")
         }
 
+        /// At its connection cap, `serve` closes the connection idle longest to make room:
+        /// a player arriving behind a flood of silent connections is answered at once, not
+        /// after an idle timeout (here a minute).
+        @Test func aFullServerMakesRoomByClosingItsOldestIdleConnection() throws {
+            let server = try ServeFixture(
+                cache: harness.scratch.cache, ["--idle-timeout", "60"],
+                fileLimit: .init(soft: 200, hard: 200, keepsDescriptors: true))
+            let port = Int(server.baseURL.split(separator: ":").last ?? "") ?? 0
+            var clients: [Int32] = []
+            for _ in 0..<6 {
+                let batch = RawHTTP.openIdle(50, port: port, sending: "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+                clients += batch
+                if batch.count < 50 { break }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            defer { clients.forEach { close($0) } }
+            #expect(clients.count >= 250, "only \(clients.count) connections were made")
+            let started = Date()
+            let page = try CurlResponse.fetch(server.baseURL + "/", timeout: 10)
+            let waited = Date().timeIntervalSince(started)
+            #expect(page.status == 200 && waited < 5, "status \(page.status) after \(waited) s")
+            #expect(RawHTTP.isClosedByPeer(clients[0]), "the oldest idle connection is still open")
+            #expect(server.process.process.isRunning)
+        }
+
         /// Players that ask for a large object and never read: what `serve` holds for them
         /// is bounded (a socket buffer and a chunk or two each), and given back to the
         /// system when they leave.
