@@ -3,6 +3,15 @@ import HTTPTypes
 import Hummingbird
 import MediaCacheKit
 
+/// Where a response's bytes come from.
+public enum ServedFrom: String, Sendable {
+    case cache
+    /// A download in progress (started or joined by this request).
+    case download
+    /// An error answer (the origin failed, the cache lost the object).
+    case error
+}
+
 /// Answers a player's request for one source: from the cached object's file, or from the
 /// one download of it (started or joined), sending bytes as they land. A range is sent
 /// with 206; a Range that asks for nothing that exists gets 416.
@@ -10,13 +19,21 @@ struct MediaResponder: Sendable {
     let service: DownloadService
     static let chunkSize: Int64 = 256 << 10
 
-    func respond(to request: Request, source: LocalSource, name: String) async throws -> Response {
+    /// The response, and where its bytes come from (for the request log).
+    func respond(to request: Request, source: LocalSource, name: String) async throws -> (Response, ServedFrom) {
         let entry = source.entry
         let key = CacheKey(identity: entry.identity)
         let objects = service.objects
         if let cached = try await BlockingWork.run({ objects.openIntact(key: key) }) {
-            return fromObject(cached, request: request, name: name)
+            return (fromObject(cached, request: request, name: name), .cache)
         }
+        return try await fromDownload(request: request, source: source, key: key, name: name)
+    }
+
+    private func fromDownload(
+        request: Request, source: LocalSource, key: CacheKey, name: String
+    ) async throws -> (Response, ServedFrom) {
+        let (entry, objects) = (source.entry, service.objects)
         let handle = service.submit(JobRequest(entry: entry), priority: .interactive)
         let reader = handle.reader()
         let data: DownloadData
@@ -25,11 +42,11 @@ struct MediaResponder: Sendable {
         } catch ReaderError.cached(let object) {
             let stored = CacheKey(hex: object.key) ?? key
             guard let cached = try await BlockingWork.run({ objects.openIntact(key: stored) }) else {
-                return PlainText.response(.serviceUnavailable, "\(object.path) is gone from the cache; try again")
+                return (PlainText.response(.serviceUnavailable, "\(object.path) is gone from the cache; try again"), .error)
             }
-            return fromObject(cached, request: request, name: name)
+            return (fromObject(cached, request: request, name: name), .cache)
         } catch {
-            return Self.failed(error, url: source.url)
+            return (Self.failed(error, url: source.url), .error)
         }
         if let length = data.length, length > 0, !(data.contentType.map(MediaTypes.isMedia) ?? false) {
             // Whether this is media at all (or an error page sent with 200) is decided by
@@ -39,7 +56,7 @@ struct MediaResponder: Sendable {
                 _ = try await reader.available(from: 0, upTo: min(length, 512))
             } catch {
                 reader.close()
-                return Self.failed(error, url: source.url)
+                return (Self.failed(error, url: source.url), .error)
             }
         }
         // As `etag(of:)` will name the object these bytes become; when the origin names
@@ -51,12 +68,14 @@ struct MediaResponder: Sendable {
         var headers = commonHeaders(MediaTypes.served(origin: data.contentType, name: name), etag: version)
         guard let length = data.length else {
             // A stream of unknown length: sent whole as it arrives (HEAD: nothing to wait for).
-            if request.method == .head { return Response(status: .ok, headers: headers, body: ResponseBody()) }
-            return Response(status: .ok, headers: headers, body: body(request, reader: reader, range: ByteRange(0, Int64.max)))
+            if request.method == .head { return (Response(status: .ok, headers: headers, body: ResponseBody()), .download) }
+            let whole = body(request, reader: reader, range: ByteRange(0, Int64.max))
+            return (Response(status: .ok, headers: headers, body: whole), .download)
         }
-        return ranged(request, length: length, headers: &headers, etag: version) { range in
+        let response = ranged(request, length: length, headers: &headers, etag: version) { range in
             body(request, reader: reader, range: range)
         }
+        return (response, .download)
     }
 
     // MARK: Cached objects

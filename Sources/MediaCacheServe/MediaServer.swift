@@ -51,9 +51,13 @@ public final class MediaServer: Sendable {
                     log(.refused(path: request.uri.path, reason: "not the name of this local URL"))
                     return PlainText.response(.notFound, "not found: this local URL serves \(source.pathName) only")
                 }
-                let response = try await media.respond(to: request, source: source, name: name)
-                log(.served(url: source.url, range: request.headers[.range], status: response.status.code))
-                return response
+                let started = ContinuousClock.now
+                let (response, from) = try await media.respond(to: request, source: source, name: name)
+                let record = RequestRecord(
+                    url: source.url, method: request.method.rawValue, range: request.headers[.range],
+                    status: response.status.code, from: from, headSeconds: started.secondsSince)
+                log(.served(record))
+                return RequestLog.logging(response, record, method: request.method, started: started, log: log)
             }
         }
         let listen = self.listen
@@ -80,11 +84,7 @@ public final class MediaServer: Sendable {
     }
 }
 
-/// What the server reports, for `--json` and the terminal.
-public enum ServeEvent: Sendable {
-    case served(url: String, range: String?, status: Int)
-    case refused(path: String, reason: String)
-}
+
 
 extension HTTPServerBuilder {
     /// Hummingbird's HTTP/1 server with `HTTP1Conformance` between NIO's HTTP/1 codec

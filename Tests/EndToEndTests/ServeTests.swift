@@ -51,6 +51,10 @@ extension EndToEnd {
             #expect(other.status == 200 && other.body == bytes)
 
             #expect(origin.requests(for: "/clip.mp4").count == requestsBefore, "a cached object reached the origin")
+            // The request log: a line per response, once it is written.
+            let log = server.stop().stderr
+            #expect(log.contains("GET 206 \(url) bytes=1000-1999: 1000 B in "), "\(log)")
+            #expect(log.contains(", from the cache"), "\(log)")
         }
 
         @Test func localURLsNobodyMadeAndForeignHostsAreRefusedWithoutAnOriginRequest() throws {
