@@ -38,8 +38,14 @@ public final class MediaServer: Sendable {
         router.add(middleware: HostCheck(listen: listen))
         let media = MediaResponder(service: service)
         let status = StatusPage(service: service, sources: sources)
+        let actions = StatusActions(service: service, sources: sources, listen: self.listen)
+        router.post("/actions/add") { request, _ in try await actions.add(request) }
+        router.post("/actions/remove") { request, _ in try await actions.remove(request) }
+        router.post("/actions/stop") { request, _ in try await actions.stop(request) }
         for method in [HTTPRequest.Method.get, .head] {
-            router.on("/", method: method) { _, _ in try await status.response() }
+            router.on("/", method: method) { _, _ in try await status.page() }
+            router.on("/status.json", method: method) { _, _ in try await status.json() }
+            router.on("/status.js", method: method) { _, _ in status.script() }
             router.on("/m/:token/:name", method: method) { [sources, log] request, context in
                 let token = context.parameters.get("token") ?? ""
                 let name = context.parameters.get("name") ?? ""

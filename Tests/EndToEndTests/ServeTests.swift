@@ -396,6 +396,84 @@ extension EndToEnd {
             #expect(try first.localURL(url).hasPrefix(first.baseURL + "/m/"))
         }
 
+        /// The status page is live: a download shows its bytes growing, its held ranges,
+        /// rate and connections, and a play link that plays it while it downloads;
+        /// headless Chromium renders it. Its actions (fetch URLs, remove an object) work
+        /// from the page's script, and are refused to anything else.
+        @Test func theStatusPageIsLiveAndItsActionsWork() throws {
+            let bytes = TestBytes.make(8 << 20, seed: 830)
+            var faults = Faults()
+            faults.bytesPerSecond = 256 << 10
+            origin.serve("/slow.mp4", Resource(bytes, contentType: "video/mp4", faults: faults))
+            let added = TestBytes.make(100_000, seed: 831)
+            origin.serve("/added.mp4", Resource(added, contentType: "video/mp4"))
+            let server = try ServeFixture(cache: harness.scratch.cache, ["-x", "2"])
+            let local = try server.localURL(origin.url("/slow.mp4"))
+            // A player starts the download, takes 64 KiB and leaves; the download goes on.
+            #expect(try CurlResponse.fetch(local, ["-r", "0-65535"]).status == 206)
+            func snapshot() throws -> [String: Any] {
+                let body = try CurlResponse.fetch(server.baseURL + "/status.json").body
+                return try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+            }
+            func downloads(_ snapshot: [String: Any]) -> [[String: Any]] { snapshot["downloads"] as? [[String: Any]] ?? [] }
+            let first = try #require(downloads(try snapshot()).first)
+            Thread.sleep(forTimeInterval: 1.5)
+            let second = try #require(downloads(try snapshot()).first)
+            #expect(first["name"] as? String == origin.url("/slow.mp4"))
+            let (heldBefore, heldAfter) = (first["held"] as? Int ?? 0, second["held"] as? Int ?? 0)
+            #expect(heldAfter > heldBefore && heldAfter < bytes.count, "held \(heldBefore) then \(heldAfter)")
+            #expect(!((second["ranges"] as? [[Int]]) ?? []).isEmpty && (second["connections"] as? Int ?? 0) >= 1)
+            let play = try #require(second["play"] as? String)
+            let played = try CurlResponse.fetch(server.baseURL + play, ["-r", "0-999"])
+            #expect(played.status == 206 && played.body == Array(bytes.prefix(1000)))
+
+            // What a person sees: the page shows the download, and shows it moving.
+            let chromium = Chromium(profile: harness.scratch.path + "/chromium")
+            func heldOnThePage() throws -> (Int, String) {
+                let dom = try chromium.run(["--dump-dom", "--virtual-time-budget=1500", server.baseURL + "/"]).stdout
+                let held = dom.components(separatedBy: "data-held=\"").dropFirst().first?.prefix { $0.isNumber }
+                return (Int(held ?? "") ?? -1, dom)
+            }
+            let (shownFirst, dom) = try heldOnThePage()
+            #expect(dom.contains("Downloading (1)") && dom.contains("connection") && dom.contains(">play</button>"), "\(dom)")
+            #expect(dom.contains(origin.url("/slow.mp4")), "\(dom)")
+            let shot = harness.scratch.path + "/status.png"
+            _ = try chromium.run(["--screenshot=\(shot)", "--window-size=1000,700", "--virtual-time-budget=1500", server.baseURL + "/"])
+            #expect((TestBytes.read(shot)?.count ?? 0) > 5000)
+            let (shownLater, _) = try heldOnThePage()
+            #expect(shownFirst > 0 && shownLater > shownFirst, "the page showed \(shownFirst), then \(shownLater) bytes held")
+
+            // Actions: what the page's script sends works; the same without its header
+            // (a form another site posts) is refused.
+            let text = "{\"text\": \"\(origin.url("/added.mp4"))\"}"
+            let json = ["-X", "POST", "-H", "Content-Type: application/json", "--data", text]
+            #expect(try CurlResponse.fetch(server.baseURL + "/actions/add", json).status == 403)
+            let foreign = json + ["-H", "X-Mediacache-Action: 1", "-H", "Origin: http://evil.example"]
+            #expect(try CurlResponse.fetch(server.baseURL + "/actions/add", foreign).status == 403)
+            let add = try CurlResponse.fetch(server.baseURL + "/actions/add", json + ["-H", "X-Mediacache-Action: 1"])
+            #expect(add.status == 202, "\(String(decoding: add.body, as: UTF8.self))")
+            #expect(Harness.waitUntil(timeout: 20) { (try? harness.cachedBytes(origin.url("/added.mp4"))) == added })
+            let objects = try snapshot()["objects"] as? [[String: Any]] ?? []
+            let token = try #require(objects.first { $0["name"] as? String == origin.url("/added.mp4") }?["token"] as? String)
+            let remove = try CurlResponse.fetch(
+                server.baseURL + "/actions/remove",
+                ["-X", "POST", "-H", "Content-Type: application/json", "-H", "X-Mediacache-Action: 1",
+                 "--data", "{\"token\": \"\(token)\"}"])
+            #expect(remove.status == 200, "\(String(decoding: remove.body, as: UTF8.self))")
+            #expect(try harness.run(["path", origin.url("/added.mp4")]).status == 1)
+
+            // Stop: the download ends, what it holds is kept for `resume`.
+            let key = try #require(second["key"] as? String)
+            let stop = try CurlResponse.fetch(
+                server.baseURL + "/actions/stop",
+                ["-X", "POST", "-H", "Content-Type: application/json", "-H", "X-Mediacache-Action: 1",
+                 "--data", "{\"key\": \"\(key)\"}"])
+            #expect(stop.status == 200, "\(String(decoding: stop.body, as: UTF8.self))")
+            #expect(Harness.waitUntil(timeout: 10) { ((try? downloads(snapshot())) ?? [[:]]).isEmpty })
+            #expect(try harness.resumableURLs().contains(origin.url("/slow.mp4")))
+            #expect(try harness.savedBytes() > 0)
+        }
+
         /// The cache directory removed under a running server: it stops (exit 3) and
         /// says why, instead of writing on into an index nobody else can see.
         @Test func serveStopsWhenItsCacheIsRemoved() throws {

@@ -225,6 +225,16 @@ struct RangeSetTests {
         }
     }
 
+    /// A status page's picture of the held ranges: at most `limit` ranges, the smallest
+    /// gaps filled first, the first byte and the last kept where they are.
+    @Test func coarsenedFillsTheSmallestGapsFirst() {
+        let ranges = [r(0, 10), r(12, 20), r(100, 110), r(111, 120), r(500, 600)]
+        #expect(RangeSet.coarsened(ranges, to: 10) == ranges)
+        #expect(RangeSet.coarsened(ranges, to: 3) == [r(0, 20), r(100, 120), r(500, 600)])
+        #expect(RangeSet.coarsened(ranges, to: 1) == [r(0, 600)])
+        #expect(RangeSet.coarsened([], to: 4).isEmpty)
+    }
+
     /// Maximal runs of `value` in `model` as ranges.
     static func runs(of model: [Bool], value: Bool) -> [ByteRange] {
         var result: [ByteRange] = []

@@ -10,6 +10,8 @@ final class Download: Sendable {
     /// lock is held, so a submission joins a download before it ends, or not at all.
     let submissions = Mutex<[Submission]>([])
     let held = HeldBytes()
+    /// Rate and connections as of the last progress event, for a status page.
+    let activity = Mutex<(bytesPerSecond: Double, connections: Int)>((0, 0))
     private let confined: LoopBound<Confined>
 
     private struct Confined {

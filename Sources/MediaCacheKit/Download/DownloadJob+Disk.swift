@@ -39,10 +39,12 @@ extension DownloadJob {
         if now - lastProgress >= 0.5 {
             let done = state.bytesDone
             let rate = Double(done - bytesAtLastProgress) / max(0.001, now - lastProgress)
+            let connections = fragments.count
+            download.activity.withLock { $0 = (max(0, rate), connections) }
             emit(
                 .progress(
                     url: url, name: name, bytesDone: done, length: state.length, bytesPerSecond: max(0, rate),
-                    connections: fragments.count))
+                    connections: connections))
             lastProgress = now
             bytesAtLastProgress = done
         }

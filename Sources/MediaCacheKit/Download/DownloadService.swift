@@ -190,14 +190,37 @@ public final class DownloadService: @unchecked Sendable {
         }
     }
 
+    /// Stops the download of `key`, queued or running, keeping what it holds for
+    /// `resume` (a status page's "stop"); whoever waits for it gets `.interrupted`.
+    /// False when nothing downloads it.
+    @discardableResult
+    public func stop(key: CacheKey) -> Bool {
+        guard registry.withLock({ $0.downloads[key] }) != nil else { return false }
+        loop.post { [self] in
+            loop.preconditionOnLoop()
+            if let index = queued.firstIndex(where: { $0.key == key }) {
+                finish(queued.remove(at: index), job: nil, result: .interrupted)
+            } else {
+                registry.withLock { $0.downloads[key] }?.job?.interrupt()
+            }
+        }
+        return true
+    }
+
     func emit(_ event: PrefetchEvent) { sink(event) }
 
     /// The downloads registered now (queued or running), for a status page.
     public func downloadsInProgress() -> [DownloadProgress] {
         registry.withLock { Array($0.downloads.values) }.map { download in
             let (held, length) = download.held.progress
+            let (ranges, contentType) = download.held.heldRanges
+            let (rate, connections) = download.activity.withLock { $0 }
             let entry = download.request.entry
-            return DownloadProgress(url: entry.url, name: entry.displayName, bytesHeld: held, length: length)
+            return DownloadProgress(
+                key: download.key, url: entry.url, cacheKey: entry.cacheKey, name: entry.displayName, bytesHeld: held,
+                length: length,
+                heldRanges: RangeSet.coarsened(ranges, to: DownloadProgress.rangeLimit), contentType: contentType,
+                bytesPerSecond: rate, connections: connections)
         }
     }
 

@@ -176,6 +176,9 @@ final class HeldBytes: Sendable {
     /// Bytes held now, and the length if known.
     var progress: (held: Int64, length: Int64?) { state.withLock { ($0.held.byteCount, $0.length) } }
 
+    /// What is held, as ranges, with the type the origin named.
+    var heldRanges: (ranges: [ByteRange], contentType: String?) { state.withLock { ($0.held.ranges, $0.about.contentType) } }
+
     /// Whether the bytes at `offset` are held now (no wait needed).
     func holds(_ offset: Int64) -> Bool {
         state.withLock { $0.held.contains(ByteRange(offset, offset + 1)) }
@@ -200,11 +203,24 @@ public struct DownloadData: Sendable, Equatable {
 
 /// One download as a status page shows it.
 public struct DownloadProgress: Sendable {
+    /// What `DownloadService.stop(key:)` takes.
+    public var key: CacheKey
     public var url: String
+    /// The entry's `cache-key=`, when it has one (a local URL for it needs it).
+    public var cacheKey: String?
     /// As events and `ls` show it: `out=`, else the URL without its password.
     public var name: String
     public var bytesHeld: Int64
     public var length: Int64?
+    /// Which bytes are held, as at most `DownloadProgress.rangeLimit` ranges (the closest
+    /// ones merged): what a person watching a seek wants to see.
+    public var heldRanges: [ByteRange]
+    public var contentType: String?
+    /// As of the download's last progress event (twice a second while it runs).
+    public var bytesPerSecond: Double
+    public var connections: Int
+
+    public static let rangeLimit = 64
 }
 
 /// Why a reader's wait ended without bytes (besides the download's own failure).

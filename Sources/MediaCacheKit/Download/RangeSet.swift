@@ -93,4 +93,21 @@ public struct RangeSet: Sendable, Codable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { ranges.map(\.description).joined(separator: " ") }
+
+    /// `ranges` (sorted, disjoint) as at most `limit` ranges: the smallest gaps are
+    /// filled first, so a picture of them stays true at a glance.
+    public static func coarsened(_ ranges: [ByteRange], to limit: Int) -> [ByteRange] {
+        var merged = ranges
+        while merged.count > max(1, limit) {
+            var smallest = 0
+            for index in 1..<merged.count - 1 where merged[index + 1].start - merged[index].end
+                < merged[smallest + 1].start - merged[smallest].end
+            {
+                smallest = index
+            }
+            merged[smallest] = ByteRange(merged[smallest].start, merged[smallest + 1].end)
+            merged.remove(at: smallest + 1)
+        }
+        return merged
+    }
 }

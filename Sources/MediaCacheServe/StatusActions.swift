@@ -1,0 +1,98 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MediaCacheKit
+
+/// What the status page can do: fetch URLs, stop a download, remove a cached object. Only the page's own
+/// script can ask: a POST with a JSON body and `X-Mediacache-Action: 1`, which a page of
+/// another site cannot send without a CORS preflight this server never answers, and an
+/// `Origin`, when sent, that is this server. `HostCheck` has refused other Hosts already.
+struct StatusActions: Sendable {
+    let service: DownloadService
+    let sources: KnownSources
+    let listen: ListenAddress
+
+    static let header = HTTPField.Name("X-Mediacache-Action")!
+    private static let bodyLimit = 1 << 20
+
+    /// `{"text": "URL or list lines"}`: fetched in the background, as a list given to `serve`.
+    func add(_ request: Request) async throws -> Response {
+        struct Body: Decodable { var text: String }
+        let body: Body
+        switch try await decoded(Body.self, from: request) {
+        case .success(let value): body = value
+        case .failure(let refusal): return refusal.response
+        }
+        let entries = ListEntries([ListText(text: body.text, file: "the status page")])
+        var requests: [JobRequest] = []
+        var problems: [String] = []
+        while let entry = entries.next(diagnose: { problems.append($0.description) }) {
+            requests.append(JobRequest(entry: entry))
+        }
+        guard !requests.isEmpty else {
+            return PlainText.response(.badRequest, problems.first ?? "no URL in it: give one URL (or list line) per line")
+        }
+        let (batch, submitted) = (PrefetchBatch(service: service, priority: .background), requests)
+        Thread.detachNewThread { _ = batch.run(submitted) }
+        let skipped = problems.isEmpty ? "" : "; \(problems.count) line(s) skipped: \(problems[0])"
+        return PlainText.response(.accepted, "fetching \(requests.count) in the background\(skipped)")
+    }
+
+    /// `{"key": HEX}`: stops that download, keeping what it holds (`mediacache resume`,
+    /// or a player asking for it again, goes on from there).
+    func stop(_ request: Request) async throws -> Response {
+        struct Body: Decodable { var key: String }
+        let body: Body
+        switch try await decoded(Body.self, from: request) {
+        case .success(let value): body = value
+        case .failure(let refusal): return refusal.response
+        }
+        guard let key = CacheKey(hex: body.key), service.stop(key: key) else {
+            return PlainText.response(.notFound, "nothing downloads that now")
+        }
+        return PlainText.response(.ok, "stopped; what it holds is kept (mediacache resume goes on)")
+    }
+
+    /// `{"token": T}`: removes the cached object the local URL with token T serves.
+    func remove(_ request: Request) async throws -> Response {
+        struct Body: Decodable { var token: String }
+        let body: Body
+        switch try await decoded(Body.self, from: request) {
+        case .success(let value): body = value
+        case .failure(let refusal): return refusal.response
+        }
+        guard let source = try await sources.source(token: body.token) else {
+            return PlainText.response(.notFound, "unknown local URL")
+        }
+        let directory = service.cache
+        let identity = source.entry.identity
+        do {
+            let removal = try await BlockingWork.run { try CacheMaintenance(directory: directory).remove(identity) }
+            let size = removal.objectBytes.map { " (\(ByteCount.format($0)))" } ?? ""
+            return PlainText.response(.ok, "removed \(Printable.url(source.url))\(size)")
+        } catch {
+            return PlainText.response(.conflict, "cannot remove \(Printable.url(source.url)): \(error)")
+        }
+    }
+
+    private struct Refusal: Error {
+        let response: Response
+    }
+
+    private func decoded<T: Decodable>(_ type: T.Type, from request: Request) async throws -> Result<T, Refusal> {
+        guard request.headers[Self.header] == "1", request.headers[.contentType]?.hasPrefix("application/json") == true
+        else {
+            return .failure(Refusal(response: PlainText.response(.forbidden, "actions come from the status page only")))
+        }
+        if let origin = request.headers[.origin]?.lowercased(),
+            !(origin.hasPrefix("http://") && listen.acceptedHosts.contains(String(origin.dropFirst("http://".count))))
+        {
+            return .failure(Refusal(response: PlainText.response(.forbidden, "actions come from the status page only")))
+        }
+        let bytes = try await request.body.collect(upTo: Self.bodyLimit)
+        guard let value = try? JSONDecoder().decode(T.self, from: Data(bytes.readableBytesView)) else {
+            return .failure(Refusal(response: PlainText.response(.badRequest, "the action's body is not the JSON it takes")))
+        }
+        return .success(value)
+    }
+}
