@@ -91,7 +91,7 @@ final class DownloadJob: @unchecked Sendable {
     @discardableResult
     func issue(
         url: String, start: Int64, end: Int64?, isProbe: Bool, sendRange: Bool, ifRange: String?,
-        compareUntil: Int64, redirectHops: Int = 0
+        compareUntil: Int64, redirectHops: Int = 0, demand: FragmentScheduler.Demand.Priority? = nil
     ) -> Fragment {
         var rangeHeaders: [String] = []
         if sendRange {
@@ -107,6 +107,11 @@ final class DownloadJob: @unchecked Sendable {
             transfer: transfer, isProbe: isProbe, start: start, end: end, sentRange: sendRange,
             ifRange: sendRange ? ifRange : nil, redirectHops: redirectHops)
         fragment.compareUntil = compareUntil
+        fragment.demand = demand
+        // A reader's bytes go first on the host, then downloads by priority; a range of
+        // a known length can give way (its rest is planned again), a probe or a stream cannot.
+        transfer.priority = demand == .reader ? DownloadPriority.interactive.rawValue + 1 : download.priority.rawValue
+        transfer.isPreemptible = sendRange && !isProbe && end != nil && demand == nil
         fragments[ObjectIdentifier(transfer)] = fragment
         loop.start(transfer)
         return fragment
@@ -256,13 +261,9 @@ final class DownloadJob: @unchecked Sendable {
         for action in plan.actions {
             switch action {
             case .start(let range, let priority):
-                let fragment = startFragment(from: range.start, to: range.end)
-                fragment.demand = priority
-                running.append(fragment)
+                running.append(startFragment(from: range.start, to: range.end, demand: priority))
             case .split(let index, let cut, let rate, let priority):
-                let taker = steal(from: running[index], at: cut, rate: rate)
-                taker.demand = priority
-                running.append(taker)
+                running.append(steal(from: running[index], at: cut, rate: rate, demand: priority))
             }
         }
         // The moov's bytes start even when every connection is busy (they are small and
@@ -294,19 +295,33 @@ final class DownloadJob: @unchecked Sendable {
     /// A free connection takes `[cut, end)` of `victim`'s range; its rate is assumed to
     /// be the victim's until it has one of its own.
     @discardableResult
-    private func steal(from victim: Fragment, at cut: Int64, rate: Double?) -> Fragment {
+    private func steal(
+        from victim: Fragment, at cut: Int64, rate: Double?, demand: FragmentScheduler.Demand.Priority? = nil
+    ) -> Fragment {
         let end = victim.end
         victim.end = cut
-        let taker = startFragment(from: cut, to: end)
+        let taker = startFragment(from: cut, to: end, demand: demand)
         taker.rateHint = rate
         return taker
     }
 
     @discardableResult
-    private func startFragment(from start: Int64, to end: Int64?) -> Fragment {
+    private func startFragment(
+        from start: Int64, to end: Int64?, demand: FragmentScheduler.Demand.Priority? = nil
+    ) -> Fragment {
         issue(
             url: source.fragmentURL(answeredAt: state.finalURL), start: start, end: end, isProbe: false, sendRange: true,
-            ifRange: state.validators.ifRangeValue, compareUntil: start)
+            ifRange: state.validators.ifRangeValue, compareUntil: start, demand: demand)
+    }
+
+    /// A more urgent transfer (a player's, another file's) waits for this one's
+    /// connection: it ends here, what it received is kept, and the rest of its range is
+    /// planned again, waiting behind the urgent one.
+    func transferPreempted(_ transfer: HTTPTransfer) {
+        loop.preconditionOnLoop()
+        guard fragments.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { return }
+        loop.cancel(transfer)
+        fillConnections()
     }
 
     // MARK: Ending

@@ -10,6 +10,14 @@ protocol HTTPTransferDelegate: AnyObject {
     func transfer(_ transfer: HTTPTransfer, didReceive chunk: BodyChunk) -> Int
     /// The transfer ended: `nil` when the whole response arrived.
     func transfer(_ transfer: HTTPTransfer, didCompleteWith error: TransferError?)
+    /// A more urgent transfer to the same host waits for this one's connection: cancel
+    /// it (`TransferLoop.cancel`) and fetch what it had not received later. Asked only
+    /// of a transfer marked `isPreemptible`.
+    func transferPreempted(_ transfer: HTTPTransfer)
+}
+
+extension HTTPTransferDelegate {
+    func transferPreempted(_ transfer: HTTPTransfer) {}
 }
 
 /// One GET in flight on the transfer loop, confined to the loop's thread.
@@ -28,6 +36,13 @@ final class HTTPTransfer {
     private(set) var isHeld = false
     /// When the rate limiter last let it receive again.
     private(set) var releasedAt: Double?
+    /// For `HostGate`: more urgent transfers wait less (a player's range before a
+    /// background one); one marked preemptible gives way to a more urgent one.
+    var priority = 0
+    var isPreemptible = false
+    var admittedOrder = 0
+    /// The host (scheme, name and port) whose connections it counts against.
+    private(set) lazy var hostKey: String = URLParts(request.url)?.origin ?? request.url
 
     init(request: HTTPRequest, userAgent: String, delegate: HTTPTransferDelegate, rateLimits: RateLimits? = nil) {
         self.request = request

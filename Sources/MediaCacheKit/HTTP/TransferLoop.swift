@@ -18,6 +18,8 @@ final class TransferLoop: @unchecked Sendable {
     private var timers: [(deadline: Double, id: Int, work: () -> Void)] = []
     private var nextTimerID = 0
     private var stopping = false
+    /// Per-host admission by priority (libcurl's own cap stays as a backstop).
+    private var gate: HostGate
 
     /// `--limit-rate` and the files' own limits (see `RateLimiter`).
     private(set) lazy var rateLimiter = RateLimiter(loop: self)
@@ -31,6 +33,7 @@ final class TransferLoop: @unchecked Sendable {
     init(maxConnectionsPerHost: Int, maxConnections: Int) {
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         multi = curl_multi_init()
+        gate = HostGate(limit: maxConnectionsPerHost)
         CShims_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
         CShims_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxConnections)
         CShims_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
@@ -75,18 +78,32 @@ final class TransferLoop: @unchecked Sendable {
         timers.removeAll { $0.id == id }
     }
 
-    /// Starts a transfer; from inside a libcurl callback it starts once perform returns.
+    /// Starts a transfer when its host has a connection for it (else it waits, ahead of
+    /// less urgent ones, and may preempt one); from inside a libcurl callback it starts
+    /// once perform returns.
     func start(_ transfer: HTTPTransfer) {
         preconditionOnLoop()
         if insidePerform {
             deferredStarts.append(transfer)
             return
         }
+        switch gate.admit(transfer) {
+        case .start:
+            add(transfer)
+        case .wait(let victim?):
+            // Its owner cancels it, which lets the most urgent waiting transfer in.
+            victim.delegate?.transferPreempted(victim)
+        case .wait(nil):
+            break
+        }
+    }
+
+    private func add(_ transfer: HTTPTransfer) {
         active[transfer.easy.handle] = transfer
         curl_multi_add_handle(multi, transfer.easy.handle)
     }
 
-    /// Stops a transfer without calling its delegate again.
+    /// Stops a transfer (running or waiting for its host) without calling its delegate again.
     func cancel(_ transfer: HTTPTransfer) {
         preconditionOnLoop()
         transfer.delegate = nil
@@ -169,9 +186,14 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func remove(_ transfer: HTTPTransfer) {
-        guard active.removeValue(forKey: transfer.easy.handle) != nil else { return }
-        curl_multi_remove_handle(multi, transfer.easy.handle)
-        rateLimiter.forget(transfer)
+        let next = gate.release(transfer)
+        if active.removeValue(forKey: transfer.easy.handle) != nil {
+            curl_multi_remove_handle(multi, transfer.easy.handle)
+            rateLimiter.forget(transfer)
+        }
+        // At the end of the loop, nothing more starts.
+        guard !stopping else { return }
+        for waiting in next { add(waiting) }
     }
 
     private func runPostedWork() {
