@@ -18,60 +18,61 @@ struct StatusActions: Sendable {
     /// `{"text": "URL or list lines"}`: fetched in the background, as a list given to `serve`.
     func add(_ request: Request) async throws -> Response {
         struct Body: Decodable { var text: String }
-        let body: Body
-        switch try await decoded(Body.self, from: request) {
-        case .success(let value): body = value
-        case .failure(let refusal): return refusal.response
+        return try await answering(request, as: Body.self) { body in
+            let entries = ListEntries([ListText(text: body.text, file: "the status page")])
+            var requests: [JobRequest] = []
+            var problems: [String] = []
+            while let entry = entries.next(diagnose: { problems.append($0.description) }) {
+                requests.append(JobRequest(entry: entry))
+            }
+            guard !requests.isEmpty else {
+                return PlainText.response(.badRequest, problems.first ?? "no URL in it: give one URL (or list line) per line")
+            }
+            let (batch, submitted) = (PrefetchBatch(service: service, priority: .background), requests)
+            Thread.detachNewThread { _ = batch.run(submitted) }
+            let skipped = problems.isEmpty ? "" : "; \(problems.count) line(s) skipped: \(problems[0])"
+            return PlainText.response(.accepted, "fetching \(requests.count) in the background\(skipped)")
         }
-        let entries = ListEntries([ListText(text: body.text, file: "the status page")])
-        var requests: [JobRequest] = []
-        var problems: [String] = []
-        while let entry = entries.next(diagnose: { problems.append($0.description) }) {
-            requests.append(JobRequest(entry: entry))
-        }
-        guard !requests.isEmpty else {
-            return PlainText.response(.badRequest, problems.first ?? "no URL in it: give one URL (or list line) per line")
-        }
-        let (batch, submitted) = (PrefetchBatch(service: service, priority: .background), requests)
-        Thread.detachNewThread { _ = batch.run(submitted) }
-        let skipped = problems.isEmpty ? "" : "; \(problems.count) line(s) skipped: \(problems[0])"
-        return PlainText.response(.accepted, "fetching \(requests.count) in the background\(skipped)")
     }
 
     /// `{"key": HEX}`: stops that download, keeping what it holds (`mediacache resume`,
     /// or a player asking for it again, goes on from there).
     func stop(_ request: Request) async throws -> Response {
         struct Body: Decodable { var key: String }
-        let body: Body
-        switch try await decoded(Body.self, from: request) {
-        case .success(let value): body = value
-        case .failure(let refusal): return refusal.response
+        return try await answering(request, as: Body.self) { body in
+            guard let key = CacheKey(hex: body.key), service.stop(key: key) else {
+                return PlainText.response(.notFound, "nothing downloads that now")
+            }
+            return PlainText.response(.ok, "stopped; what it holds is kept (mediacache resume goes on)")
         }
-        guard let key = CacheKey(hex: body.key), service.stop(key: key) else {
-            return PlainText.response(.notFound, "nothing downloads that now")
-        }
-        return PlainText.response(.ok, "stopped; what it holds is kept (mediacache resume goes on)")
     }
 
     /// `{"token": T}`: removes the cached object the local URL with token T serves.
     func remove(_ request: Request) async throws -> Response {
         struct Body: Decodable { var token: String }
-        let body: Body
-        switch try await decoded(Body.self, from: request) {
-        case .success(let value): body = value
-        case .failure(let refusal): return refusal.response
+        return try await answering(request, as: Body.self) { body in
+            guard let source = try await sources.source(token: body.token) else {
+                return PlainText.response(.notFound, "unknown local URL")
+            }
+            let directory = service.cache
+            let identity = source.entry.identity
+            do {
+                let removal = try await BlockingWork.run { try CacheMaintenance(directory: directory).remove(identity) }
+                let size = removal.objectBytes.map { " (\(ByteCount.format($0)))" } ?? ""
+                return PlainText.response(.ok, "removed \(Printable.url(source.url))\(size)")
+            } catch {
+                return PlainText.response(.conflict, "cannot remove \(Printable.url(source.url)): \(error)")
+            }
         }
-        guard let source = try await sources.source(token: body.token) else {
-            return PlainText.response(.notFound, "unknown local URL")
-        }
-        let directory = service.cache
-        let identity = source.entry.identity
-        do {
-            let removal = try await BlockingWork.run { try CacheMaintenance(directory: directory).remove(identity) }
-            let size = removal.objectBytes.map { " (\(ByteCount.format($0)))" } ?? ""
-            return PlainText.response(.ok, "removed \(Printable.url(source.url))\(size)")
-        } catch {
-            return PlainText.response(.conflict, "cannot remove \(Printable.url(source.url)): \(error)")
+    }
+
+    /// Runs `act` with the action's body, or answers why it is refused.
+    private func answering<T: Decodable>(
+        _ request: Request, as type: T.Type, _ act: (T) async throws -> Response
+    ) async throws -> Response {
+        switch try await decoded(type, from: request) {
+        case .success(let body): try await act(body)
+        case .failure(let refusal): refusal.response
         }
     }
 
