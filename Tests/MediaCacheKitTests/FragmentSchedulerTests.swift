@@ -6,6 +6,7 @@ private let MiB: Int64 = 1024 * 1024
 
 private typealias InFlight = FragmentScheduler.InFlight
 private typealias Demand = FragmentScheduler.Demand
+private typealias Action = FragmentScheduler.Action
 
 /// A running range that delivers bytes (its head was accepted).
 private func running(_ next: Int64, _ end: Int64, rate: Double? = nil, compareUntil: Int64? = nil) -> InFlight {
@@ -47,13 +48,44 @@ struct FragmentSchedulerTests {
         #expect(result.satisfied.isEmpty)
     }
 
-    /// Every connection busy: a demand still gets a request of its own.
-    @Test func aDemandGoesBeyondTheConnections() {
-        let busy = (0..<4).map { running(Int64($0) * 16 * MiB, Int64($0 + 1) * 16 * MiB) }
+    /// Every connection busy: a reader's next bytes come over all of the file's
+    /// connections, and the ranges far from it give theirs up at what has arrived.
+    @Test func aReaderTakesTheFileConnectionsFromRangesFarFromIt() {
+        var busy = (0..<4).map { running(Int64($0) * 16 * MiB, Int64($0 + 1) * 16 * MiB) }
+        busy[3].arrived = 128 * KiB
         #expect(plan(inFlight: busy).actions.isEmpty)
         let reader = Demand(range: r(8 * MiB, 64 * MiB), priority: .reader)
         let served = plan(inFlight: busy, demands: [reader])
-        #expect(served.actions == [.split(index: 0, at: 8 * MiB, rate: nil, priority: .reader)])
+        let piece = FragmentScheduler.soon
+        let pieces = (0..<4).map { Action.start(r(8 * MiB + Int64($0) * piece, 8 * MiB + Int64($0 + 1) * piece), priority: .reader) }
+        #expect(Array(served.actions.prefix(5)) == [.trim(index: 0, at: 8 * MiB)] + pieces)
+        // The farthest first; the one with bytes in its socket takes them.
+        #expect(
+            Array(served.actions.dropFirst(5)) == [
+                .trim(index: 3, at: 48 * MiB + 128 * KiB), .trim(index: 2, at: 32 * MiB), .trim(index: 0, at: 0),
+                .trim(index: 1, at: 16 * MiB),
+            ])
+        #expect(served.idleConnections == 0)
+    }
+
+    /// Pieces already asked for count: a reader never has more than the file's
+    /// connections in flight, however often the plan is made.
+    @Test func aReaderKeepsAtMostTheFileConnectionsInFlight() {
+        let asked = (0..<4).map { InFlight.fresh(8 * MiB + Int64($0) * 256 * KiB, 8 * MiB + Int64($0 + 1) * 256 * KiB, isPriority: true) }
+        let reader = Demand(range: r(8 * MiB, 64 * MiB), priority: .reader)
+        #expect(plan(inFlight: asked, demands: [reader]).actions.isEmpty)
+        // One piece done: one more, right after the others.
+        let later = plan(held: [r(8 * MiB, 8 * MiB + 256 * KiB)], inFlight: Array(asked.dropFirst()), demands: [reader])
+        #expect(later.actions == [.start(r(9 * MiB, 9 * MiB + 256 * KiB), priority: .reader)])
+    }
+
+    /// About a second of a connection's bytes per piece: fewer requests on a fast
+    /// origin, quick pieces on a slow one.
+    @Test func aReadersPiecesFollowTheConnectionsRate() {
+        #expect(scheduler.readAheadPiece([]) == FragmentScheduler.soon)
+        #expect(scheduler.readAheadPiece([running(0, MiB, rate: 1_100_000)]) == 1_048_576)
+        #expect(scheduler.readAheadPiece([running(0, MiB, rate: 1e9), running(0, MiB, rate: 1e9)]) == 4 * MiB)
+        #expect(scheduler.readAheadPiece([running(0, MiB, rate: 1000)]) == FragmentScheduler.soon)
     }
 
     @Test func aReaderOutranksTheMoovTail() {
@@ -61,10 +93,11 @@ struct FragmentSchedulerTests {
             Demand(range: r(60 * MiB, 64 * MiB), priority: .layout), Demand(range: r(10 * MiB, 11 * MiB), priority: .reader),
         ]
         let result = plan(inFlight: [running(64 * KiB, 2 * MiB)], demands: demands)
-        #expect(
-            result.actions == [
-                .start(r(10 * MiB, 11 * MiB), priority: .reader), .start(r(60 * MiB, 64 * MiB), priority: .layout),
-            ])
+        let starts = result.actions.compactMap { action -> ByteRange? in
+            if case .start(let range, _) = action { return range } else { return nil }
+        }
+        #expect(starts.first == r(10 * MiB, 10 * MiB + 256 * KiB))
+        #expect(starts.last == r(60 * MiB, 64 * MiB))
     }
 
     /// A running range would bring the wanted byte only after megabytes: it stops there.
@@ -72,14 +105,24 @@ struct FragmentSchedulerTests {
         let result = plan(
             inFlight: [running(1 * MiB, 32 * MiB), running(32 * MiB, 64 * MiB)],
             demands: [Demand(range: r(20 * MiB, 64 * MiB), priority: .reader)], holding: true)
-        #expect(result.actions == [.split(index: 0, at: 20 * MiB, rate: nil, priority: .reader)])
+        #expect(
+            Array(result.actions.prefix(2)) == [
+                .trim(index: 0, at: 20 * MiB), .start(r(20 * MiB, 20 * MiB + 256 * KiB), priority: .reader),
+            ])
     }
 
     @Test func aDemandArrivingSoonIsLeftToItsRange() {
-        let demand = Demand(range: r(1 * MiB + 100 * KiB, 2 * MiB), priority: .reader)
+        let demand = Demand(range: r(1 * MiB + 100 * KiB, 1 * MiB + 200 * KiB), priority: .reader)
         let result = plan(inFlight: [running(1 * MiB, 32 * MiB)], demands: [demand], holding: true)
         #expect(result.actions.isEmpty)
         #expect(result.satisfied.isEmpty)
+        // What it would bring only later comes over other connections.
+        let longer = Demand(range: r(1 * MiB + 100 * KiB, 2 * MiB), priority: .reader)
+        let more = plan(inFlight: [running(1 * MiB, 32 * MiB)], demands: [longer], holding: true)
+        #expect(
+            Array(more.actions.prefix(2)) == [
+                .trim(index: 0, at: 1 * MiB + 256 * KiB), .start(r(1 * MiB + 256 * KiB, 1 * MiB + 512 * KiB), priority: .reader),
+            ])
         // A demand's own request covers all of it, answered or not.
         let asked = InFlight.fresh(40 * MiB, 44 * MiB, isPriority: true)
         let later = Demand(range: r(43 * MiB, 44 * MiB), priority: .reader)
@@ -96,9 +139,9 @@ struct FragmentSchedulerTests {
 
     @Test func aDemandWithoutARangeCarryingItStopsWhereTheNextOneRuns() {
         let result = plan(
-            inFlight: [running(12 * MiB, 14 * MiB)], demands: [Demand(range: r(10 * MiB, 64 * MiB), priority: .reader)],
-            holding: true)
-        #expect(result.actions == [.start(r(10 * MiB, 12 * MiB), priority: .reader)])
+            inFlight: [running(10 * MiB + 100 * KiB, 14 * MiB)],
+            demands: [Demand(range: r(10 * MiB, 64 * MiB), priority: .reader)], holding: true)
+        #expect(result.actions.first == .start(r(10 * MiB, 10 * MiB + 100 * KiB), priority: .reader))
     }
 
     @Test func demandsHeldOrPastTheEndAreSatisfied() {
@@ -181,7 +224,7 @@ struct FragmentSchedulerTests {
     @Test func holdingServesDemandsOnly() {
         #expect(plan(holding: true).actions.isEmpty)
         let result = plan(demands: [Demand(range: r(30 * MiB, 31 * MiB), priority: .reader)], holding: true)
-        #expect(result.actions == [.start(r(30 * MiB, 31 * MiB), priority: .reader)])
+        #expect(result.actions == (0..<4).map { .start(r(30 * MiB + Int64($0) * 256 * KiB, 30 * MiB + Int64($0 + 1) * 256 * KiB), priority: .reader) })
         #expect(!result.holdOthers)
     }
 

@@ -264,6 +264,8 @@ final class DownloadJob: @unchecked Sendable {
                 running.append(startFragment(from: range.start, to: range.end, demand: priority))
             case .split(let index, let cut, let rate, let priority):
                 running.append(steal(from: running[index], at: cut, rate: rate, demand: priority))
+            case .trim(let index, let cut):
+                trim(running[index], at: cut)
             }
         }
         // The moov's bytes start even when every connection is busy (they are small and
@@ -303,6 +305,17 @@ final class DownloadJob: @unchecked Sendable {
         let taker = startFragment(from: cut, to: end, demand: demand)
         taker.rateHint = rate
         return taker
+    }
+
+    /// `fragment` ends at `cut`: it delivers what comes before (already in its socket,
+    /// or on the way) and stops there, or stops now when nothing before `cut` is left.
+    private func trim(_ fragment: Fragment, at cut: Int64) {
+        guard cut > fragment.next else {
+            guard fragments.removeValue(forKey: ObjectIdentifier(fragment.transfer)) != nil else { return }
+            loop.cancel(fragment.transfer)
+            return
+        }
+        fragment.end = min(fragment.end ?? cut, cut)
     }
 
     @discardableResult

@@ -4,8 +4,9 @@
 /// Demands come first, highest priority first, each served at its first missing byte:
 /// left alone when a running range brings it soon, else taken from the range that would
 /// bring it only later, else asked for by a request of its own, beyond `connections`
-/// (demands are small and urgent). Then the free connections fill the file front to
-/// back; when nothing is unassigned they steal the back half of the largest range in
+/// (demands are small and urgent). A reader's next bytes are then spread over the
+/// file's connections, and ordinary ranges far from it give theirs up. Then the free
+/// connections fill the file front to back; when nothing is unassigned they steal the back half of the largest range in
 /// flight, and in the endgame the back of whichever range would take longest.
 struct FragmentScheduler {
     let planner: FragmentPlanner
@@ -62,6 +63,9 @@ struct FragmentScheduler {
         /// In-flight range `index` stops at `cut`; a fresh request takes the rest, assumed
         /// to run at `rate` until it has its own.
         case split(index: Int, at: Int64, rate: Double?, priority: Demand.Priority?)
+        /// In-flight range `index` stops at `at` (at once when nothing before it is still
+        /// to come); the rest is left for a later plan.
+        case trim(index: Int, at: Int64)
     }
 
     struct Situation {
@@ -147,12 +151,15 @@ struct FragmentScheduler {
         return plan
     }
 
-    /// Every demand's first missing byte is made to arrive soon.
+    /// Layout demands first (bytes that decide what comes next), then readers'.
     private func serveDemands(_ situation: Situation, running: inout [InFlight], plan: inout Plan) {
         let order = situation.demands.indices.sorted {
             situation.demands[$0].priority != situation.demands[$1].priority
                 ? situation.demands[$0].priority > situation.demands[$1].priority : $0 < $1
         }
+        let piece = readAheadPiece(running)
+        // Readers' pieces in flight and to come share the file's connections.
+        var readAheadLeft = connections - running.filter { $0.isPriority && ($0.remaining ?? 1) > 0 }.count
         for index in order {
             let demand = situation.demands[index]
             // A want past the end (of a new, shorter version) has nothing to fetch.
@@ -164,23 +171,113 @@ struct FragmentScheduler {
                 plan.satisfied.append(index)
                 continue
             }
-            let start = missing.start
-            if Self.isArrivingSoon(start, in: running) { continue }
-            if let carrier = running.firstIndex(where: { $0.next <= start && start < ($0.end ?? Int64.max) }) {
-                // A running range brings it only later: it stops there, a new request takes the rest.
-                guard running[carrier].next >= running[carrier].compareUntil else { continue }
-                plan.actions.append(.split(index: carrier, at: start, rate: nil, priority: demand.priority))
-                split(&running, carrier, at: start, rate: nil, priority: demand.priority)
-            } else {
-                var gap = missing
-                for range in running where range.next > start && range.next < gap.end {
-                    gap = ByteRange(start, range.next)
-                }
-                plan.actions.append(.start(gap, priority: demand.priority))
-                running.append(.fresh(gap.start, gap.end, isPriority: true))
+            switch demand.priority {
+            case .layout:
+                serveLayout(missing, situation, running: &running, plan: &plan)
+            case .reader:
+                let window = ByteRange(missing.start, min(demand.range.end, situation.length))
+                serveReader(window, piece: piece, budget: &readAheadLeft, situation, running: &running, plan: &plan)
             }
-            if demand.priority == .layout { plan.holdOthers = true }
         }
+        if situation.demands.contains(where: { $0.priority == .reader }) {
+            yieldToReaders(situation, running: &running, plan: &plan)
+        }
+    }
+
+    /// A layout demand's first missing byte arrives soon: asked for with the rest of its
+    /// gap (the bytes locating a moov are wanted whole).
+    private func serveLayout(_ missing: ByteRange, _ situation: Situation, running: inout [InFlight], plan: inout Plan) {
+        let start = missing.start
+        if Self.isArrivingSoon(start, in: running) { return }
+        if let carrier = running.firstIndex(where: { $0.next <= start && start < ($0.end ?? Int64.max) }) {
+            // A running range brings it only later: it stops there, a new request takes the rest.
+            guard running[carrier].next >= running[carrier].compareUntil else { return }
+            plan.actions.append(.split(index: carrier, at: start, rate: nil, priority: .layout))
+            split(&running, carrier, at: start, rate: nil, priority: .layout)
+        } else {
+            let gap = ByteRange(start, nextRunningStart(after: start, before: missing.end, running))
+            plan.actions.append(.start(gap, priority: .layout))
+            running.append(.fresh(gap.start, gap.end, isPriority: true))
+        }
+        plan.holdOthers = true
+    }
+
+    /// A reader's next bytes come over several connections at once: from its first
+    /// missing byte, pieces of about a second each are asked for on up to `connections`
+    /// requests, so the playhead is fed at the sum of their rates rather than one
+    /// connection's. A running range that would bring a piece only after the bytes
+    /// before it stops there. The first missing byte is always served, beyond the
+    /// budget; the rest of the window shares the file's connections.
+    private func serveReader(
+        _ window: ByteRange, piece: Int64, budget: inout Int, _ situation: Situation, running: inout [InFlight],
+        plan: inout Plan
+    ) {
+        var cursor = window.start
+        var first = true
+        while cursor < window.end && (first || budget > 0),
+            let gap = situation.held.gaps(within: ByteRange(cursor, window.end)).first
+        {
+            let start = gap.start
+            defer { first = false }
+            if let carrier = running.firstIndex(where: { $0.next <= start && start < ($0.end ?? Int64.max) }) {
+                let range = running[carrier]
+                // A demand's own request brings all of its range soon; another range only
+                // what follows its next byte closely.
+                let soonUntil = range.isPriority ? (range.end ?? Int64.max) : range.next + Self.soon
+                if start < soonUntil {
+                    cursor = soonUntil
+                    continue
+                }
+                guard range.next >= range.compareUntil, start >= range.cuttableFrom else {
+                    cursor = start + piece
+                    continue
+                }
+                plan.actions.append(.trim(index: carrier, at: start))
+                running[carrier].end = start
+            }
+            let end = min(start + piece, gap.end, nextRunningStart(after: start, before: gap.end, running))
+            plan.actions.append(.start(ByteRange(start, end), priority: .reader))
+            running.append(.fresh(start, end, isPriority: true))
+            budget -= 1
+            cursor = end
+        }
+    }
+
+    /// Readers' pieces took connections beyond the file's: the ordinary ranges farthest
+    /// from what readers wait for stop at what has arrived (their rest is planned again
+    /// later), so the file keeps to `connections`.
+    private func yieldToReaders(_ situation: Situation, running: inout [InFlight], plan: inout Plan) {
+        let wanted = situation.demands.filter { $0.priority == .reader }.map(\.range.start)
+        func distance(_ range: InFlight) -> Int64 { wanted.map { abs(range.next - $0) }.min() ?? 0 }
+        let active = running.indices.filter { index in running[index].end.map { running[index].cuttableFrom < $0 } ?? false }
+        var excess = active.count - connections
+        // A range about to end is let be: its bytes are on their way.
+        let yielding = active.filter {
+            !running[$0].isPriority && running[$0].accepted && running[$0].next >= running[$0].compareUntil
+                && (running[$0].remaining ?? Int64.max) > Self.soon
+        }.sorted { distance(running[$0]) > distance(running[$1]) }
+        for index in yielding where excess > 0 {
+            let cut = running[index].cuttableFrom
+            plan.actions.append(.trim(index: index, at: cut))
+            running[index].end = cut
+            excess -= 1
+        }
+    }
+
+    /// How much of a reader's window one request takes: about a second at the rate the
+    /// file's connections deliver (256 KiB while unknown), at most 4 MiB.
+    func readAheadPiece(_ running: [InFlight]) -> Int64 {
+        let rates = running.compactMap(\.bytesPerSecond).sorted()
+        guard !rates.isEmpty else { return Self.soon }
+        let median = rates[rates.count / 2]
+        let piece = Int64(median.rounded())
+        let aligned = piece - piece % planner.alignment
+        return min(max(aligned, Self.soon), 4 * 1024 * 1024)
+    }
+
+    /// Where the first running range after `offset` starts, or `limit`.
+    private func nextRunningStart(after offset: Int64, before limit: Int64, _ running: [InFlight]) -> Int64 {
+        running.map(\.next).filter { $0 > offset && $0 < limit }.min() ?? limit
     }
 
     /// The range a free connection should take the back of: half of the largest, or in
