@@ -36,6 +36,36 @@ extension EndToEnd {
             return bytes
         }
 
+        /// Interactive downloads start beyond `-j`, but a client that asks for many files
+        /// at once gets `interactiveBeyondJobs` more, not one each: the rest wait their turn.
+        @Test func interactiveDownloadsBeyondTheJobsAreBounded() async throws {
+            let count = DownloadService.interactiveBeyondJobs + 3
+            let files = (0..<count).map {
+                origin.serveRandom("/seg\($0).ts", size: 192 << 10, seed: UInt64(720 + $0), bytesPerSecond: 256 << 10)
+            }
+            let service = try makeService(jobs: 1)
+            defer { service.shutdown() }
+            let handles = files.map { service.submit(request($0.url), priority: .interactive) }
+            let limit = 1 + DownloadService.interactiveBeyondJobs
+            var most = 0
+            let deadline = Date().addingTimeInterval(30)
+            while handles.contains(where: { $0.finished == nil }) && Date() < deadline {
+                let running = files.indices.filter { index in
+                    origin.requests(for: "/seg\(index).ts").contains { !$0.finished }
+                }.count
+                most = max(most, running)
+                try await Task.sleep(nanoseconds: 20_000_000)
+            }
+            #expect(most == limit, "\(most) files were fetched at once")
+            for (handle, file) in zip(handles, files) {
+                guard case .committed(let object) = await handle.result() else {
+                    Issue.record("\(file.url) did not commit: \(String(describing: handle.finished))")
+                    continue
+                }
+                #expect(TestBytes.read(service.cache.absolute(object.path)) == file.bytes)
+            }
+        }
+
         @Test func twoSubmitsOfOneKeyShareOneDownload() async throws {
             let file = origin.serveRandom("/shared.bin", size: 6 << 20, seed: 700, bytesPerSecond: 4 << 20)
             let service = try makeService()

@@ -8,7 +8,8 @@ import Synchronization
 /// `submit` is safe from any thread. Downloads are registered by cache key: a second
 /// submit of a key while it downloads joins that download (one set of ranges from the
 /// origin) instead of waiting on the key's lock. Up to `-j` downloads run at once,
-/// started in priority order; interactive ones (someone waits to read) start at once.
+/// started in priority order; interactive ones (someone waits to read) start at once,
+/// up to `interactiveBeyondJobs` more.
 ///
 /// A download gives its slot back once every byte is written: its commit (hashing,
 /// relocation, sync, rename, index) runs behind while the next download fetches, as long
@@ -230,12 +231,17 @@ public final class DownloadService: @unchecked Sendable {
 
     // MARK: Admission
 
-    /// Starts queued downloads by priority while slots are free; interactive ones always.
+    /// How many interactive downloads may run beyond `-j`: a player goes ahead of a
+    /// list, but one that pulls many files at once (a playlist's segments) cannot start
+    /// them without bound; the rest wait, ahead of everything else.
+    static let interactiveBeyondJobs = 8
+
+    /// Starts queued downloads by priority while slots are free; interactive ones beyond `-j`.
     private func admit() {
         loop.preconditionOnLoop()
         guard !shuttingDown else { return }
         while let next = queued.indices.max(by: { queued[$0].priority < queued[$1].priority }),
-            runningCount < options.jobs || queued[next].priority == .interactive
+            runningCount < options.jobs + (queued[next].priority == .interactive ? Self.interactiveBeyondJobs : 0)
         {
             let download = queued.remove(at: next)
             startedCount += 1
