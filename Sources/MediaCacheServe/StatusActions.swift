@@ -3,7 +3,8 @@ import HTTPTypes
 import Hummingbird
 import MediaCacheKit
 
-/// What the status page can do: fetch URLs, stop a download, remove a cached object. Only the page's own
+/// What the status page can do: fetch URLs, stop or remove a download, remove a cached
+/// object. Only the page's own
 /// script can ask: a POST with a JSON body and `X-Mediacache-Action: 1`, which a page of
 /// another site cannot send without a CORS preflight this server never answers, and an
 /// `Origin`, when sent, that is this server. `HostCheck` has refused other Hosts already.
@@ -48,10 +49,15 @@ struct StatusActions: Sendable {
     }
 
     /// `{"token": T}`: removes the cached object the local URL with token T serves.
+    /// `{"key": HEX}`: stops that download and removes what it holds.
     func remove(_ request: Request) async throws -> Response {
-        struct Body: Decodable { var token: String }
+        struct Body: Decodable {
+            var token: String?
+            var key: String?
+        }
         return try await answering(request, as: Body.self) { body in
-            guard let source = try await sources.source(token: body.token) else {
+            if let key = body.key { return try await removeDownload(key) }
+            guard let token = body.token, let source = try await sources.source(token: token) else {
                 return PlainText.response(.notFound, "unknown local URL")
             }
             let directory = service.cache
@@ -64,6 +70,28 @@ struct StatusActions: Sendable {
                 return PlainText.response(.conflict, "cannot remove \(Printable.url(source.url)): \(error)")
             }
         }
+    }
+
+    /// The download lets go of its key once its last progress is on disk: removal waits
+    /// for that, a few seconds at most.
+    private func removeDownload(_ hex: String) async throws -> Response {
+        guard let key = CacheKey(hex: hex) else { return PlainText.response(.notFound, "nothing downloads that now") }
+        let stopped = service.stop(key: key)
+        let directory = service.cache
+        for _ in 0..<50 {
+            do {
+                let removal = try await BlockingWork.run { try CacheMaintenance(directory: directory).remove(key.hex) }
+                let freed = (removal.partialBytes ?? 0) + (removal.objectBytes ?? 0)
+                return PlainText.response(.ok, "removed the download and the \(ByteCount.format(freed)) it held")
+            } catch CacheMaintenance.RemovalError.busy {
+                try await Task.sleep(nanoseconds: 100_000_000)
+            } catch CacheMaintenance.RemovalError.notCached where stopped {
+                return PlainText.response(.ok, "stopped; it held nothing yet")
+            } catch CacheMaintenance.RemovalError.notCached {
+                return PlainText.response(.notFound, "nothing downloads that now")
+            }
+        }
+        return PlainText.response(.conflict, "the download did not stop within 5 s; try again")
     }
 
     /// Runs `act` with the action's body, or answers why it is refused.

@@ -66,6 +66,9 @@ enum StatusScript {
           const name = el("div", "name", d.name);
           if (d.play) name.append(button("play", () => play(d.play, d.name)));
           name.append(button("stop", () => act("/actions/stop", { key: d.key })));
+          name.append(button("remove", () => {
+            if (confirm("Stop " + d.name + " and remove what it holds?")) act("/actions/remove", { key: d.key });
+          }));
           row.append(name);
           if (d.length !== null && d.length !== undefined) row.append(bar(d.ranges, d.length));
           const parts = [size(d.held) + (d.length ? " of " + size(d.length) + " (" + Math.floor(d.held * 100 / d.length) + " %)" : "")];

@@ -99,6 +99,13 @@ struct MediaSample: Sendable, CustomStringConvertible {
             "sine=frequency=440:duration=8", "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "2M", "-c:a", "aac",
             "-shortest",
         ])
+    /// Half a minute at 1 Mbit/s: long enough to play while it downloads.
+    static let longVideoMP4 = MediaSample(
+        name: "long.mp4", contentType: "video/mp4",
+        inputs: [
+            "-f", "lavfi", "-i", "testsrc=duration=30:size=426x240:rate=25", "-c:v", "libx264", "-preset", "ultrafast",
+            "-b:v", "1M",
+        ])
     static let audioM4A = MediaSample(
         name: "tone.m4a", contentType: "audio/mp4",
         inputs: ["-f", "lavfi", "-i", "sine=frequency=330:duration=60", "-c:a", "aac", "-b:a", "192k"])

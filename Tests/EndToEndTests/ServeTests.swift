@@ -280,31 +280,37 @@ extension EndToEnd {
             let page = try chromium.run(["--dump-dom", server.baseURL + "/"]).stdout
             #expect(page.contains("movie.mp4") && page.contains("<video"), "\(page)")
 
-            // A page on the origin plays the local URL and reports currentTime back to
-            // the origin every 0.3 s while the browser runs.
-            origin.serve("/report.txt", Resource(Array("ok".utf8), contentType: "text/plain"))
-            let html = """
-                <!doctype html><html><head><title>play</title></head><body>
-                <video id=v src="\(local)" muted autoplay playsinline></video>
-                <script>
-                const v = document.getElementById('v');
-                setInterval(() => {
-                  fetch('/report.txt?t=' + v.currentTime.toFixed(2) + '&error=' + (v.error ? v.error.code : 0)).catch(() => {});
-                }, 300);
-                </script></body></html>
-                """
-            origin.serve("/play.html", Resource(Array(html.utf8), contentType: "text/html"))
-            let browser = try chromium.start(["--autoplay-policy=no-user-gesture-required", origin.url("/play.html")])
-            defer {
-                browser.terminate()
-                browser.waitUntilExit()
+            let playback = try ChromiumPlayback(playing: local, chromium: chromium, origin: origin)
+            defer { playback.stop() }
+            #expect(playback.waitUntilPlayed(seconds: 1.5, timeout: 20), "currentTime did not advance: \(playback.reports.suffix(3))")
+            #expect(playback.reports.allSatisfy { $0.hasSuffix("error=0") }, "\(playback.reports.suffix(3))")
+        }
+
+        /// The status page's play link of a download in progress plays in Chromium while
+        /// the download runs (a moov-at-end MP4 of 30 s at 1 Mbit/s, from an origin that
+        /// needs about as long to send it).
+        @Test func chromiumPlaysADownloadInProgressFromItsPlayLink() throws {
+            let sample = try MediaSample.longVideoMP4.make(in: harness.scratch.path)
+            let bytes = try #require(TestBytes.read(sample))
+            var faults = Faults()
+            faults.bytesPerSecond = 64 << 10
+            origin.serve("/movie.mp4", Resource(bytes, contentType: "video/mp4", faults: faults))
+            let server = try ServeFixture(cache: harness.scratch.cache, ["-x", "2"])
+            let local = try server.localURL(origin.url("/movie.mp4"))
+            #expect(try CurlResponse.fetch(local, ["-r", "0-65535"]).status == 206)
+            func downloading() throws -> [[String: Any]] {
+                let body = try CurlResponse.fetch(server.baseURL + "/status.json").body
+                let snapshot = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+                return snapshot?["downloads"] as? [[String: Any]] ?? []
             }
-            func reports() -> [String] { origin.requests(for: "/report.txt").compactMap(\.query) }
-            let played = Harness.waitUntil(timeout: 20) {
-                reports().contains { Double($0.dropFirst(2).prefix { $0 != "&" }).map { $0 > 1.5 } ?? false }
-            }
-            #expect(played, "currentTime did not advance: \(reports().suffix(3))")
-            #expect(reports().allSatisfy { $0.hasSuffix("error=0") }, "\(reports().suffix(3))")
+            let play = try #require(try downloading().first?["play"] as? String)
+
+            let chromium = Chromium(profile: harness.scratch.path + "/chromium")
+            let playback = try ChromiumPlayback(playing: server.baseURL + play, chromium: chromium, origin: origin)
+            defer { playback.stop() }
+            #expect(playback.waitUntilPlayed(seconds: 1.5, timeout: 20), "currentTime did not advance: \(playback.reports.suffix(3))")
+            #expect(try !downloading().isEmpty, "the download ended before playback got 1.5 s in")
+            #expect(playback.reports.allSatisfy { $0.hasSuffix("error=0") }, "\(playback.reports.suffix(3))")
         }
 
         /// The origin changes the file while a player reads it: the download starts
@@ -432,6 +438,30 @@ extension EndToEnd {
             #expect(Double(sent) <= Double(total) * 1.01, "\(sent) bytes sent for \(total)")
         }
 
+        /// A 2.7 Mbit/s file on an origin that gives each connection 256 KiB/s: after a
+        /// seek to 90 %, the next 2 MiB (6 s of video) come over several connections in
+        /// at most 3 s, where one connection needs 8. The file still ends exact, and what
+        /// the seek took from other ranges is not fetched twice.
+        @Test func aSeekIsFedOverSeveralConnections() throws {
+            var faults = Faults()
+            faults.bytesPerSecond = 256 << 10
+            let movie = TestBytes.make(32 << 20, seed: 860)
+            origin.serve("/seek.mp4", Resource(movie, contentType: "video/mp4", faults: faults))
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let local = try server.localURL(origin.url("/seek.mp4"))
+            #expect(try CurlResponse.fetch(local, ["-r", "0-65535"]).status == 206)
+            let seek = movie.count * 9 / 10
+            let started = Date()
+            let after = try CurlResponse.fetch(local, ["-r", "\(seek)-\(seek + (2 << 20) - 1)"])
+            let waited = Date().timeIntervalSince(started)
+            #expect(after.status == 206 && after.body == Array(movie[seek..<seek + (2 << 20)]))
+            #expect(waited <= 3, "the 2 MiB after the seek point took \(waited) s")
+
+            #expect(Harness.waitUntil(timeout: 60) { (try? harness.cachedBytes(origin.url("/seek.mp4"))) == movie })
+            let sent = Harness.bytesServed(origin, "/seek.mp4")
+            #expect(Double(sent) <= Double(movie.count) * 1.01, "\(sent) bytes sent for \(movie.count)")
+        }
+
         /// The status page is live: a download shows its bytes growing, its held ranges,
         /// rate and connections, and a play link that plays it while it downloads;
         /// headless Chromium renders it. Its actions (fetch URLs, remove an object) work
@@ -508,6 +538,18 @@ extension EndToEnd {
             #expect(Harness.waitUntil(timeout: 10) { ((try? downloads(snapshot())) ?? [[:]]).isEmpty })
             #expect(try harness.resumableURLs().contains(origin.url("/slow.mp4")))
             #expect(try harness.savedBytes() > 0)
+
+            // Remove: the download ends and what it held is gone.
+            #expect(try CurlResponse.fetch(local, ["-r", "0-65535"]).status == 206)
+            let again = try #require(downloads(try snapshot()).first?["key"] as? String)
+            let removeDownload = try CurlResponse.fetch(
+                server.baseURL + "/actions/remove",
+                ["-X", "POST", "-H", "Content-Type: application/json", "-H", "X-Mediacache-Action: 1",
+                 "--data", "{\"key\": \"\(again)\"}"])
+            #expect(removeDownload.status == 200, "\(String(decoding: removeDownload.body, as: UTF8.self))")
+            #expect(Harness.waitUntil(timeout: 10) { ((try? downloads(snapshot())) ?? [[:]]).isEmpty })
+            #expect(try !harness.resumableURLs().contains(origin.url("/slow.mp4")))
+            #expect(try harness.savedBytes() == 0)
         }
 
         /// The cache directory removed under a running server: it stops (exit 3) and
@@ -569,5 +611,44 @@ extension FFmpeg {
         let result = try ExternalTool.run(
             "/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", url])
         return (Double(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1, result.seconds)
+    }
+}
+
+/// A page on the test origin that plays a URL in headless Chromium and reports the
+/// video's `currentTime` (and its error code) back to the origin every 0.3 s.
+struct ChromiumPlayback {
+    let browser: Process
+    let origin: TestOrigin
+
+    init(playing url: String, chromium: Chromium, origin: TestOrigin) throws {
+        self.origin = origin
+        origin.serve("/report.txt", Resource(Array("ok".utf8), contentType: "text/plain"))
+        let html = """
+            <!doctype html><html><head><title>play</title></head><body>
+            <video id=v src="\(url)" muted autoplay playsinline></video>
+            <script>
+            const v = document.getElementById('v');
+            setInterval(() => {
+              fetch('/report.txt?t=' + v.currentTime.toFixed(2) + '&error=' + (v.error ? v.error.code : 0)).catch(() => {});
+            }, 300);
+            </script></body></html>
+            """
+        origin.serve("/play.html", Resource(Array(html.utf8), contentType: "text/html"))
+        browser = try chromium.start(["--autoplay-policy=no-user-gesture-required", origin.url("/play.html")])
+    }
+
+    /// The reports so far, as `t=SECONDS&error=CODE`.
+    var reports: [String] { origin.requests(for: "/report.txt").compactMap(\.query) }
+
+    /// Waits until a report says playback got past `seconds`.
+    func waitUntilPlayed(seconds: Double, timeout: Double) -> Bool {
+        Harness.waitUntil(timeout: timeout) {
+            reports.contains { Double($0.dropFirst(2).prefix { $0 != "&" }).map { $0 > seconds } ?? false }
+        }
+    }
+
+    func stop() {
+        browser.terminate()
+        browser.waitUntilExit()
     }
 }

@@ -72,6 +72,7 @@ public struct CacheMaintenance: Sendable {
     /// mirror (saved downloads are filed under their cache key), `#fragment` ignored, or
     /// its out= name.
     private func partialJobKey(named name: String) -> CacheKey? {
+        if let key = CacheKey(hex: name), FileSystem.exists(directory.jobDirectory(key: key)) { return key }
         let names = [name] + [URLParts.removingFragment(name)].compactMap { $0 }
         let keys = names.map(CacheKey.init(identity:))
         if let direct = keys.first(where: { FileSystem.exists(directory.jobDirectory(key: $0)) }) { return direct }
