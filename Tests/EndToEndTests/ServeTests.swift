@@ -345,6 +345,14 @@ extension EndToEnd {
             let server = try ServeFixture(cache: harness.scratch.cache, [list])
             #expect(Harness.waitUntil(timeout: 20) { (try? harness.cachedBytes(origin.url("/listed.bin"))) == bytes })
             #expect(try CurlResponse.fetch(server.baseURL + "/").status == 200, "the server stopped after its list")
+            server.stop()
+
+            // The address is the first line, before any event of the list's downloads
+            // (here, at once: retries of a refused connection).
+            let refused = harness.scratch.write("refused.txt", "http://127.0.0.1:9/gone.bin\n")
+            let json = try ServeFixture(cache: harness.scratch.cache, ["--json", refused])
+            #expect(Harness.waitUntil(timeout: 10) { json.process.stdoutSoFar.contains("\"event\":\"retry\"") })
+            #expect(json.process.stdoutSoFar.hasPrefix("listening on "), "\(json.process.stdoutSoFar.prefix(300))")
         }
 
         @Test func urlNeedsARunningServerAndAnHTTPURL() throws {

@@ -100,6 +100,20 @@ struct Serve: ParsableCommand {
                 record.value?.remove(in: directory)
             }
         }
+        // The lists start once the address is out: it is the first line, before any
+        // line about their downloads.
+        let headers = download.headers
+        let startLists: @Sendable () -> Void = { [texts] in
+            guard !texts.isEmpty else { return }
+            let entries = ListEntries(texts)
+            let batch = PrefetchBatch(service: service, priority: .background)
+            Thread.detachNewThread {
+                let summary = batch.run(next: {
+                    entries.next { Terminal.err($0.description) }.map { JobRequest(entry: $0, commandHeaders: headers) }
+                })
+                printer.backgroundDone(summary, inputErrors: entries.errorCount)
+            }
+        }
         let failed = DispatchSemaphore(value: 0)
         let failure = LockedValue<Error?>(nil)
         Task {
@@ -110,22 +124,12 @@ struct Serve: ParsableCommand {
                     try? mine.write(in: directory)
                     record.value = mine
                     Terminal.out("listening on \(base)")
+                    startLists()
                 }
             } catch {
                 failure.value = error
             }
             failed.signal()
-        }
-        if !texts.isEmpty {
-            let headers = download.headers
-            let entries = ListEntries(texts)
-            let batch = PrefetchBatch(service: service, priority: .background)
-            Thread.detachNewThread {
-                let summary = batch.run(next: {
-                    entries.next { Terminal.err($0.description) }.map { JobRequest(entry: $0, commandHeaders: headers) }
-                })
-                printer.backgroundDone(summary, inputErrors: entries.errorCount)
-            }
         }
         // Ends when the server cannot start or stops; a signal ends the process (below).
         let cacheIdentity = directory.identity()
