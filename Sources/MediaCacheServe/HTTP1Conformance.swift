@@ -15,7 +15,9 @@ import NIOHTTP1
 ///   6.1 asks: a proxy in front may have framed it otherwise (request smuggling).
 ///
 /// It also tells `IdleConnections` when its connection waits for a request and when it
-/// is answering one, which Hummingbird does not say.
+/// is answering one, which Hummingbird does not say; and a client that closes its side
+/// while a response is in progress has gone (nginx logs 499 for it): the connection is
+/// closed, which cancels the response (it may be waiting for a download's bytes).
 final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -36,6 +38,8 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
     private var closeAfterResponse = false
     /// A request was refused here: nothing more is read from this connection.
     private var refused = false
+    /// Requests read whose response has not ended.
+    private var responding = 0
 
     func handlerAdded(context: ChannelHandlerContext) { connections.opened(context.channel) }
 
@@ -44,6 +48,14 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         connections.closed(context.channel)
         context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .inputClosed = event as? ChannelEvent, responding > 0 {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -62,6 +74,7 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
             head.headers.replaceOrAdd(name: "host", value: authority)
         }
         connections.busy(context.channel)
+        responding += 1
         let keepAlive = head.isKeepAlive
         unanswered.append(Asked(version: head.version, keepAlive: keepAlive))
         // Hummingbird ends a connection after the response only when the request says "close".
@@ -87,6 +100,7 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
             closeAfterResponse = !keepAlive
             context.write(wrapOutboundOut(.head(head)), promise: promise)
         case .end where closeAfterResponse:
+            responding -= 1
             closeAfterResponse = false
             // Closed once every byte before it is written, not before.
             let written = promise ?? context.eventLoop.makePromise()
@@ -94,6 +108,7 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
             written.futureResult.whenComplete { _ in channel.close(promise: nil) }
             context.writeAndFlush(data, promise: written)
         case .end:
+            responding -= 1
             // Answered: idle until the next request (the oldest idle is closed at the cap).
             if unanswered.isEmpty { connections.idle(context.channel) }
             context.write(data, promise: promise)

@@ -123,7 +123,16 @@ struct ConformingHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         }
     }
 
+    /// A client that hangs up while its response waits for a download's bytes is gone
+    /// at once, not at the next write: the response's task is cancelled, so its reader
+    /// stops asking for bytes (a player that seeks leaves its old request this way).
     func handle(value: HTTP1Channel.Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
+        let closed = value.channel.closeFuture
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await base.handle(value: value, logger: logger) }
+            group.addTask { try? await closed.get() }
+            await group.next()
+            group.cancelAll()
+        }
     }
 }

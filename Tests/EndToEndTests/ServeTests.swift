@@ -470,6 +470,27 @@ extension EndToEnd {
             #expect(Double(sent) <= Double(movie.count) * 1.01, "\(sent) bytes sent for \(movie.count)")
         }
 
+        /// A player that hangs up while its response waits for bytes (it sought elsewhere,
+        /// or quit) is gone at once: its request ends then, in the log too, and its wants
+        /// stop taking the file's connections, rather than when the bytes it waited for
+        /// arrive (here, never: the origin sends heads and no body).
+        @Test func aPlayerThatHangsUpWhileWaitingIsGoneAtOnce() throws {
+            var faults = Faults()
+            faults.stallAfterBytes = 0
+            faults.stallCount = 1000
+            origin.serve("/silent.mp4", Resource(TestBytes.make(1 << 20, seed: 870), contentType: "video/mp4", faults: faults))
+            let server = try ServeFixture(cache: harness.scratch.cache, ["--json"])
+            let local = try server.localURL(origin.url("/silent.mp4"))
+            let hungUp = try CurlResponse.fetch(local, ["-r", "0-65535"], timeout: 1)
+            #expect(hungUp.status == 206 && hungUp.body.isEmpty && hungUp.exitCode == 28)
+            let ended = Harness.waitUntil(timeout: 2) {
+                server.process.stdoutSoFar.split(separator: "\n").contains {
+                    $0.contains("\"event\":\"request-end\"") && $0.contains("\"range\":\"bytes=0-65535\"")
+                }
+            }
+            #expect(ended, "no request-end within 2 s of the hang-up: \(server.process.stdoutSoFar.suffix(600))")
+        }
+
         /// The status page is live: a download shows its bytes growing, its held ranges,
         /// rate and connections, and a play link that plays it while it downloads;
         /// headless Chromium renders it. Its actions (fetch URLs, remove an object) work

@@ -77,6 +77,12 @@ struct FragmentSchedulerTests {
         // One piece done: one more, right after the others.
         let later = plan(held: [r(8 * MiB, 8 * MiB + 256 * KiB)], inFlight: Array(asked.dropFirst()), demands: [reader])
         #expect(later.actions == [.start(r(9 * MiB, 9 * MiB + 256 * KiB), priority: .reader)])
+        // The reader sought elsewhere: the pieces it no longer wants take no share.
+        let sought = Demand(range: r(40 * MiB, 64 * MiB), priority: .reader)
+        let starts = plan(inFlight: asked, demands: [sought]).actions.filter {
+            if case .start(_, .reader) = $0 { true } else { false }
+        }
+        #expect(starts.count == 4)
     }
 
     /// About a second of a connection's bytes per piece: fewer requests on a fast

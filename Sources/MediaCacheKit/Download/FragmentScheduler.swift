@@ -158,8 +158,13 @@ struct FragmentScheduler {
                 ? situation.demands[$0].priority > situation.demands[$1].priority : $0 < $1
         }
         let piece = readAheadPiece(running)
-        // Readers' pieces in flight and to come share the file's connections.
-        var readAheadLeft = connections - running.filter { $0.isPriority && ($0.remaining ?? 1) > 0 }.count
+        // Readers' pieces in flight and to come share the file's connections; a piece no
+        // demand wants any more (its reader sought elsewhere or left) takes no share.
+        let wanted = running.filter { range in
+            range.isPriority && (range.remaining ?? 1) > 0
+                && situation.demands.contains { $0.range.start <= range.next && range.next < $0.range.end }
+        }
+        var readAheadLeft = connections - wanted.count
         for index in order {
             let demand = situation.demands[index]
             // A want past the end (of a new, shorter version) has nothing to fetch.
