@@ -69,6 +69,8 @@ let package = Package(
         .testTarget(name: "mediacacheTests", dependencies: ["mediacache"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MediaCacheKit", "TestOrigin", "TestSupport", "mediacache", "WithFileLimit"]),
+            dependencies: ["MediaCacheKit", "TestOrigin", "TestSupport", "mediacache", "WithFileLimit"],
+            // Run by the tests with python3 from the source tree, not built.
+            exclude: ["Support/chromium-page.py"]),
     ]
 )

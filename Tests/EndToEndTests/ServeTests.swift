@@ -548,14 +548,21 @@ extension EndToEnd {
             let add = try CurlResponse.fetch(server.baseURL + "/actions/add", json + ["-H", "X-Mediacache-Action: 1"])
             #expect(add.status == 202, "\(String(decoding: add.body, as: UTF8.self))")
             #expect(Harness.waitUntil(timeout: 20) { (try? harness.cachedBytes(origin.url("/added.mp4"))) == added })
-            let objects = try snapshot()["objects"] as? [[String: Any]] ?? []
-            let token = try #require(objects.first { $0["name"] as? String == origin.url("/added.mp4") }?["token"] as? String)
-            let remove = try CurlResponse.fetch(
-                server.baseURL + "/actions/remove",
-                ["-X", "POST", "-H", "Content-Type: application/json", "-H", "X-Mediacache-Action: 1",
-                 "--data", "{\"token\": \"\(token)\"}"])
-            #expect(remove.status == 200, "\(String(decoding: remove.body, as: UTF8.self))")
-            #expect(try harness.run(["path", origin.url("/added.mp4")]).status == 1)
+            // Remove, from the page as a person does it: the object's remove button, then OK.
+            func click(_ label: String, inRowOf name: String, kind: String) -> String {
+                """
+                (() => {
+                  const row = [...document.querySelectorAll('.item.\(kind)')].find(r => r.textContent.includes('\(name)'));
+                  const button = row && [...row.querySelectorAll('button')].find(b => b.textContent === '\(label)');
+                  if (!button) return false;
+                  button.click();
+                  return true;
+                })()
+                """
+            }
+            let clicked = try chromium.act(server.baseURL + "/", [["until": click("remove", inRowOf: origin.url("/added.mp4"), kind: "object")]])
+            #expect(clicked.status == 0, "\(clicked.stderr)")
+            #expect(Harness.waitUntil(timeout: 10) { (try? harness.run(["path", origin.url("/added.mp4")]).status) == 1 })
 
             // Stop: the download ends, what it holds is kept for `resume`.
             let key = try #require(second["key"] as? String)
@@ -568,14 +575,10 @@ extension EndToEnd {
             #expect(try harness.resumableURLs().contains(origin.url("/slow.mp4")))
             #expect(try harness.savedBytes() > 0)
 
-            // Remove: the download ends and what it held is gone.
+            // Remove a download, from the page: it ends and what it held is gone.
             #expect(try CurlResponse.fetch(local, ["-r", "0-65535"]).status == 206)
-            let again = try #require(downloads(try snapshot()).first?["key"] as? String)
-            let removeDownload = try CurlResponse.fetch(
-                server.baseURL + "/actions/remove",
-                ["-X", "POST", "-H", "Content-Type: application/json", "-H", "X-Mediacache-Action: 1",
-                 "--data", "{\"key\": \"\(again)\"}"])
-            #expect(removeDownload.status == 200, "\(String(decoding: removeDownload.body, as: UTF8.self))")
+            let removing = try chromium.act(server.baseURL + "/", [["until": click("remove", inRowOf: origin.url("/slow.mp4"), kind: "download")]])
+            #expect(removing.status == 0, "\(removing.stderr)")
             #expect(Harness.waitUntil(timeout: 10) { ((try? downloads(snapshot())) ?? [[:]]).isEmpty })
             #expect(try !harness.resumableURLs().contains(origin.url("/slow.mp4")))
             #expect(try harness.savedBytes() == 0)
@@ -616,7 +619,20 @@ struct Chromium {
         return process
     }
 
+    /// Opens `url` and acts on it as a person would, through the DevTools protocol
+    /// (`Support/chromium-page.py`): each step `["until": JS]` waits until JS is true,
+    /// `["eval": JS]` runs it; confirmations are answered OK. Returns the last value as JSON.
+    func act(_ url: String, _ steps: [[String: String]], file: String = #filePath) throws -> RunResult {
+        let helper = URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("Support/chromium-page.py")
+        let argv = try JSONSerialization.data(withJSONObject: [Self.binary] + baseArguments)
+        let script = try JSONSerialization.data(withJSONObject: steps)
+        return try ExternalTool.run(
+            "/usr/bin/python3", [helper.path, String(decoding: argv, as: UTF8.self), url, String(decoding: script, as: UTF8.self)])
+    }
+
     private static let path = "/usr/bin/chromium"
+    /// The browser itself, without Debian's launcher script.
+    private static let binary = "/usr/lib/chromium/chromium"
 
     /// Headless, in a profile of its own (as root it needs --no-sandbox).
     private var baseArguments: [String] {
