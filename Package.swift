@@ -64,7 +64,7 @@ let package = Package(
         // Helpers both test targets use (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
 
-        .testTarget(name: "MediaCacheKitTests", dependencies: ["MediaCacheKit", "TestSupport"]),
+        .testTarget(name: "MediaCacheKitTests", dependencies: ["MediaCacheKit", "TestSupport", "CCurl", "CShims"]),
         // The command line's own logic (config file, manual rendering), without running it.
         .testTarget(name: "mediacacheTests", dependencies: ["mediacache"]),
         .testTarget(

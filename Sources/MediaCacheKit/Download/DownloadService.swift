@@ -76,9 +76,17 @@ public final class DownloadService: @unchecked Sendable {
     /// `committed` hears of every object this service commits (on the transfer thread,
     /// so it must be quick): how `--tier-push` uploads behind the downloads. `tier`: look
     /// there first for each download, and fetch its copy when it has one.
-    public init(
+    public convenience init(
         cache: CacheDirectory, options: PrefetchOptions, events: @escaping @Sendable (PrefetchEvent) -> Void,
         committed: (@Sendable (CachedObject) -> Void)? = nil, tier: TierSource? = nil
+    ) throws {
+        try self.init(cache: cache, options: options, events: events, committed: committed, tier: tier, executor: nil)
+    }
+
+    /// `executor` runs the transfers: libcurl's multi handle, unless a test scripts them.
+    init(
+        cache: CacheDirectory, options: PrefetchOptions, events: @escaping @Sendable (PrefetchEvent) -> Void,
+        committed: (@Sendable (CachedObject) -> Void)?, tier: TierSource?, executor: (any TransferExecutor)?
     ) throws {
         self.cache = cache
         self.sink = events
@@ -96,7 +104,8 @@ public final class DownloadService: @unchecked Sendable {
         fitted.connectionsPerFile = budget.connectionsPerFile
         self.options = fitted
         descriptorBudget = budget
-        loop = TransferLoop(maxConnectionsPerHost: options.maxConnectionsPerHost, maxConnections: budget.maxConnections)
+        loop = TransferLoop(
+            maxConnectionsPerHost: options.maxConnectionsPerHost, maxConnections: budget.maxConnections, executor: executor)
         if options.limitRate > 0 {
             loop.rateLimiter.overall = TokenBucket(bytesPerSecond: options.limitRate, now: TransferLoop.now())
         }

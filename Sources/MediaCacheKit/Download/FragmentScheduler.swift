@@ -6,8 +6,9 @@
 /// bring it only later, else asked for by a request of its own, beyond `connections`
 /// (demands are small and urgent). A reader's next bytes are then spread over the
 /// file's connections, and ordinary ranges far from it give theirs up. Then the free
-/// connections fill the file front to back; when nothing is unassigned they steal the back half of the largest range in
-/// flight, and in the endgame the back of whichever range would take longest.
+/// connections fill the file front to back; when nothing is unassigned they steal the
+/// back half of the largest range in flight, and in the endgame the back of whichever
+/// range would take longest.
 struct FragmentScheduler {
     let planner: FragmentPlanner
     /// Connections the file's own fill uses (`-x`).

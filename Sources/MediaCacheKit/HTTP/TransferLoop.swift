@@ -10,8 +10,8 @@ import Synchronization
 /// completion path per transfer. Other threads talk to it only through `post`.
 // @unchecked: its state is touched only on its thread, every entry point checked.
 final class TransferLoop: @unchecked Sendable {
-    private let multi: UnsafeMutableRawPointer
-    private var active: [UnsafeMutableRawPointer: HTTPTransfer] = [:]
+    /// libcurl's multi handle (`CurlMulti`), or a test's script.
+    private let executor: any TransferExecutor
     private var insidePerform = false
     private var deferredRemovals: [HTTPTransfer] = []
     private var deferredStarts: [HTTPTransfer] = []
@@ -29,25 +29,17 @@ final class TransferLoop: @unchecked Sendable {
     /// The thread that runs (or ran) `run()`, for the checks of confinement; 0 before.
     private let owner = Atomic<UInt>(0)
 
-    /// `maxConnections` bounds the connections kept open, idle ones included.
-    init(maxConnectionsPerHost: Int, maxConnections: Int) {
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        multi = curl_multi_init()
+    /// `maxConnections` bounds the connections kept open, idle ones included; `executor`
+    /// runs the transfers (libcurl's multi handle unless a test scripts them).
+    init(maxConnectionsPerHost: Int, maxConnections: Int, executor: (any TransferExecutor)? = nil) {
+        self.executor = executor ?? CurlMulti(maxConnectionsPerHost: maxConnectionsPerHost, maxConnections: maxConnections)
         gate = HostGate(limit: maxConnectionsPerHost)
-        CShims_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
-        CShims_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxConnections)
-        CShims_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-    }
-
-    deinit {
-        for (handle, _) in active { curl_multi_remove_handle(multi, handle) }
-        curl_multi_cleanup(multi)
     }
 
     /// Runs `work` on the loop thread soon. Safe from any thread.
     func post(_ work: @escaping @Sendable () -> Void) {
         posted.withLock { $0.append(work) }
-        curl_multi_wakeup(multi)
+        executor.wakeup()
     }
 
     /// Traps unless called on the loop thread, in release builds too (one atomic load):
@@ -98,10 +90,7 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
-    private func add(_ transfer: HTTPTransfer) {
-        active[transfer.easy.handle] = transfer
-        curl_multi_add_handle(multi, transfer.easy.handle)
-    }
+    private func add(_ transfer: HTTPTransfer) { executor.add(transfer) }
 
     /// Stops a transfer (running or waiting for its host) without calling its delegate again.
     func cancel(_ transfer: HTTPTransfer) {
@@ -131,8 +120,7 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Ends a transfer libcurl failed outside perform, as if perform had reported it.
     func end(_ transfer: HTTPTransfer, code: CURLcode) {
-        guard active[transfer.easy.handle] != nil else { return }
-        remove(transfer)
+        guard remove(transfer) else { return }
         transfer.complete(code: code)
     }
 
@@ -156,42 +144,36 @@ final class TransferLoop: @unchecked Sendable {
             if let first = timers.first {
                 timeout = max(0, min(timeout, Int((first.deadline - Self.now()) * 1000) + 1))
             }
-            if posted.withLock({ $0.isEmpty }) {
-                curl_multi_poll(multi, nil, 0, Int32(timeout), nil)
-            }
-            var running: Int32 = 0
+            if posted.withLock({ $0.isEmpty }) { executor.wait(milliseconds: timeout) }
             insidePerform = true
-            curl_multi_perform(multi, &running)
+            let ended = executor.perform()
             insidePerform = false
             for transfer in deferredRemovals { remove(transfer) }
             deferredRemovals = []
-            drainCompletions()
+            for (transfer, code) in ended {
+                gateRelease(transfer)
+                transfer.complete(code: code)
+            }
             let starts = deferredStarts
             deferredStarts = []
             for transfer in starts { start(transfer) }
         }
-        for transfer in Array(active.values) { remove(transfer) }
+        for transfer in executor.running { remove(transfer) }
     }
 
-    private func drainCompletions() {
-        var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi, &queued) {
-            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
-                let transfer = active[handle]
-            else { continue }
-            let code = CShims_multi_message_result(message)
-            remove(transfer)
-            transfer.complete(code: code)
-        }
+    /// Stops a running (or waiting) transfer; whether it was running.
+    @discardableResult
+    private func remove(_ transfer: HTTPTransfer) -> Bool {
+        let wasRunning = executor.remove(transfer)
+        gateRelease(transfer)
+        return wasRunning
     }
 
-    private func remove(_ transfer: HTTPTransfer) {
+    /// `transfer` no longer runs: the rate limiter forgets it, and its host's next
+    /// waiting transfers start (except at the end of the loop).
+    private func gateRelease(_ transfer: HTTPTransfer) {
         let next = gate.release(transfer)
-        if active.removeValue(forKey: transfer.easy.handle) != nil {
-            curl_multi_remove_handle(multi, transfer.easy.handle)
-            rateLimiter.forget(transfer)
-        }
-        // At the end of the loop, nothing more starts.
+        rateLimiter.forget(transfer)
         guard !stopping else { return }
         for waiting in next { add(waiting) }
     }

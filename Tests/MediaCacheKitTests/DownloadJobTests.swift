@@ -1,0 +1,160 @@
+import CCurl
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+@testable import MediaCacheKit
+
+/// A download's whole life (probe, ranges, retries, fallbacks, commit) driven by scripted
+/// transfers: no socket, no process, the real job, scheduler, disk and index.
+@Suite("DownloadJob, scripted")
+struct DownloadJobTests {
+    /// A service whose transfers `answer` scripts, on a fresh cache; events are kept.
+    final class Scripted: Sendable {
+        let temporary: TemporaryDirectory
+        let transfers: ScriptedTransfers
+        let service: DownloadService
+        let events = EventLog()
+
+        init(
+            connections: Int = 4, minFragment: Int64 = 256 << 10,
+            answer: @escaping @Sendable (HTTPRequest) -> [ScriptedTransfers.Step]
+        ) throws {
+            temporary = try TemporaryDirectory("mediacache-job")
+            transfers = ScriptedTransfers(answer: answer)
+            var options = PrefetchOptions()
+            options.connectionsPerFile = connections
+            options.minFragment = minFragment
+            options.retryBaseDelay = 0.01
+            options.maxRetryDelay = 0.05
+            let events = self.events
+            service = try DownloadService(
+                cache: CacheDirectory(root: temporary.path + "/cache"), options: options,
+                events: { event in events.append(event) }, committed: nil, tier: nil,
+                executor: transfers)
+        }
+
+        deinit {
+            service.shutdown()
+            temporary.remove()
+        }
+
+        /// Downloads `urls` (the first, then mirrors) to its end.
+        func download(_ urls: [String]) async -> DownloadResult {
+            await service.submit(JobRequest(entry: ListEntry(urls: urls))).result()
+        }
+
+        func bytes(of result: DownloadResult) -> [UInt8]? {
+            guard case .committed(let object) = result else { return nil }
+            return FileManager.default.contents(atPath: service.cache.absolute(object.path)).map(Array.init)
+        }
+    }
+
+    /// The events a service sent.
+    final class EventLog: Sendable {
+        private let events = Mutex<[PrefetchEvent]>([])
+
+        func append(_ event: PrefetchEvent) { events.withLock { $0.append(event) } }
+
+        var retries: Int { events.withLock { $0.filter { if case .retry = $0 { true } else { false } }.count } }
+    }
+
+    static func file(_ size: Int, seed: UInt64) -> [UInt8] {
+        var generator = SeededGenerator(seed: seed)
+        return (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+
+    @Test func aFileArrivesOverSeveralRangesEachByteOnce() async throws {
+        let file = ScriptedFile(bytes: Self.file(3 << 20, seed: 1))
+        let scripted = try Scripted { file.answer($0) }
+        let result = await scripted.download(["http://origin.test/a.mp4"])
+        #expect(scripted.bytes(of: result) == file.bytes, "\(result)")
+        #expect(scripted.transfers.requests.withLock { $0.count } > 1, "\(scripted.transfers.ranges)")
+        #expect(scripted.transfers.bytesTaken.load(ordering: .relaxed) == file.bytes.count)
+    }
+
+    @Test func anOriginWithoutRangesIsReadAsOneStream() async throws {
+        var file = ScriptedFile(bytes: Self.file(1 << 20, seed: 2))
+        file.acceptsRanges = false
+        let scripted = try Scripted { [file] in file.answer($0) }
+        let result = await scripted.download(["http://origin.test/b.mp4"])
+        #expect(scripted.bytes(of: result) == file.bytes, "\(result)")
+        #expect(scripted.transfers.requests.withLock { $0.count } == 1, "\(scripted.transfers.ranges)")
+    }
+
+    /// A response that breaks is asked for again from where it broke: nothing it
+    /// delivered is fetched twice.
+    @Test func aBrokenResponseGoesOnFromWhereItBroke() async throws {
+        let file = ScriptedFile(bytes: Self.file(2 << 20, seed: 3))
+        let answered = Atomic<Int>(0)
+        let scripted = try Scripted(connections: 1, minFragment: 1 << 20) { request in
+            var steps = file.answer(request)
+            // The second response (after the probe's 256 KiB, the rest) breaks 256 KiB in.
+            if answered.add(1, ordering: .relaxed).oldValue == 1 { steps = Array(steps.prefix(5)) + [.end(CURLE_RECV_ERROR)] }
+            return steps
+        }
+        let result = await scripted.download(["http://origin.test/c.mp4"])
+        #expect(scripted.bytes(of: result) == file.bytes, "\(result)")
+        let ranges = scripted.transfers.ranges
+        #expect(ranges == ["Range: bytes=0-262143", "Range: bytes=262144-2097151", "Range: bytes=524288-2097151"], "\(ranges)")
+        #expect(scripted.transfers.bytesTaken.load(ordering: .relaxed) == file.bytes.count)
+    }
+
+    /// A 503 is tried again (after a backoff) and the download completes.
+    @Test func aServerErrorIsTriedAgain() async throws {
+        let file = ScriptedFile(bytes: Self.file(512 << 10, seed: 4))
+        let failures = Atomic<Int>(0)
+        let scripted = try Scripted { request in
+            if failures.add(1, ordering: .relaxed).oldValue < 2 {
+                return [.head(status: 503, headers: [("Content-Length", "0")]), .end(CURLE_OK)]
+            }
+            return file.answer(request)
+        }
+        let result = await scripted.download(["http://origin.test/d.mp4"])
+        #expect(scripted.bytes(of: result) == file.bytes, "\(result)")
+        #expect(scripted.events.retries == 2)
+    }
+
+    /// The first URL answers 404: the mirror after it serves the file.
+    @Test func aMirrorTakesOverFromAMissingOrigin() async throws {
+        let file = ScriptedFile(bytes: Self.file(512 << 10, seed: 5))
+        let scripted = try Scripted { request in
+            request.url.hasPrefix("http://gone.test/")
+                ? [.head(status: 404, headers: [("Content-Length", "0")]), .end(CURLE_OK)] : file.answer(request)
+        }
+        let result = await scripted.download(["http://gone.test/e.mp4", "http://mirror.test/e.mp4"])
+        #expect(scripted.bytes(of: result) == file.bytes, "\(result)")
+        let urls = scripted.transfers.requests.withLock { $0.map(\.url) }
+        #expect(urls.first == "http://gone.test/e.mp4" && urls.dropFirst().allSatisfy { $0 == "http://mirror.test/e.mp4" }, "\(urls)")
+    }
+
+    /// The file changes on the origin between two of its ranges (a new ETag): the
+    /// download starts over and keeps only the new version, never a splice of both.
+    @Test func aFileThatChangesMidwayStartsOverWithTheNewVersion() async throws {
+        let old = ScriptedFile(bytes: Self.file(2 << 20, seed: 6))
+        var new = ScriptedFile(bytes: Self.file(2 << 20, seed: 7))
+        new.etag = "\"v2\""
+        let answered = Atomic<Int>(0)
+        let scripted = try Scripted(connections: 2) { [new] request in
+            answered.add(1, ordering: .relaxed).oldValue < 2 ? old.answer(request) : new.answer(request)
+        }
+        let result = await scripted.download(["http://origin.test/f.mp4"])
+        #expect(scripted.bytes(of: result) == new.bytes, "\(result)")
+    }
+
+    /// An HTML page sent with 200 for a media URL is an error page, not the file.
+    @Test func anErrorPageIsNotCachedAsMedia() async throws {
+        let page = Array("<!doctype html><html><body>Please log in</body></html>".utf8)
+        var file = ScriptedFile(bytes: page)
+        file.contentType = "text/html"
+        file.acceptsRanges = false
+        let scripted = try Scripted { [file] in file.answer($0) }
+        let result = await scripted.download(["http://origin.test/g.mp4"])
+        guard case .failed(let failure) = result else {
+            Issue.record("an error page was cached: \(result)")
+            return
+        }
+        #expect(failure.code == .notMedia, "\(failure)")
+        #expect(try CacheIndex(directory: scripted.service.cache).all().isEmpty)
+    }
+}
