@@ -92,8 +92,8 @@ struct StatusPage: Sendable {
                 ranges: download.heldRanges.map { [$0.start, $0.end] }, rate: download.bytesPerSecond,
                 connections: download.connections, play: play)
         }
-        let all = try service.objects.objects()
-        let shown = all.sorted { $0.lastUsedAt > $1.lastUsedAt }.prefix(Self.objectLimit).map { object in
+        let totals = try service.objects.totals()
+        let shown = try service.objects.recentlyUsed(limit: Self.objectLimit).map { object in
             let type = MediaTypes.contentType(origin: object.contentType, name: object.path)
             let source = LocalSource(url: object.url, cacheKey: object.cacheKey == object.url ? nil : object.cacheKey)
             let token = object.url.isEmpty ? nil : try? sources.register(source)
@@ -102,8 +102,7 @@ struct StatusPage: Sendable {
                 local: token.map { local($0, source) }, play: MediaTypes.isMedia(type), token: token)
         }
         return Snapshot(
-            downloads: downloads, objects: Array(shown), objectCount: all.count,
-            cachedBytes: all.reduce(0) { $0 + $1.size })
+            downloads: downloads, objects: shown, objectCount: totals.count, cachedBytes: totals.bytes)
     }
 
     private static var encoder: JSONEncoder {

@@ -560,8 +560,12 @@ extension EndToEnd {
                 })()
                 """
             }
-            let clicked = try chromium.act(server.baseURL + "/", [["until": click("remove", inRowOf: origin.url("/added.mp4"), kind: "object")]])
-            #expect(clicked.status == 0, "\(clicked.stderr)")
+            // The page says what the server answered: the step waits for it.
+            let answered = ["until": "document.getElementById('note').textContent.startsWith('removed')"]
+            let noted = ["eval": "document.getElementById('note').textContent"]
+            let clicked = try chromium.act(
+                server.baseURL + "/", [["until": click("remove", inRowOf: origin.url("/added.mp4"), kind: "object")], answered, noted])
+            #expect(clicked.status == 0 && clicked.stdout.contains("removed \(origin.url("/added.mp4"))"), "\(clicked.stdout) \(clicked.stderr)")
             #expect(Harness.waitUntil(timeout: 10) { (try? harness.run(["path", origin.url("/added.mp4")]).status) == 1 })
 
             // Stop: the download ends, what it holds is kept for `resume`.
@@ -577,8 +581,9 @@ extension EndToEnd {
 
             // Remove a download, from the page: it ends and what it held is gone.
             #expect(try CurlResponse.fetch(local, ["-r", "0-65535"]).status == 206)
-            let removing = try chromium.act(server.baseURL + "/", [["until": click("remove", inRowOf: origin.url("/slow.mp4"), kind: "download")]])
-            #expect(removing.status == 0, "\(removing.stderr)")
+            let removing = try chromium.act(
+                server.baseURL + "/", [["until": click("remove", inRowOf: origin.url("/slow.mp4"), kind: "download")], answered, noted])
+            #expect(removing.status == 0 && removing.stdout.contains("removed the download and the"), "\(removing.stdout) \(removing.stderr)")
             #expect(Harness.waitUntil(timeout: 10) { ((try? downloads(snapshot())) ?? [[:]]).isEmpty })
             #expect(try !harness.resumableURLs().contains(origin.url("/slow.mp4")))
             #expect(try harness.savedBytes() == 0)

@@ -31,6 +31,23 @@ struct CacheIndexTests {
         #expect(try index.object(key: CacheKey(identity: "https://a.example/other.mp4")) == nil)
     }
 
+    /// A page of the objects used last, and the totals, without reading every row.
+    @Test func recentlyUsedObjectsAndTotals() throws {
+        let cache = try TemporaryCache("mediacache-index")
+        defer { cache.remove() }
+        let index = try CacheIndex(directory: cache.directory)
+        #expect(try index.totals() == (0, 0))
+        let objects = (0..<4).map { number in
+            makeObject(identity: "https://a.example/\(number).mp4", url: "https://a.example/\(number).mp4", size: Int64(100 + number))
+        }
+        for object in objects { try index.insert(object, aliases: aliases(of: object)) }
+        try index.touch(key: CacheKey(identity: "https://a.example/2.mp4"), at: Date(timeIntervalSince1970: 1_800_000_000))
+        try index.touch(key: CacheKey(identity: "https://a.example/0.mp4"), at: Date(timeIntervalSince1970: 1_800_000_100))
+        #expect(try index.recentlyUsed(limit: 2).map(\.url) == ["https://a.example/0.mp4", "https://a.example/2.mp4"])
+        #expect(try index.recentlyUsed(limit: 10).count == 4)
+        #expect(try index.totals() == (4, 406))
+    }
+
     @Test func lookupByFirstURLMirrorAndCacheKey() throws {
         let cache = try TemporaryCache("mediacache-index")
         defer { cache.remove() }

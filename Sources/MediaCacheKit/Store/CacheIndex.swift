@@ -222,4 +222,20 @@ public final class CacheIndex: Sendable {
     public func all() throws -> [CachedObject] {
         try run { try pool.read { try CachedObject.order(Column("added_at")).fetchAll($0) } }
     }
+
+    /// The `limit` objects used last, the most recent first: a page of them without
+    /// reading every row (a status page asks every second).
+    public func recentlyUsed(limit: Int) throws -> [CachedObject] {
+        try run { try pool.read { try CachedObject.order(Column("last_used_at").desc).limit(limit).fetchAll($0) } }
+    }
+
+    /// How many objects there are and their bytes, counted by SQLite.
+    public func totals() throws -> (count: Int, bytes: Int64) {
+        try run {
+            try pool.read { db in
+                let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM objects")
+                return (row?[0] ?? 0, row?[1] ?? 0)
+            }
+        }
+    }
 }

@@ -62,6 +62,12 @@ public final class ObjectStore: Sendable {
     /// Every object in the index.
     public func objects() throws -> [CachedObject] { try index.all() }
 
+    /// The `limit` objects used last, the most recent first.
+    public func recentlyUsed(limit: Int) throws -> [CachedObject] { try index.recentlyUsed(limit: limit) }
+
+    /// How many objects there are and their bytes.
+    public func totals() throws -> (count: Int, bytes: Int64) { try index.totals() }
+
     /// The absolute path of the complete object known by `name` (URL, mirror or cache
     /// key), or nil. Answers from the index and the file together, and counts as a use.
     /// Throws `SystemError` when the object's file cannot be looked at or read.
