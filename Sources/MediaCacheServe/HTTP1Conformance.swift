@@ -123,6 +123,7 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         let body = ByteBuffer(string: reason + "\n")
         var head = HTTPResponseHead(version: request.version, status: .badRequest)
         head.headers.add(name: "content-type", value: "text/plain; charset=utf-8")
+        head.headers.add(name: "x-content-type-options", value: "nosniff")
         head.headers.add(name: "content-length", value: "\(body.readableBytes)")
         head.headers.add(name: "connection", value: "close")
         context.write(wrapOutboundOut(.head(head)), promise: nil)

@@ -276,6 +276,7 @@ extension EndToEnd {
             let smuggled = RawHTTP.send(
                 "GET / HTTP/1.1\r\nHost: \(host)\r\nTransfer-Encoding: xchunked\r\n\r\n", port: port)
             #expect(smuggled.status == 400 && smuggled.closedByServer, "\(smuggled.head)")
+            #expect(smuggled.head.lowercased().contains("x-content-type-options: nosniff"), "\(smuggled.head)")
         }
     }
 }

@@ -33,8 +33,8 @@ public struct ServerRecord: Sendable, Equatable {
             let path = folder + "/" + name
             guard let record = read(path) else { continue }
             guard record.isRunning else {
-                // A server killed with -9 left it; only its own file (the pid in its name).
-                if name == "address-\(record.pid)" { FileSystem.remove(path) }
+                // A server killed with -9 left it (or, as `address`, an older version's).
+                FileSystem.remove(path)
                 continue
             }
             let written = FileSystem.lastModification(of: path) ?? .distantPast
