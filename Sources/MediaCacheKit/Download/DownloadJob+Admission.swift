@@ -17,9 +17,9 @@ extension DownloadJob {
     }
 
     /// Starts (or, after a wait, starts again) by preparing off the transfer thread.
-    func start() {
+    func start(afterWaiting: Bool = false) {
         loop.preconditionOnLoop()
-        phase = .preparing
+        phase = .preparing(afterWaiting: afterWaiting)
         let (key, objects, partial, loop) = (key, service.objects, partial, loop)
         let (request, spares) = (request, service.spareFiles)
         partial.diskQueue.async { [weak self] in
@@ -31,7 +31,7 @@ extension DownloadJob {
     private func didPrepare(_ preparation: Preparation) {
         loop.preconditionOnLoop()
         // Stopped (Ctrl-C) meanwhile: the lock goes with `preparation`, nothing was fetched.
-        guard case .preparing = phase else {
+        guard case .preparing(let afterWaiting) = phase else {
             partial.close()
             return
         }
@@ -40,12 +40,11 @@ extension DownloadJob {
             finish(.alreadyCached(cached))
         case .locked(let holder, nil):
             phase = .waitingForLock
-            if !waitingNoticeSent {
-                waitingNoticeSent = true
+            if !afterWaiting {
                 let pid = holder.map { " (pid \($0))" } ?? ""
                 emit(.waiting(url: url, reason: "another mediacache process\(pid) is downloading it; waiting"))
             }
-            wakeTimer = loop.after(0.25) { [weak self] in self?.start() }
+            wakeTimer = loop.after(0.25) { [weak self] in self?.start(afterWaiting: true) }
         case .alreadyCached(let object):
             finish(.alreadyCached(object))
         case .ready(let lock, let loaded, let notices):
@@ -62,7 +61,7 @@ extension DownloadJob {
         case .failed(let error as SystemError) where error.isDescriptorShortage && service.runningJobs > 1:
             // The other jobs free descriptors as they finish: start again shortly.
             partial.close()
-            wakeTimer = loop.after(0.2) { [weak self] in self?.start() }
+            wakeTimer = loop.after(0.2) { [weak self] in self?.start(afterWaiting: afterWaiting) }
         case .failed(let error):
             fail(JobFailure(.io, "\(error)"), keepPartial: true)
         }

@@ -5,9 +5,10 @@ extension DownloadJob {
     enum Phase {
         /// Made, not yet started.
         case starting
-        /// The key's lock, the index and the saved state are read off the transfer thread.
-        case preparing
-        /// Another process (or job) holds the key's lock.
+        /// The key's lock, the index and the saved state are read off the transfer thread;
+        /// `afterWaiting`: the lock was found taken before (the wait was reported).
+        case preparing(afterWaiting: Bool)
+        /// Another process (or job) holds the key's lock: asked for again shortly.
         case waitingForLock
         /// The tier is asked whether it has a copy (off the transfer thread).
         case lookingUpTier

@@ -108,7 +108,7 @@ extension DownloadJob {
         emit(.notice(url: url, message: notice))
         source = next
         failuresInARow = 0
-        retryNotBefore = 0
+        backoffUntil = nil
         if keepsHeldBytes {
             state.finalURL = nil
         } else {

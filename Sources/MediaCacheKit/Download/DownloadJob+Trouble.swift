@@ -6,7 +6,8 @@ extension DownloadJob {
     /// retries, the next source takes over.
     func transientFailure(_ reason: String, cause: JobFailure.Cause, retryAfter: Double?) {
         let now = TransferLoop.now()
-        if now >= retryNotBefore {
+        let backingOff = backoffUntil.map { now < $0 } ?? false
+        if !backingOff {
             failuresInARow += 1
             let retries = source.retries(options: options)
             if failuresInARow > retries {
@@ -17,12 +18,12 @@ extension DownloadJob {
                 return
             }
             let delay = retryPolicy.delay(attempt: failuresInARow, retryAfter: retryAfter)
-            retryNotBefore = now + delay
+            backoffUntil = now + delay
             emit(.retry(url: url, attempt: failuresInARow, delay: delay, reason: reason))
         } else if let retryAfter {
-            retryNotBefore = max(retryNotBefore, now + min(retryAfter, options.maxRetryAfter))
+            backoffUntil = max(backoffUntil ?? now, now + min(retryAfter, options.maxRetryAfter))
         }
-        scheduleWake(at: retryNotBefore)
+        scheduleWake(at: backoffUntil ?? now)
     }
 
     func scheduleWake(at deadline: Double) {

@@ -35,9 +35,9 @@ final class DownloadJob: @unchecked Sendable {
     /// Seconds from a request to its first body byte (a moving average): what the endgame
     /// weighs against a running range's time left. Nil until one has been seen.
     var requestLatency: Double?
-    var retryNotBefore = 0.0
+    /// While backing off after a failure: no new request before this time.
+    var backoffUntil: Double?
     var wakeTimer: Int?
-    var waitingNoticeSent = false
     var startedEventSent = false
     /// URLs this job parsed, each parsed once: URLComponents costs more than the rest of
     /// a small file's header handling.
@@ -225,8 +225,8 @@ final class DownloadJob: @unchecked Sendable {
             commit()
             return
         }
-        if now < retryNotBefore {
-            scheduleWake(at: retryNotBefore)
+        if let backoffUntil, now < backoffUntil {
+            scheduleWake(at: backoffUntil)
             return
         }
         // One stream (also when its length is unknown): start it again once it ended.
