@@ -142,6 +142,31 @@ struct DownloadJobTests {
         #expect(scripted.bytes(of: result) == new.bytes, "\(result)")
     }
 
+    /// An MP4 whose moov follows its mdat: the tail is asked for before the middle of
+    /// mdat (a player needs it first), and the stored file has the moov in front.
+    @Test func aLateMoovIsFetchedBeforeTheMiddleAndStoredInFront() async throws {
+        let (chunk, chunks) = (64 << 10, 32)
+        let head = Boxes.ftyp + Boxes.box("free", [])
+        let mdatStart = Int64(head.count + 8)
+        let offsets = (0..<chunks).map { mdatStart + Int64($0 * chunk) }
+        let movie = head + Boxes.box("mdat", Self.file(chunk * chunks, seed: 8)) + Boxes.moov([Boxes.stco(offsets)])
+        let moovStart = Int(mdatStart) + chunk * chunks
+        let file = ScriptedFile(bytes: movie)
+        let scripted = try Scripted { file.answer($0) }
+        let result = await scripted.download(["http://origin.test/late.mp4"])
+        guard case .committed(let object) = result, let stored = scripted.bytes(of: result) else {
+            Issue.record("not committed: \(result)")
+            return
+        }
+        #expect(object.faststart == .relocated && stored.count == movie.count)
+        let layout = try TopLevelBoxes.scan(MemoryBytes(stored), length: Int64(stored.count)).map(\.type)
+        #expect(layout == ["ftyp", "free", "moov", "mdat"], "\(layout)")
+        let starts = scripted.transfers.ranges.compactMap { $0.flatMap { Int($0.dropFirst("Range: bytes=".count).prefix { $0 != "-" }) } }
+        let tail = try #require(starts.firstIndex(of: moovStart), "\(starts)")
+        let middle = starts.firstIndex { $0 >= Int(mdatStart) + chunk * chunks / 2 && $0 != moovStart }
+        #expect(tail < (middle ?? Int.max), "\(starts)")
+    }
+
     /// An HTML page sent with 200 for a media URL is an error page, not the file.
     @Test func anErrorPageIsNotCachedAsMedia() async throws {
         let page = Array("<!doctype html><html><body>Please log in</body></html>".utf8)
