@@ -4,10 +4,10 @@ import Hummingbird
 import MediaCacheKit
 
 /// What the status page can do: fetch URLs, stop or remove a download, remove a cached
-/// object. Only the page's own
-/// script can ask: a POST with a JSON body and `X-Mediacache-Action: 1`, which a page of
-/// another site cannot send without a CORS preflight this server never answers, and an
-/// `Origin`, when sent, that is this server. `HostCheck` has refused other Hosts already.
+/// object. Only the page's own script can ask: a POST with a JSON body and
+/// `X-Mediacache-Action: 1`, which a page of another site cannot send without a CORS
+/// preflight this server never answers, and an `Origin`, when sent, that is this server.
+/// `HostCheck` has refused other Hosts already.
 struct StatusActions: Sendable {
     let service: DownloadService
     let sources: KnownSources
