@@ -17,7 +17,7 @@ struct DownloadJobTests {
         let events = EventLog()
 
         init(
-            connections: Int = 4, minFragment: Int64 = 256 << 10,
+            connections: Int = 4, minFragment: Int64 = 256 << 10, tier: TierSource? = nil,
             answer: @escaping @Sendable (HTTPRequest) -> [ScriptedTransfers.Step]
         ) throws {
             temporary = try TemporaryDirectory("mediacache-job")
@@ -30,7 +30,7 @@ struct DownloadJobTests {
             let events = self.events
             service = try DownloadService(
                 cache: CacheDirectory(root: temporary.path + "/cache"), options: options,
-                events: { event in events.append(event) }, committed: nil, tier: nil,
+                events: { event in events.append(event) }, committed: nil, tier: tier,
                 executor: transfers)
         }
 
@@ -165,6 +165,42 @@ struct DownloadJobTests {
         let tail = try #require(starts.firstIndex(of: moovStart), "\(starts)")
         let middle = starts.firstIndex { $0 >= Int(mdatStart) + chunk * chunks / 2 && $0 != moovStart }
         #expect(tail < (middle ?? Int.max), "\(starts)")
+    }
+
+    /// With a tier, the key's record is looked up on the transfer loop, beside the
+    /// downloads (here the script answers it, as it answers them), and the tier's copy
+    /// is fetched and checked against the record; the origin is not asked.
+    @Test func aTierRecordIsLookedUpOnTheLoopAndItsCopyFetched() async throws {
+        let bytes = Self.file(512 << 10, seed: 9)
+        let url = "http://origin.test/h.mp4"
+        let record = TierRecord(
+            key: CacheKey(identity: url), sha256: Digest.sha256Hex(bytes), size: Int64(bytes.count),
+            contentType: "video/mp4", faststart: .original, etag: "\"v1\"", lastModified: nil, url: url)
+        let directory = try TemporaryDirectory("mediacache-tier")
+        defer { directory.remove() }
+        let configuration = try S3Configuration(
+            location: TierLocation(parsing: "s3://bucket/fleet"), endpoint: "http://tier.test", region: "us-east-1",
+            credentials: S3Credentials(accessKeyID: "AKID", secretAccessKey: "secret"))
+        let tier = TierSource(
+            store: TierStore(client: S3Client(configuration: configuration), cacheRoot: directory.path),
+            fallback: .origin(required: false), trouble: { _ in })
+        let copy = ScriptedFile(bytes: bytes)
+        let scripted = try Scripted(tier: tier) { request in
+            guard request.url.hasPrefix("http://tier.test/") else {
+                return [.head(status: 500, headers: [("Content-Length", "0")]), .end(CURLE_OK)]
+            }
+            guard request.url.hasSuffix(".json") else { return copy.answer(request) }
+            let json = record.encoded()
+            return [
+                .head(status: 200, headers: [("Content-Type", "application/json"), ("Content-Length", "\(json.count)")]),
+                .body(json), .end(CURLE_OK),
+            ]
+        }
+        let result = await scripted.download([url])
+        #expect(scripted.bytes(of: result) == bytes, "\(result)")
+        let urls = scripted.transfers.requests.withLock { $0.map(\.url) }
+        #expect(urls.first?.hasSuffix("/keys/\(CacheKey(identity: url).hex).json") == true, "\(urls)")
+        #expect(urls.allSatisfy { $0.hasPrefix("http://tier.test/") }, "\(urls)")
     }
 
     /// An HTML page sent with 200 for a media URL is an error page, not the file.

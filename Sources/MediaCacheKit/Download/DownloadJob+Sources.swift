@@ -1,8 +1,8 @@
 /// Which source a job reads, and the one place where a failed source hands over to the
 /// next: a mirror, or the origin after the tier's copy.
 ///
-/// With `--tier` (or `pull`) the key's record is looked up off the transfer thread
-/// first: a record found makes the tier's copy the source (the saved state names the
+/// With `--tier` (or `pull`) the key's record is looked up first, a small GET on the
+/// transfer loop beside the downloads (one HTTP stack, shared connections): a record found makes the tier's copy the source (the saved state names the
 /// record, so a resume reads the same copy); none, or one that cannot be used, leaves
 /// the origin, unless nothing else may be used.
 extension DownloadJob {
@@ -20,11 +20,7 @@ extension DownloadJob {
             return
         }
         phase = .lookingUpTier
-        let key = key
-        service.tierLookups.async { [weak self] in
-            let answer = tier.lookUp(key)
-            self?.loop.post { [weak self] in self?.didLookUp(answer, in: tier) }
-        }
+        tier.lookUp(key, on: loop) { [weak self] answer in self?.didLookUp(answer, in: tier) }
     }
 
     /// The origin as the list gives it (its first URL).

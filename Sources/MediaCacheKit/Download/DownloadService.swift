@@ -36,8 +36,6 @@ public final class DownloadService: @unchecked Sendable {
     private let committed: (@Sendable (CachedObject) -> Void)?
     /// The fleet's tier, when downloads may read from it (`--tier`, `pull`).
     let tier: TierSource?
-    /// Tier record lookups: one small blocking GET each, never on the transfer thread.
-    let tierLookups = DispatchQueue(label: "mediacache.tier-lookups", attributes: .concurrent)
     private let stopped = DispatchSemaphore(value: 0)
 
     /// The downloads by key, which `submit` reads from any thread.

@@ -1,6 +1,7 @@
-/// One request made on the calling thread, without the transfer loop, its response kept
-/// in memory up to a bound: the S3 tier's requests, whose answers are small (XML,
-/// records) or empty. Blocks until the response ends; any thread may call it.
+/// One request whose response is kept in memory up to a bound: the S3 tier's requests,
+/// whose answers are small (XML, records) or empty. `perform` blocks the calling thread
+/// (the tier's own commands); `start` runs it on the transfer loop with the downloads,
+/// sharing their connections (a download's tier lookup).
 final class HTTPExchange: HTTPTransferDelegate {
     struct Response: Sendable {
         var head: HTTPResponseHead
@@ -12,6 +13,10 @@ final class HTTPExchange: HTTPTransferDelegate {
     private var body: [UInt8] = []
     private var outcome: TransferError?
     private var bodyTooLarge = false
+    /// For `start`: called once on the loop thread; the exchange keeps itself until then
+    /// (a transfer holds its delegate weakly).
+    private var completion: ((Result<Response, TransferError>) -> Void)?
+    private var keptAlive: HTTPExchange?
 
     private init(maxBodyBytes: Int) {
         self.maxBodyBytes = maxBodyBytes
@@ -23,14 +28,31 @@ final class HTTPExchange: HTTPTransferDelegate {
         let exchange = HTTPExchange(maxBodyBytes: maxBodyBytes)
         let transfer = HTTPTransfer(request: request, userAgent: userAgent, delegate: exchange)
         transfer.complete(code: transfer.easy.perform())
-        if exchange.bodyTooLarge {
+        return exchange.result
+    }
+
+    /// Makes `request` on `loop` (call on its thread); `completion` gets what `perform`
+    /// returns, on the loop thread.
+    static func start(
+        _ request: HTTPRequest, userAgent: String, maxBodyBytes: Int, on loop: TransferLoop,
+        completion: @escaping (Result<Response, TransferError>) -> Void
+    ) {
+        loop.preconditionOnLoop()
+        let exchange = HTTPExchange(maxBodyBytes: maxBodyBytes)
+        exchange.completion = completion
+        exchange.keptAlive = exchange
+        loop.start(HTTPTransfer(request: request, userAgent: userAgent, delegate: exchange))
+    }
+
+    private var result: Result<Response, TransferError> {
+        if bodyTooLarge {
             return .failure(TransferError(kind: .aborted, message: "the response is larger than \(maxBodyBytes) bytes"))
         }
-        if let error = exchange.outcome { return .failure(error) }
-        guard let head = exchange.head else {
+        if let error = outcome { return .failure(error) }
+        guard let head else {
             return .failure(TransferError(kind: .network, message: "the server closed the connection without a response"))
         }
-        return .success(Response(head: head, body: exchange.body))
+        return .success(Response(head: head, body: body))
     }
 
     func transfer(_ transfer: HTTPTransfer, didReceive head: HTTPResponseHead) -> Bool {
@@ -51,5 +73,10 @@ final class HTTPExchange: HTTPTransferDelegate {
 
     func transfer(_ transfer: HTTPTransfer, didCompleteWith error: TransferError?) {
         outcome = error
+        if let completion {
+            self.completion = nil
+            completion(result)
+            keptAlive = nil
+        }
     }
 }

@@ -74,6 +74,26 @@ public final class S3Client: Sendable {
         return response.head.status == 404 ? nil : response.body
     }
 
+    /// `getObject` on the transfer loop, beside the downloads (call on its thread):
+    /// `completion` runs there, after the same retries of transient failures.
+    func getObject(
+        _ key: String, maxBytes: Int, on loop: TransferLoop, attempt: Int = 1,
+        completion: @escaping (Result<[UInt8]?, TierError>) -> Void
+    ) {
+        let request = request(method: .get, key: key)
+        HTTPExchange.start(request, userAgent: userAgent, maxBodyBytes: maxBytes, on: loop) { [self] outcome in
+            do throws(TierError) {
+                let response = try interpret(outcome, operation: "get", key: key, accepting: [404])
+                completion(.success(response.head.status == 404 ? nil : response.body))
+            } catch {
+                guard error.isTransient, attempt < configuration.attempts else { return completion(.failure(error)) }
+                loop.after(Self.retryDelay(after: attempt)) { [self] in
+                    getObject(key, maxBytes: maxBytes, on: loop, attempt: attempt + 1, completion: completion)
+                }
+            }
+        }
+    }
+
     /// What the store says of `key`, or nil when there is no such object.
     public func headObject(_ key: String) throws(TierError) -> S3ObjectInfo? {
         let response = try send("head", method: .head, key: key, accepting: [404])
@@ -206,6 +226,28 @@ public final class S3Client: Sendable {
         body: HTTPRequestBody? = nil, payloadHash: String = S3Signing.emptyPayloadHash, accepting: Set<Int> = [],
         maxBodyBytes: Int = S3Client.maxAnswerBytes
     ) throws(TierError) -> HTTPExchange.Response {
+        let request = request(
+            method: method, key: key, query: query, headers: headers, body: body, payloadHash: payloadHash)
+        var attempt = 1
+        while true {
+            do {
+                let outcome = HTTPExchange.perform(request, userAgent: userAgent, maxBodyBytes: maxBodyBytes)
+                return try interpret(outcome, operation: operation, key: key, accepting: accepting)
+            } catch {
+                guard error.isTransient, attempt < configuration.attempts else { throw error }
+                usleep(useconds_t(Self.retryDelay(after: attempt) * 1_000_000))
+                attempt += 1
+            }
+        }
+    }
+
+    /// 0.5 s, 1 s, 2 s, …: long enough for a store that is restarting.
+    private static func retryDelay(after attempt: Int) -> Double { 0.5 * Double(1 << (attempt - 1)) }
+
+    private func request(
+        method: HTTPMethod, key: String?, query: [(String, String)] = [], headers: [String] = [],
+        body: HTTPRequestBody? = nil, payloadHash: String = S3Signing.emptyPayloadHash
+    ) -> HTTPRequest {
         var request = HTTPRequest(
             url: S3RequestURL.make(endpoint: endpoint, bucket: bucket, key: key, query: query), headers: headers,
             stallTimeout: configuration.timeout, verifyTLS: configuration.verifyTLS)
@@ -213,24 +255,15 @@ public final class S3Client: Sendable {
         request.body = body
         request.s3Signing = S3Signing(
             region: configuration.region, credentials: configuration.credentials, payloadHash: payloadHash)
-        var attempt = 1
-        while true {
-            do {
-                return try sendOnce(request, operation: operation, key: key, accepting: accepting, maxBodyBytes: maxBodyBytes)
-            } catch {
-                guard error.isTransient, attempt < configuration.attempts else { throw error }
-                // 0.5 s, 1 s, 2 s, …: long enough for a store that is restarting.
-                usleep(useconds_t(500_000 << (attempt - 1)))
-                attempt += 1
-            }
-        }
+        return request
     }
 
-    private func sendOnce(
-        _ request: HTTPRequest, operation: String, key: String?, accepting: Set<Int>, maxBodyBytes: Int
+    /// What one exchange's outcome means: the response, or the failure it is.
+    private func interpret(
+        _ outcome: Result<HTTPExchange.Response, TransferError>, operation: String, key: String?, accepting: Set<Int>
     ) throws(TierError) -> HTTPExchange.Response {
         let response: HTTPExchange.Response
-        switch HTTPExchange.perform(request, userAgent: userAgent, maxBodyBytes: maxBodyBytes) {
+        switch outcome {
         case .success(let answer): response = answer
         case .failure(let error) where error.kind == .aborted:
             throw .invalidResponse(operation: operation, target: target(key ?? ""), reason: error.message)

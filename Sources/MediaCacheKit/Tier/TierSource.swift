@@ -48,15 +48,24 @@ public final class TierSource: Sendable {
     /// Looks up `key`'s record. Blocks (one small GET): never call it on the transfer thread.
     public func lookUp(_ key: CacheKey) -> Lookup {
         if let error = unusableBecause { return .tierUnusable(error) }
-        do {
-            guard let record = try store.record(for: key) else { return .notFound }
-            return .found(record)
-        } catch {
-            if error.stopsTheTier || error.isTransient {
-                markUnusable(error)
-                return .tierUnusable(unusableBecause ?? error)
-            }
-            return .unusableRecord("\(error)")
+        return lookup(Result { () throws(TierError) in try store.record(for: key) })
+    }
+
+    /// Looks up `key`'s record on the transfer loop, with the downloads' connections (call
+    /// on its thread); `completion` runs there.
+    func lookUp(_ key: CacheKey, on loop: TransferLoop, completion: @escaping (Lookup) -> Void) {
+        if let error = unusableBecause { return completion(.tierUnusable(error)) }
+        store.record(for: key, on: loop) { [self] answer in completion(lookup(answer)) }
+    }
+
+    private func lookup(_ answer: Result<TierRecord?, TierError>) -> Lookup {
+        switch answer {
+        case .success(let record?): return .found(record)
+        case .success(nil): return .notFound
+        case .failure(let error) where error.stopsTheTier || error.isTransient:
+            markUnusable(error)
+            return .tierUnusable(unusableBecause ?? error)
+        case .failure(let error): return .unusableRecord("\(error)")
         }
     }
 

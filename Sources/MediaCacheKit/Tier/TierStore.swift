@@ -20,8 +20,22 @@ public final class TierStore: Sendable {
 
     /// The record of `key`, or nil when the tier has none.
     public func record(for key: CacheKey) throws(TierError) -> TierRecord? {
-        let recordKey = layout.recordKey(for: key)
-        guard let bytes = try client.getObject(recordKey, maxBytes: Self.maxRecordBytes) else { return nil }
+        let bytes = try client.getObject(layout.recordKey(for: key), maxBytes: Self.maxRecordBytes)
+        return try bytes.map { bytes throws(TierError) in try record(for: key, from: bytes) }
+    }
+
+    /// `record(for:)` on the transfer loop, beside the downloads (call on its thread);
+    /// `completion` runs there.
+    func record(for key: CacheKey, on loop: TransferLoop, completion: @escaping (Result<TierRecord?, TierError>) -> Void) {
+        client.getObject(layout.recordKey(for: key), maxBytes: Self.maxRecordBytes, on: loop) { [self] answer in
+            completion(answer.flatMap { bytes in
+                Result { () throws(TierError) in try bytes.map { bytes throws(TierError) in try record(for: key, from: bytes) } }
+            })
+        }
+    }
+
+    /// The record `bytes` hold, which must be `key`'s.
+    private func record(for key: CacheKey, from bytes: [UInt8]) throws(TierError) -> TierRecord {
         do {
             let record = try TierRecord.decode(bytes)
             guard record.key == key.hex else {
@@ -29,7 +43,8 @@ public final class TierStore: Sendable {
             }
             return record
         } catch {
-            throw .invalidResponse(operation: "read record", target: "s3://\(layout.location.bucket)/\(recordKey)", reason: "\(error)")
+            let target = "s3://\(layout.location.bucket)/\(layout.recordKey(for: key))"
+            throw .invalidResponse(operation: "read record", target: target, reason: "\(error)")
         }
     }
 
