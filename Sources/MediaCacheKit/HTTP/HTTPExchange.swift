@@ -41,7 +41,11 @@ final class HTTPExchange: HTTPTransferDelegate {
         let exchange = HTTPExchange(maxBodyBytes: maxBodyBytes)
         exchange.completion = completion
         exchange.keptAlive = exchange
-        loop.start(HTTPTransfer(request: request, userAgent: userAgent, delegate: exchange))
+        let transfer = HTTPTransfer(request: request, userAgent: userAgent, delegate: exchange)
+        // Short, and a download waits on it: first on its host, never behind the
+        // ranges of the downloads it would start.
+        transfer.priority = Int.max
+        loop.start(transfer)
     }
 
     private var result: Result<Response, TransferError> {
