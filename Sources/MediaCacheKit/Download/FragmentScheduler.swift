@@ -154,6 +154,8 @@ struct FragmentScheduler {
 
     /// Layout demands first (bytes that decide what comes next), then readers'.
     private func serveDemands(_ situation: Situation, running: inout [InFlight], plan: inout Plan) {
+        // The usual case, on every plan of every file: nothing to weigh.
+        guard !situation.demands.isEmpty else { return }
         let order = situation.demands.indices.sorted {
             situation.demands[$0].priority != situation.demands[$1].priority
                 ? situation.demands[$0].priority > situation.demands[$1].priority : $0 < $1

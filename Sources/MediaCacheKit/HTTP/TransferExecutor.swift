@@ -21,9 +21,9 @@ protocol TransferExecutor: AnyObject {
     var running: [HTTPTransfer] { get }
 }
 
-/// libcurl's multi handle: poll, perform, and the completions `info_read` drains.
-// @unchecked: used only on the transfer loop's thread, except `wakeup` (libcurl's is thread-safe).
-final class CurlMulti: TransferExecutor, @unchecked Sendable {
+/// libcurl's multi handle: poll, perform, and the completions `info_read` drains. Owned
+/// by one `TransferLoop` and used on its thread, except `wakeup` (libcurl's is thread-safe).
+final class CurlMulti: TransferExecutor {
     private let multi: UnsafeMutableRawPointer
     private var active: [UnsafeMutableRawPointer: HTTPTransfer] = [:]
 
