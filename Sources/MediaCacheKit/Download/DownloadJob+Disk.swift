@@ -39,7 +39,7 @@ extension DownloadJob {
         if now - lastProgress >= 0.5 {
             let done = state.bytesDone
             let rate = Double(done - bytesAtLastProgress) / max(0.001, now - lastProgress)
-            let connections = fragments.count
+            let connections = attempt?.connections ?? 0
             download.activity.withLock { $0 = (max(0, rate), connections) }
             emit(
                 .progress(

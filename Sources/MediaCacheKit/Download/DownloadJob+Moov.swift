@@ -5,7 +5,7 @@ extension DownloadJob {
     /// header the running transfers will not bring soon. Reports `moov-found` once the
     /// whole moov is on disk.
     func advanceMoovSearch() {
-        guard var search = attempt?.moovSearch, let file = partial.dataFile else { return }
+        guard let attempt, var search = attempt.moovSearch, let file = partial.dataFile else { return }
         var releaseHold = false
         var layoutDemands: [ByteRange] = []
         if !search.locator.isFinished {
@@ -22,8 +22,8 @@ extension DownloadJob {
             switch step {
             case .finished:
                 // A late moov still arriving keeps the others waiting (see the hold).
-                releaseHold = !fragments.values.contains(where: \.isPriority)
-            case .needs(let range) where !isArrivingSoon(range.start):
+                releaseHold = !attempt.servesADemand
+            case .needs(let range) where !attempt.isArrivingSoon(range.start, now: TransferLoop.now()):
                 // A big box in the way (free, a large ftyp): fetch just its header region.
                 layoutDemands.append(ByteRange(range.start, min(length, range.start + 64 * 1024)))
                 releaseHold = true
@@ -34,23 +34,17 @@ extension DownloadJob {
         if let moov = search.locator.moov, !search.reported, state.completed.contains(ByteRange(moov.offset, moov.end)) {
             search.reported = true
             emit(.moovFound(url: url, offset: moov.offset, size: moov.size, bytesReceived: bytesFetched))
-            if options.faststart { attempt?.hasher?.planLayout(length: search.locator.length) }
+            if options.faststart { attempt.hasher?.planLayout(length: search.locator.length) }
         }
         let searchIsOver = search.locator.isFinished && (search.locator.moov == nil || search.reported)
-        attempt?.moovSearch = searchIsOver ? nil : search
+        attempt.moovSearch = searchIsOver ? nil : search
         // A demand stays until its bytes are held: one asked for again is not added twice.
-        for range in layoutDemands where attempt?.layoutDemands.contains(range) == false {
-            attempt?.layoutDemands.append(range)
+        for range in layoutDemands where !attempt.layoutDemands.contains(range) {
+            attempt.layoutDemands.append(range)
         }
         if releaseHold {
-            attempt?.holdFillUntil = nil
+            attempt.holdFillUntil = nil
             fillConnections()
         }
-    }
-
-    /// Whether a running transfer will write `offset` soon (see `FragmentScheduler`).
-    func isArrivingSoon(_ offset: Int64) -> Bool {
-        let now = TransferLoop.now()
-        return FragmentScheduler.isArrivingSoon(offset, in: fragments.values.map { $0.inFlight(now: now) })
     }
 }

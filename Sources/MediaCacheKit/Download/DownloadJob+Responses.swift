@@ -5,7 +5,7 @@ import Foundation
 extension DownloadJob: HTTPTransferDelegate {
     func transfer(_ transfer: HTTPTransfer, didReceive head: HTTPResponseHead) -> Bool {
         loop.preconditionOnLoop()
-        guard let fragment = fragments[ObjectIdentifier(transfer)] else { return false }
+        guard let attempt, let fragment = attempt.fragment(of: transfer) else { return false }
         let url = transfer.request.url
         let check = ResponseCheck(
             head: head,
@@ -17,7 +17,7 @@ extension DownloadJob: HTTPTransferDelegate {
                 validators: state.validators, holdsBytes: !state.completed.isEmpty, lengthsAnnounced: lengthsAnnounced))
         switch check.verdict() {
         case .acceptProbe206(let total, let responseEnd, let rangesSupported):
-            attempt?.suspectMediaType = check.suspectMediaType
+            attempt.suspectMediaType = check.suspectMediaType
             let fresh = state.completed.isEmpty
             state.validators = check.incoming
             state.rangesSupported = rangesSupported
@@ -27,7 +27,7 @@ extension DownloadJob: HTTPTransferDelegate {
             fragment.responseEnd = responseEnd
             acceptProbe(fragment, head, url: url)
         case .acceptWhole200(let length, let startOver, let rangesSupported):
-            attempt?.suspectMediaType = check.suspectMediaType
+            attempt.suspectMediaType = check.suspectMediaType
             if let startOver {
                 emit(.notice(url: self.url, message: startOver.notice))
                 state.discardData()
@@ -93,7 +93,7 @@ extension DownloadJob: HTTPTransferDelegate {
 
     func transfer(_ transfer: HTTPTransfer, didReceive chunk: BodyChunk) -> Int {
         loop.preconditionOnLoop()
-        guard let fragment = fragments[ObjectIdentifier(transfer)] else { return 0 }
+        guard let attempt, let fragment = attempt.fragment(of: transfer) else { return 0 }
         guard fragment.accepted, let file = partial.dataFile else { return chunk.count }
         var chunk = chunk
         var consumed = 0
@@ -110,8 +110,8 @@ extension DownloadJob: HTTPTransferDelegate {
             chunk = chunk.dropFirst(count)
             if chunk.count == 0 { return consumed }
         }
-        if fragment.isProbe, let attempt, !attempt.firstBytesChecked {
-            self.attempt?.firstBytesChecked = true
+        if fragment.isProbe, !attempt.firstBytesChecked {
+            attempt.firstBytesChecked = true
             if let reason = ResponseCheck.errorPage(
                 firstBytes: chunk.prefix(512).array, suspectMediaType: attempt.suspectMediaType,
                 atFileStart: fragment.next == 0,
@@ -154,10 +154,13 @@ extension DownloadJob: HTTPTransferDelegate {
         }
         // Every byte is held, but a response whose range was cut may go on past it, and
         // end only with the origin's next burst: commit now, not then.
-        if state.isComplete && fragments.values.contains(where: \.isCutShort) { scheduleWake(at: 0) }
-        if attempt?.moovSearch != nil { advanceMoovSearch() }
+        if state.isComplete && attempt.runsPastItsRange { scheduleWake(at: 0) }
+        if attempt.moovSearch != nil { advanceMoovSearch() }
         // Until the layout is known, the relocated digest could not follow the prefix.
-        if let attempt, attempt.moovSearch == nil { attempt.hasher?.advance(to: state.completed.contiguousPrefix) }
+        // (The search may have led to the commit, which took the hasher with it.)
+        if let current = self.attempt, current.moovSearch == nil {
+            current.hasher?.advance(to: state.completed.contiguousPrefix)
+        }
         noteProgress()
         // Fewer than offered stops the transfer: its range now ends here.
         return consumed + count
@@ -165,9 +168,7 @@ extension DownloadJob: HTTPTransferDelegate {
 
     func transfer(_ transfer: HTTPTransfer, didCompleteWith error: TransferError?) {
         loop.preconditionOnLoop()
-        guard let fragment = fragments.removeValue(forKey: ObjectIdentifier(transfer)),
-            isTransferring
-        else { return }
+        guard let attempt, let fragment = attempt.remove(transfer) else { return }
         // For messages only: a URL may be kilobytes long, and retries repeat it.
         let url = Printable.url(transfer.request.url)
         // Every line about the job names its URL; a message names another one (a mirror,
@@ -175,8 +176,8 @@ extension DownloadJob: HTTPTransferDelegate {
         func at(_ reason: String) -> String { transfer.request.url == state.entry.url ? reason : "\(reason) (\(url))" }
         // The other connections wait while a priority range (a late moov) arrives, so
         // their first bytes do not race it; its deadline bounds the wait.
-        if (fragment.isProbe || fragment.isPriority) && !fragments.values.contains(where: \.isPriority) {
-            attempt?.holdFillUntil = nil
+        if (fragment.isProbe || fragment.isPriority) && !attempt.servesADemand {
+            attempt.holdFillUntil = nil
         }
         switch fragment.outcome {
         case .redirect(let target):
@@ -232,7 +233,7 @@ extension DownloadJob: HTTPTransferDelegate {
         }
         // A response cut short with progress just frees the connection: the rest of its
         // range is unassigned again and the next fill picks it up.
-        if state.isComplete && fragments.isEmpty {
+        if state.isComplete && attempt.isIdle {
             commit()
         } else {
             fillConnections()

@@ -31,7 +31,7 @@ extension DownloadJob {
         wakeTimer = loop.after(deadline - TransferLoop.now()) { [weak self] in
             guard let self else { return }
             self.wakeTimer = nil
-            if case .probing = self.phase, self.fragments.isEmpty {
+            if case .probing(let attempt) = self.phase, attempt.isIdle {
                 self.startProbe()
             } else {
                 self.fillConnections()
@@ -75,7 +75,6 @@ extension DownloadJob {
     }
 
     func cancelAllTransfers() {
-        for fragment in fragments.values { loop.cancel(fragment.transfer) }
-        fragments = [:]
+        attempt?.cancelTransfers(on: loop)
     }
 }

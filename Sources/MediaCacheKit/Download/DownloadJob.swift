@@ -23,7 +23,6 @@ final class DownloadJob: @unchecked Sendable {
 
     var lock: KeyLock?
     var state: JobState
-    var fragments: [ObjectIdentifier: Fragment] = [:]
     var phase: Phase = .starting
     var failuresInARow = 0
     /// The furthest byte a single stream (no ranges) reached for this version of the file.
@@ -112,7 +111,7 @@ final class DownloadJob: @unchecked Sendable {
         // a known length can give way (its rest is planned again), a probe or a stream cannot.
         transfer.priority = demand == .reader ? DownloadPriority.interactive.rawValue + 1 : download.priority.rawValue
         transfer.isPreemptible = sendRange && !isProbe && end != nil && demand == nil
-        fragments[ObjectIdentifier(transfer)] = fragment
+        attempt?.add(fragment)
         loop.start(transfer)
         return fragment
     }
@@ -124,7 +123,7 @@ final class DownloadJob: @unchecked Sendable {
     /// pushes bytes nobody asked for.
     func startProbe() {
         attempt?.hasher?.cancel()
-        phase = .probing(Attempt())
+        phase = .probing(FetchAttempt())
         let sendRange = state.rangesSupported
         // Without Range, one stream from byte 0 to wherever it ends.
         var piece: (start: Int64, end: Int64?) = (0, sendRange ? firstRequestSize : nil)
@@ -176,19 +175,19 @@ final class DownloadJob: @unchecked Sendable {
         if let length = state.length, length >= 32 << 20, let file = partial.dataFile {
             var algorithms: Set<DigestAlgorithm> = [.sha256]
             if let checksum = request.entry.checksum { algorithms.insert(checksum.algorithm) }
-            self.attempt?.hasher = PrefixHasher(file: file, algorithms: algorithms)
+            attempt.hasher = PrefixHasher(file: file, algorithms: algorithms)
         }
         if rangesUsable, let length = state.length, length > 0 {
-            self.attempt?.moovSearch = MoovSearch(locator: MoovLocator(length: length))
+            attempt.moovSearch = FetchAttempt.MoovSearch(locator: MoovLocator(length: length))
             // Hold the other connections only if there will be other connections.
-            let probeCoversTheRest = fragments.values.contains { $0.isProbe && ($0.end.map { $0 >= length } ?? true) }
+            let probeCoversTheRest = (attempt.probe.map { $0.end.map { $0 >= length } ?? true } ?? false)
                 && state.completed.gaps(within: ByteRange(0, length)).count <= 1
             if !probeCoversTheRest {
-                self.attempt?.holdFillUntil = now + 1.0
+                attempt.holdFillUntil = now + 1.0
                 // The probe asked for two fragments so a small file takes one request; in a
                 // file that is split anyway it takes one piece like every other connection,
                 // or it would be the last to finish.
-                if let probe = fragments.values.first(where: \.isProbe) {
+                if let probe = attempt.probe {
                     let piece = max(probe.next, probe.compareUntil) + scheduler.pieceSize(of: length)
                     probe.end = probe.end.map { min($0, piece) } ?? piece
                 }
@@ -206,136 +205,6 @@ final class DownloadJob: @unchecked Sendable {
     }
 
     var rangesUsable: Bool { state.rangesSupported && state.length != nil }
-
-    /// Serves the demands, then gives every free connection work, as the scheduler plans
-    /// it; a connection that stopped delivering gives its range to a fresh one.
-    func fillConnections() {
-        loop.preconditionOnLoop()
-        guard case .fetching = phase else { return }
-        let now = TransferLoop.now()
-        // Every byte is held, whatever path got here (a retry after the last byte, a
-        // response that ended badly): what is still in flight can only bring bytes held
-        // already, unless it is comparing held bytes with the origin's (a changed origin
-        // restarts the file), so it is stopped and the file committed.
-        if state.isComplete {
-            // Responses that end by themselves soon are let be (their connections stay
-            // open for reuse); those cut short are stopped.
-            guard !fragments.values.contains(where: { $0.next < $0.compareUntil || !$0.isCutShort }) else { return }
-            cancelAllTransfers()
-            commit()
-            return
-        }
-        if let backoffUntil, now < backoffUntil {
-            scheduleWake(at: backoffUntil)
-            return
-        }
-        // One stream (also when its length is unknown): start it again once it ended.
-        guard rangesUsable, let length = state.length else {
-            if fragments.isEmpty { startProbe() }
-            return
-        }
-        // Readers' wants and the bytes that locate a late moov are one list of demands.
-        var demands: [FragmentScheduler.Demand] = []
-        var readers: [Int?] = []
-        for (reader, wanted) in download.demands {
-            demands.append(FragmentScheduler.Demand(range: wanted, priority: .reader))
-            readers.append(reader)
-        }
-        for range in attempt?.layoutDemands ?? [] {
-            demands.append(FragmentScheduler.Demand(range: range, priority: .layout))
-            readers.append(nil)
-        }
-        var running = Array(fragments.values)
-        let plan = scheduler.plan(
-            FragmentScheduler.Situation(
-                length: length, held: state.completed, inFlight: running.map { $0.inFlight(now: now) },
-                demands: demands, holding: attempt?.holdsFill(at: now) ?? false,
-                rateLimited: heldBackByRateLimit(now: now), requestSeconds: requestLatency))
-        for index in plan.satisfied {
-            if let reader = readers[index] {
-                download.demands[reader] = nil
-            } else {
-                attempt?.layoutDemands.removeAll { $0 == demands[index].range }
-            }
-        }
-        for action in plan.actions {
-            switch action {
-            case .start(let range, let priority):
-                running.append(startFragment(from: range.start, to: range.end, demand: priority))
-            case .split(let index, let cut, let rate, let priority):
-                running.append(steal(from: running[index], at: cut, rate: rate, demand: priority))
-            case .trim(let index, let cut):
-                trim(running[index], at: cut)
-            }
-        }
-        // The moov's bytes start even when every connection is busy (they are small and
-        // make the file playable early), and the rest waits until their response begins.
-        if plan.holdOthers { attempt?.holdFillUntil = now + 0.5 }
-        if let holdFillUntil = attempt?.holdFillUntil, now < holdFillUntil {
-            scheduleWake(at: holdFillUntil)
-            return
-        }
-        guard plan.idleConnections > 0, !fragments.isEmpty else { return }
-        // Connections sit idle while ranges still run. A connection that has stopped
-        // delivering (a throttling server that sends in bursts, a stalling one) gives its
-        // range to a fresh request; meanwhile, look again when the next one would count
-        // as stalled.
-        let watched = fragments.values.filter {
-            $0.accepted && $0.firstByte != nil && $0.next >= $0.compareUntil && ($0.remaining ?? 0) > 0
-        }.map { (fragment: $0, stallsAt: $0.stallsAt(now: now, requestSeconds: requestLatency)) }
-        if let victim = watched.filter({ $0.stallsAt < now }).map(\.fragment)
-            .max(by: { ($0.remaining ?? 0) < ($1.remaining ?? 0) })
-        {
-            loop.cancel(victim.transfer)
-            fragments.removeValue(forKey: ObjectIdentifier(victim.transfer))
-            return fillConnections()
-        }
-        let nextStall = watched.map(\.stallsAt).min() ?? .infinity
-        scheduleWake(at: min(max(nextStall, now + 0.01), now + 0.1))
-    }
-
-    /// A free connection takes `[cut, end)` of `victim`'s range; its rate is assumed to
-    /// be the victim's until it has one of its own.
-    @discardableResult
-    private func steal(
-        from victim: Fragment, at cut: Int64, rate: Double?, demand: FragmentScheduler.Demand.Priority? = nil
-    ) -> Fragment {
-        let end = victim.end
-        victim.end = cut
-        let taker = startFragment(from: cut, to: end, demand: demand)
-        taker.rateHint = rate
-        return taker
-    }
-
-    /// `fragment` ends at `cut`: it delivers what comes before (already in its socket,
-    /// or on the way) and stops there, or stops now when nothing before `cut` is left.
-    private func trim(_ fragment: Fragment, at cut: Int64) {
-        guard cut > fragment.next else {
-            guard fragments.removeValue(forKey: ObjectIdentifier(fragment.transfer)) != nil else { return }
-            loop.cancel(fragment.transfer)
-            return
-        }
-        fragment.end = min(fragment.end ?? cut, cut)
-    }
-
-    @discardableResult
-    private func startFragment(
-        from start: Int64, to end: Int64?, demand: FragmentScheduler.Demand.Priority? = nil
-    ) -> Fragment {
-        issue(
-            url: source.fragmentURL(answeredAt: state.finalURL), start: start, end: end, isProbe: false, sendRange: true,
-            ifRange: state.validators.ifRangeValue, compareUntil: start, demand: demand)
-    }
-
-    /// A more urgent transfer (a player's, another file's) waits for this one's
-    /// connection: it ends here, what it received is kept, and the rest of its range is
-    /// planned again, waiting behind the urgent one.
-    func transferPreempted(_ transfer: HTTPTransfer) {
-        loop.preconditionOnLoop()
-        guard fragments.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { return }
-        loop.cancel(transfer)
-        fillConnections()
-    }
 
     // MARK: Ending
 
