@@ -200,6 +200,31 @@ struct FragmentSchedulerTests {
         #expect(plan(length: 4 * MiB, inFlight: [done]).actions.isEmpty)
     }
 
+    /// A connection that delivers in bursts (nginx's `limit_rate`: a second's worth at a
+    /// time) is cut between two of them, at least one burst past what arrived: a cut
+    /// inside one had the burst's rest, sent already, fetched twice.
+    @Test func aBurstingRangeIsCutBetweenItsBursts() throws {
+        var bursting = running(4 * MiB, 16 * MiB, rate: 2e6)
+        bursting.burst = 2 * MiB
+        bursting.arrived = 512 * KiB
+        let result = plan(length: 16 * MiB, held: [r(0, 4 * MiB)], inFlight: [bursting])
+        // Halving [4.5 MiB, 16 MiB) would cut at 10 MiB: three bursts on is 10.5 MiB.
+        #expect(result.actions.first == .split(index: 0, at: 10 * MiB + 512 * KiB, rate: 2e6, priority: nil))
+
+        // Its last burst brings the rest: a fresh request would not be sooner.
+        var lastBurst = running(0, 2 * MiB, rate: 2e6)
+        lastBurst.burst = 2 * MiB
+        #expect(plan(length: 2 * MiB, inFlight: [lastBurst]).actions.isEmpty)
+        // Two bursts left: the second goes to a fresh request.
+        var twoLeft = running(0, 4 * MiB, rate: 2e6)
+        twoLeft.burst = 2 * MiB
+        #expect(plan(length: 4 * MiB, inFlight: [twoLeft]).actions.first == .split(index: 0, at: 2 * MiB, rate: 2e6, priority: nil))
+        // A steady one is cut where its rate says.
+        let steady = running(0, 4 * MiB, rate: 2e6)
+        let cut = try #require(scheduler.planner.stealPoint(next: 0, end: 4 * MiB))
+        #expect(plan(length: 4 * MiB, inFlight: [steady]).actions.first == .split(index: 0, at: cut, rate: 2e6, priority: nil))
+    }
+
     /// The endgame: a slow range below two fragments still splits when a fresh request
     /// would finish its back sooner.
     @Test func theEndgameSplitsBelowMinFragment() throws {
@@ -242,12 +267,12 @@ struct FragmentSchedulerTests {
             FragmentScheduler.stallSeconds(remaining: remaining, responseGoesOn: goesOn, requestSeconds: latency)
         }
         let soon = FragmentScheduler.soon
-        #expect(seconds(8 * MiB) == 0.25)
-        #expect(seconds(nil) == 0.25)
-        #expect(seconds(8 * MiB, latency: 0.2) == 0.8)
-        #expect(seconds(soon + 1) == 0.25)
+        #expect(seconds(8 * MiB) == 1.2)
+        #expect(seconds(nil) == 1.2)
+        #expect(seconds(8 * MiB, latency: 0.4) == 1.6)
+        #expect(seconds(soon + 1) == 1.2)
         #expect(seconds(soon) == 0.05)
-        #expect(seconds(soon, goesOn: false) == 0.25)
+        #expect(seconds(soon, goesOn: false) == 1.2)
         #expect(seconds(1696, latency: nil) == 0.1)
         #expect(seconds(1696, latency: 0.2) == 0.4)
     }

@@ -90,7 +90,7 @@ extension DownloadJob {
         from victim: Fragment, at cut: Int64, rate: Double?, demand: FragmentScheduler.Demand.Priority? = nil
     ) -> Fragment {
         let end = victim.end
-        victim.end = cut
+        attempt?.trim(victim, at: cut, on: loop)
         let taker = startFragment(from: cut, to: end, demand: demand)
         taker.rateHint = rate
         return taker

@@ -130,7 +130,7 @@ extension DownloadJob: HTTPTransferDelegate {
             fail(JobFailure(.badResponse, reason), keepPartial: false)
             return 0
         }
-        if let latency = fragment.noteBytes(now: TransferLoop.now()) {
+        if let latency = fragment.noteBytes(count, now: TransferLoop.now()) {
             requestLatency = requestLatency.map { 0.7 * $0 + 0.3 * latency } ?? latency
         }
         do {
@@ -152,9 +152,17 @@ extension DownloadJob: HTTPTransferDelegate {
             failuresInARow = 0
             furthestStreamed = fragment.next
         }
-        // Every byte is held, but a response whose range was cut may go on past it, and
-        // end only with the origin's next burst: commit now, not then.
-        if state.isComplete && attempt.runsPastItsRange { scheduleWake(at: 0) }
+        // A range cut for another connection is done though its response goes on: it
+        // stops now, not when the origin's next burst arrives to be thrown away, and its
+        // connection takes new work (or the file is committed).
+        if fragment.isFinished && fragment.isCutShort {
+            attempt.stop(fragment, on: loop)
+            scheduleWake(at: 0)
+        } else if state.isComplete && attempt.runsPastItsRange {
+            // Every byte is held, but a response whose range was cut may go on past it,
+            // and end only with the origin's next burst: commit now, not then.
+            scheduleWake(at: 0)
+        }
         if attempt.moovSearch != nil { advanceMoovSearch() }
         // Until the layout is known, the relocated digest could not follow the prefix.
         // (The search may have led to the commit, which took the hasher with it.)

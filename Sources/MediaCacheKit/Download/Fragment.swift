@@ -35,6 +35,11 @@ final class Fragment {
     private(set) var firstByte: (time: Double, offset: Int64)?
     /// When body bytes last arrived.
     private(set) var lastByteAt: Double?
+    /// Bytes since the connection's last pause, and the largest such run that a pause
+    /// ended: a throttling server (nginx's `limit_rate`) sends a second's worth at once,
+    /// then nothing. Nil while it has not paused.
+    private var burstBytes: Int64 = 0
+    private var largestBurst: Int64?
     /// The rate of the range this one was split from, until it has its own.
     var rateHint: Double?
 
@@ -62,9 +67,14 @@ final class Fragment {
         startedAt = TransferLoop.now()
     }
 
-    /// Notes body bytes arriving (at offset `next`); for the first ones, returns the
-    /// seconds they took since the request started.
-    func noteBytes(now: Double) -> Double? {
+    /// Notes `count` body bytes arriving (at offset `next`); for the first ones, returns
+    /// the seconds they took since the request started.
+    func noteBytes(_ count: Int, now: Double) -> Double? {
+        if let lastByteAt, now - lastByteAt >= FragmentScheduler.burstPause {
+            largestBurst = max(largestBurst ?? 0, burstBytes)
+            burstBytes = 0
+        }
+        burstBytes += Int64(count)
         lastByteAt = now
         guard firstByte == nil else { return nil }
         firstByte = (now, next)
@@ -94,6 +104,14 @@ final class Fragment {
         return rateHint
     }
 
+    /// The most it delivered between two pauses, counting the run before a pause under
+    /// way; nil while it never paused.
+    private func burst(now: Double) -> Int64? {
+        let pausing = lastByteAt.map { now - $0 >= FragmentScheduler.burstPause } ?? false
+        guard pausing || largestBurst != nil else { return nil }
+        return max(largestBurst ?? 0, burstBytes)
+    }
+
     /// Bytes still to come; nil while the end is unknown.
     var remaining: Int64? { end.map { $0 - next } }
 
@@ -102,7 +120,7 @@ final class Fragment {
         FragmentScheduler.InFlight(
             next: next, end: end, compareUntil: compareUntil, accepted: accepted,
             isPriority: isPriority, bytesPerSecond: bytesPerSecond(now: now),
-            arrived: mayBeCut ? transfer.bytesWaiting : 0)
+            arrived: mayBeCut ? transfer.bytesWaiting : 0, burst: burst(now: now))
     }
 
     /// Whether any cut of it could be planned (one syscall asks what has arrived).

@@ -30,6 +30,9 @@ struct FragmentScheduler {
         /// Bytes past `next` already in its connection's socket: a cut before them would
         /// have them fetched twice (the connection is stopped at its cut, its rest lost).
         var arrived: Int64 = 0
+        /// The most it delivered between two pauses, when it pauses at all (a throttling
+        /// server's bursts); nil for a steady one.
+        var burst: Int64?
 
         var remaining: Int64? { end.map { $0 - next } }
 
@@ -92,11 +95,15 @@ struct FragmentScheduler {
         var idleConnections = 0
     }
 
+    /// A connection silent this long between deliveries paused: what came before was a
+    /// burst.
+    static let burstPause = 0.1
+
     /// How far ahead of a running range's next byte an offset counts as arriving soon.
     static let soon: Int64 = 256 * 1024
 
     /// How long a running range may deliver nothing before a free connection asks for
-    /// what it still lacks: four request latencies and at least a quarter second, as a
+    /// what it still lacks: four request latencies and at least `pauseAllowance`, as a
     /// throttling server's pauses between bursts are not stalls.
     ///
     /// Sooner for a tail of at most `soon` bytes whose response goes on past it (a range
@@ -108,9 +115,14 @@ struct FragmentScheduler {
     /// so a range is asked for again this way at most once.
     static func stallSeconds(remaining: Int64?, responseGoesOn: Bool, requestSeconds: Double?) -> Double {
         let latency = requestSeconds ?? 0.05
-        guard responseGoesOn, let remaining, remaining <= soon else { return max(0.25, 4 * latency) }
+        guard responseGoesOn, let remaining, remaining <= soon else { return max(pauseAllowance, 4 * latency) }
         return max(0.05, 2 * latency)
     }
+
+    /// nginx's `limit_rate` sends a second's worth at a time, every connection of a file
+    /// on the same beat: one asked for again just before its next burst had that burst,
+    /// sent already, fetched twice.
+    static let pauseAllowance = 1.2
 
     /// The most a connection is given at once: the file fills front to back in pieces
     /// that keep every connection busy to the end, never below `--min-fragment`.
@@ -295,7 +307,8 @@ struct FragmentScheduler {
             running[$0].accepted && running[$0].end != nil && running[$0].next >= running[$0].compareUntil
         }
         if let victim = candidates.max(by: { running[$0].remaining! < running[$1].remaining! }),
-            let cut = planner.stealPoint(next: running[victim].cuttableFrom, end: running[victim].end!)
+            let middle = planner.stealPoint(next: running[victim].cuttableFrom, end: running[victim].end!),
+            let cut = Self.burstAligned(middle, running[victim])
         {
             return (victim, cut, running[victim].bytesPerSecond)
         }
@@ -306,11 +319,25 @@ struct FragmentScheduler {
             let (victim, rate) = timed.max(by: {
                 Double(running[$0.0].remaining!) / $0.1 < Double(running[$1.0].remaining!) / $1.1
             }),
-            let cut = planner.endgameCut(
+            let ideal = planner.endgameCut(
                 next: running[victim].cuttableFrom, end: running[victim].end!, bytesPerSecond: rate,
-                requestSeconds: situation.requestSeconds ?? 0.05)
+                requestSeconds: situation.requestSeconds ?? 0.05),
+            let cut = Self.burstAligned(ideal, running[victim])
         else { return nil }
         return (victim, cut, rate)
+    }
+
+    /// Where to cut `victim` near `ideal`. A connection that delivers in bursts is cut
+    /// between two of them, at least one burst on: a cut inside a burst would have the
+    /// burst's rest, sent already, fetched twice, and a pausing one's next burst may be
+    /// on its way (a throttling server's bursts of all its connections come together).
+    /// Nil: leave it, its bursts bring the rest as soon.
+    static func burstAligned(_ ideal: Int64, _ victim: InFlight) -> Int64? {
+        guard let burst = victim.burst, burst > 0, let end = victim.end else { return ideal }
+        let from = victim.cuttableFrom
+        let bursts = max(1, (Double(ideal - from) / Double(burst)).rounded())
+        let cut = from + Int64(bursts) * burst
+        return cut < end ? cut : nil
     }
 
     /// Applies a split to the picture, so later decisions of the same plan see it.
