@@ -13,6 +13,7 @@ public struct AttributeList: Sendable, Equatable {
         case bare(String)
     }
 
+    /// One `NAME=VALUE` pair.
     public struct Attribute: Sendable, Equatable {
         public let name: String
         public var value: Value

@@ -12,13 +12,15 @@ public struct HLSKey: Sendable, Hashable {
     public var method: HLSKeyMethod
     /// Absolute.
     public var uri: String
-    /// 16 bytes when the playlist gives one; otherwise see `initializationVector(mediaSequence:)`.
+    /// 16 bytes when the playlist gives one (see `initializationVector(mediaSequence:)`).
     public var iv: [UInt8]?
     public var keyFormat: String
     public var keyFormatVersions: String?
 
-    public init(method: HLSKeyMethod, uri: String, iv: [UInt8]? = nil, keyFormat: String = "identity",
-                keyFormatVersions: String? = nil) {
+    public init(
+        method: HLSKeyMethod, uri: String, iv: [UInt8]? = nil, keyFormat: String = "identity",
+        keyFormatVersions: String? = nil
+    ) {
         self.method = method
         self.uri = uri
         self.iv = iv

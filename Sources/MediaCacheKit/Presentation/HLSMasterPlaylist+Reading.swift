@@ -28,6 +28,8 @@ private struct MasterPlaylistReader {
     var playlist: HLSMasterPlaylist
     /// An `EXT-X-STREAM-INF` waiting for its URI line.
     var pendingVariant: HLSVariant?
+    /// Type, group and name of every rendition so far (a playlist may list thousands).
+    var renditionNames: Set<[String]> = []
 
     init(url: String) {
         self.url = url
@@ -133,9 +135,7 @@ private struct MasterPlaylistReader {
                 line: tag.line)
         }
         // Names identify renditions (and their files) within a group.
-        if playlist.renditions.contains(where: {
-            $0.type == rendition.type && $0.groupID == rendition.groupID && $0.name == rendition.name
-        }) {
+        guard renditionNames.insert([rendition.type.rawValue, rendition.groupID, rendition.name]).inserted else {
             throw tag.malformed(
                 "NAME \(PlaylistSyntaxError.quote(rendition.name)) appears twice in group "
                     + PlaylistSyntaxError.quote(rendition.groupID))
@@ -153,18 +153,18 @@ private struct MasterPlaylistReader {
             throw .malformed(url: url, line: lastLine, tag: nil, reason: "the master playlist has no #EXT-X-STREAM-INF")
         }
         // A group named but never defined would silently lose a language or the subtitles.
+        let groups = Set(renditionNames.map { Array($0.prefix(2)) })
         for variant in playlist.variants {
-            let references: [(HLSRendition.MediaType, String?, String)] = [
-                (.audio, variant.audioGroup, "AUDIO"), (.video, variant.videoGroup, "VIDEO"),
-                (.subtitles, variant.subtitlesGroup, "SUBTITLES"),
-                (.closedCaptions, variant.closedCaptionsGroup, "CLOSED-CAPTIONS"),
+            // The attribute naming a group is spelled as the TYPE of its renditions.
+            let references: [(HLSRendition.MediaType, String?)] = [
+                (.audio, variant.audioGroup), (.video, variant.videoGroup), (.subtitles, variant.subtitlesGroup),
+                (.closedCaptions, variant.closedCaptionsGroup),
             ]
-            for case (let type, let group?, let attribute) in references
-            where playlist.renditions(type, group: group).isEmpty {
+            for case (let type, let group?) in references where !groups.contains([type.rawValue, group]) {
                 throw .malformed(
                     url: url, line: variant.line,
                     tag: variant.isIFrameOnly ? "EXT-X-I-FRAME-STREAM-INF" : "EXT-X-STREAM-INF",
-                    reason: "\(attribute) group \(PlaylistSyntaxError.quote(group)) has no #EXT-X-MEDIA "
+                    reason: "\(type.rawValue) group \(PlaylistSyntaxError.quote(group)) has no #EXT-X-MEDIA "
                         + "of TYPE=\(type.rawValue)")
             }
         }

@@ -30,6 +30,8 @@ private struct MediaPlaylistReader {
     var hasEndList = false
     var hasIndependentSegments = false
     var initSections: [HLSInitSection] = []
+    /// Where each distinct map is in `initSections`.
+    var initSectionIndices: [HLSInitSection: Int] = [:]
     var segments: [HLSSegment] = []
 
     var firstMediaSequence = 0
@@ -146,10 +148,11 @@ private struct MediaPlaylistReader {
         }
         // The same map written again (ffmpeg repeats it after each discontinuity) is
         // one resource, fetched once.
-        if let known = initSections.firstIndex(of: section) {
+        if let known = initSectionIndices[section] {
             currentInitSection = known
         } else {
             currentInitSection = initSections.count
+            initSectionIndices[section] = initSections.count
             initSections.append(section)
         }
     }

@@ -27,6 +27,8 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
     public var duration: Double { segments.reduce(0) { $0 + $1.duration } }
 }
 
+/// `EXT-X-PLAYLIST-TYPE`: VOD never changes; EVENT only grows, and is complete once it
+/// has `EXT-X-ENDLIST`.
 public enum HLSPlaylistType: String, Sendable, Hashable {
     case vod = "VOD"
     case event = "EVENT"

@@ -94,15 +94,13 @@ public enum RenditionSelection {
         var chosen = variants.map {
             SelectedRendition(identity: "variant-\($0)", kind: .variant, uri: master.variants[$0].uri)
         }
-        var audioGroups: [String] = []
-        var subtitleGroups: [String] = []
-        for index in variants {
-            let variant = master.variants[index]
-            if let group = variant.audioGroup, !audioGroups.contains(group) { audioGroups.append(group) }
-            if let group = variant.subtitlesGroup, !subtitleGroups.contains(group) { subtitleGroups.append(group) }
-        }
+        let audioGroups = distinct(variants.compactMap { master.variants[$0].audioGroup })
+        let subtitleGroups = distinct(variants.compactMap { master.variants[$0].subtitlesGroup })
+        // Grouped once: with every variant chosen, there may be as many groups as renditions.
+        let audioByGroup = Dictionary(grouping: master.renditions.filter { $0.type == .audio }, by: \.groupID)
+        let subtitlesByGroup = Dictionary(grouping: master.renditions.filter { $0.type == .subtitles }, by: \.groupID)
         var audio = audioGroups.flatMap {
-            audioRenditions(master.renditions(.audio, group: $0), options.audioLanguages)
+            audioRenditions(audioByGroup[$0] ?? [], options.audioLanguages)
         }
         if case .matching(let prefixes) = options.audioLanguages, !audioGroups.isEmpty,
             !audio.contains(where: { matches($0.language, prefixes) })
@@ -110,14 +108,15 @@ public enum RenditionSelection {
             notes.append(
                 "no audio rendition is in \(prefixes.map { Printable.name($0, limit: 20) }.joined(separator: ", ")); "
                     + "took the default audio")
-            audio = audioGroups.flatMap { audioRenditions(master.renditions(.audio, group: $0), .automatic) }
+            audio = audioGroups.flatMap { audioRenditions(audioByGroup[$0] ?? [], .automatic) }
         }
-        let subtitles = subtitleGroups.flatMap { master.renditions(.subtitles, group: $0) }
+        let subtitles = subtitleGroups.flatMap { subtitlesByGroup[$0] ?? [] }
+        var chosenURIs = Set(chosen.map(\.uri))
         for (kind, renditions) in [(SelectedRendition.Kind.audio, audio), (.subtitles, subtitles)] {
             for rendition in renditions {
                 // No URI: its media is inside the variant's segments. The same URI as
                 // something already chosen: one playlist, fetched once.
-                guard let uri = rendition.uri, !chosen.contains(where: { $0.uri == uri }) else { continue }
+                guard let uri = rendition.uri, chosenURIs.insert(uri).inserted else { continue }
                 chosen.append(
                     SelectedRendition(
                         identity: RenditionIdentity.of(kind, group: rendition.groupID, name: rendition.name),
@@ -125,6 +124,12 @@ public enum RenditionSelection {
             }
         }
         return RenditionChoice(renditions: chosen, notes: notes)
+    }
+
+    /// `items` without repeats, in order of first appearance.
+    private static func distinct(_ items: [String]) -> [String] {
+        var seen: Set<String> = []
+        return items.filter { seen.insert($0).inserted }
     }
 
     /// The audio renditions of one group to take.
