@@ -40,8 +40,8 @@ public struct SelectedRendition: Sendable, Equatable {
 
     /// Stable across runs as long as the master playlist is: `variant-2`,
     /// `audio-aac-English`, `media` for a media playlist given directly. Letters, digits,
-    /// `.`, `_`, `-` and `%XX` escapes only, at most `RenditionIdentity.maxLength` bytes:
-    /// it names files on disk.
+    /// `.`, `_`, `-`, `%XX` escapes and a `~` before the digest of a long one only, at
+    /// most `RenditionIdentity.maxLength` bytes: it names files on disk.
     public var identity: String
     public var kind: Kind
     /// The media playlist, absolute.
