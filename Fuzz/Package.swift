@@ -13,5 +13,6 @@ let package = Package(
         .executableTarget(name: "FuzzListParser", dependencies: kit),
         .executableTarget(name: "FuzzMP4", dependencies: kit),
         .executableTarget(name: "FuzzBundle", dependencies: kit),
+        .executableTarget(name: "FuzzM3U8", dependencies: kit),
     ]
 )

@@ -6,8 +6,11 @@ mp4/     tiny moov-at-end, faststart and fragmented files from ffmpeg, plus synt
 bundle/  the FuzzBundle mode byte, then: a manifest (0), a tar or tar.zst bundle (1),
          an entry name (2)
 list/    written by hand (the DESIGN example, BOM + CRLF, bad lines)
+m3u8/    playlists from ffmpeg's hls muxer (fMP4, single_file byte ranges, a master with
+         an audio group); the others written by hand (key rotation, two maps and a gap,
+         EXT-X-DEFINE, live FairPlay)
 """
-import hashlib, io, json, struct, subprocess, tarfile
+import hashlib, io, json, shutil, struct, subprocess, tarfile, tempfile
 
 def ffmpeg(*args):
     subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", *args], check=True)
@@ -61,3 +64,18 @@ open("bundle/bundle-tar.bin", "wb").write(b"\1" + buffer.getvalue())
 zstd = subprocess.run(["zstd", "-q", "-c", "-3"], input=buffer.getvalue(), capture_output=True, check=True).stdout
 open("bundle/bundle-zstd.bin", "wb").write(b"\1" + zstd)
 open("bundle/path.bin", "wb").write(b"\2" + f"objects/{hashlib.sha256(b'https://cdn.example/a.mp4').hexdigest()}.mp4".encode())
+
+with tempfile.TemporaryDirectory() as work:
+    source = ["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-t", "5", "-c:v", "libx264", "-g", "10",
+              "-f", "hls", "-hls_time", "2"]
+    ffmpeg(*source, "-hls_segment_type", "fmp4", "-hls_playlist_type", "vod", f"{work}/out.m3u8")
+    ffmpeg(*source, "-hls_flags", "single_file", f"{work}/single.m3u8")
+    ffmpeg("-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-f", "lavfi", "-i", "sine=f=440", "-t", "4",
+           "-map", "0:v", "-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-c:a", "aac", "-b:v:0", "300k",
+           "-s:v:1", "32x24", "-b:v:1", "100k", "-g", "10", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
+           "-hls_segment_type", "fmp4", "-master_pl_name", "master.m3u8", "-var_stream_map",
+           "v:0,agroup:aud v:1,agroup:aud a:0,agroup:aud,language:en,name:English,default:yes",
+           f"{work}/stream_%v.m3u8")
+    shutil.copy(f"{work}/out.m3u8", "m3u8/ffmpeg-fmp4.m3u8")
+    shutil.copy(f"{work}/single.m3u8", "m3u8/ffmpeg-single-file.m3u8")
+    shutil.copy(f"{work}/master.m3u8", "m3u8/ffmpeg-master-audio-group.m3u8")

@@ -26,9 +26,11 @@ public struct HTTPResponseHead: Sendable, Equatable {
     public var acceptsByteRanges: Bool { value("accept-ranges")?.lowercased().contains("bytes") ?? false }
 
     /// The media type without parameters, lowercased (`text/html`).
-    public var mediaType: String? {
-        guard let raw = value("content-type") else { return nil }
-        let type = raw.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    public var mediaType: String? { value("content-type").flatMap(Self.mediaType(of:)) }
+
+    /// The media type of a Content-Type value, without parameters, lowercased; nil when empty.
+    public static func mediaType(of contentType: String) -> String? {
+        let type = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         return type?.isEmpty == false ? type : nil
     }
 

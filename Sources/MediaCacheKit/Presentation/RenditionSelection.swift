@@ -1,0 +1,187 @@
+/// Which renditions to fetch when not the default (the CLI's options and entry keys).
+public struct RenditionSelectionOptions: Sendable, Equatable {
+    /// Audio renditions to take from the chosen variants' groups.
+    public enum AudioLanguages: Sendable, Equatable {
+        /// Those marked DEFAULT or AUTOSELECT, or the whole group when none is.
+        case automatic
+        case all
+        /// Those whose LANGUAGE starts with one of these BCP-47 prefixes (`en` takes
+        /// `en` and `en-GB`, not `eng`); `automatic` when none does.
+        case matching([String])
+    }
+
+    /// Leave out variants taller than this many pixels (variants without a RESOLUTION stay in).
+    public var maxHeight: Int?
+    /// Leave out variants whose BANDWIDTH is above this many bits per second.
+    public var maxBandwidth: Int?
+    /// Every variant within the limits, not only the best.
+    public var allVariants: Bool
+    public var audioLanguages: AudioLanguages
+
+    public init(
+        maxHeight: Int? = nil, maxBandwidth: Int? = nil, allVariants: Bool = false,
+        audioLanguages: AudioLanguages = .automatic
+    ) {
+        self.maxHeight = maxHeight
+        self.maxBandwidth = maxBandwidth
+        self.allVariants = allVariants
+        self.audioLanguages = audioLanguages
+    }
+}
+
+/// One media playlist to fetch, and the name it is known by.
+public struct SelectedRendition: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        /// A variant stream, or a media playlist given directly.
+        case variant
+        case audio
+        case subtitles
+    }
+
+    /// Stable across runs as long as the master playlist is: `variant-2`,
+    /// `audio-aac-English`, `media` for a media playlist given directly. Letters, digits,
+    /// `.`, `_`, `-`, `%XX` escapes and a `~` before the digest of a long one only, at
+    /// most `RenditionIdentity.maxLength` bytes: it names files on disk.
+    public var identity: String
+    public var kind: Kind
+    /// The media playlist, absolute.
+    public var uri: String
+}
+
+/// The renditions chosen, and what the user should be told about the choice.
+public struct RenditionChoice: Sendable, Equatable {
+    public var renditions: [SelectedRendition]
+    /// A limit no variant met, languages no rendition has.
+    public var notes: [String]
+}
+
+/// Chooses the renditions of a title: by default the variant with the highest
+/// BANDWIDTH (ties: the larger picture, then the first listed), the audio of its group
+/// marked DEFAULT or AUTOSELECT (the whole group when none is), and all its subtitles.
+/// I-frame variants are never chosen.
+public enum RenditionSelection {
+    public static func choose(
+        from playlist: HLSPlaylist, options: RenditionSelectionOptions = .init()
+    ) -> RenditionChoice {
+        switch playlist {
+        case .master(let master):
+            choose(from: master, options: options)
+        case .media(let media):
+            RenditionChoice(
+                renditions: [SelectedRendition(identity: "media", kind: .variant, uri: media.url)], notes: [])
+        }
+    }
+
+    public static func choose(
+        from master: HLSMasterPlaylist, options: RenditionSelectionOptions = .init()
+    ) -> RenditionChoice {
+        var notes: [String] = []
+        let streams = master.variants.indices.filter { !master.variants[$0].isIFrameOnly }
+        let fitting = streams.filter { fits(master.variants[$0], options) }
+        let variants: [Int]
+        if fitting.isEmpty, let lowest = pick(streams, in: master, ranking: { ranksAbove($1, $0) }) {
+            variants = [lowest]
+            let variant = master.variants[lowest]
+            notes.append(
+                "no variant fits \(limits(options)); took the lowest, "
+                    + (variant.resolution.map { "\($0) at " } ?? "") + "\(variant.bandwidth) bit/s")
+        } else if options.allVariants {
+            variants = fitting
+        } else {
+            variants = pick(fitting, in: master, ranking: ranksAbove).map { [$0] } ?? []
+        }
+
+        var chosen = variants.map {
+            SelectedRendition(identity: "variant-\($0)", kind: .variant, uri: master.variants[$0].uri)
+        }
+        let audioGroups = distinct(variants.compactMap { master.variants[$0].audioGroup })
+        let subtitleGroups = distinct(variants.compactMap { master.variants[$0].subtitlesGroup })
+        // Grouped once: with every variant chosen, there may be as many groups as renditions.
+        let audioByGroup = Dictionary(grouping: master.renditions.filter { $0.type == .audio }, by: \.groupID)
+        let subtitlesByGroup = Dictionary(grouping: master.renditions.filter { $0.type == .subtitles }, by: \.groupID)
+        var audio = audioGroups.flatMap {
+            audioRenditions(audioByGroup[$0] ?? [], options.audioLanguages)
+        }
+        if case .matching(let prefixes) = options.audioLanguages, !audioGroups.isEmpty,
+            !audio.contains(where: { matches($0.language, prefixes) })
+        {
+            notes.append(
+                "no audio rendition is in \(prefixes.map { Printable.name($0, limit: 20) }.joined(separator: ", ")); "
+                    + "took the default audio")
+            audio = audioGroups.flatMap { audioRenditions(audioByGroup[$0] ?? [], .automatic) }
+        }
+        let subtitles = subtitleGroups.flatMap { subtitlesByGroup[$0] ?? [] }
+        var chosenURIs = Set(chosen.map(\.uri))
+        for (kind, renditions) in [(SelectedRendition.Kind.audio, audio), (.subtitles, subtitles)] {
+            for rendition in renditions {
+                // No URI: its media is inside the variant's segments. The same URI as
+                // something already chosen: one playlist, fetched once.
+                guard let uri = rendition.uri, chosenURIs.insert(uri).inserted else { continue }
+                chosen.append(
+                    SelectedRendition(
+                        identity: RenditionIdentity.of(kind, group: rendition.groupID, name: rendition.name),
+                        kind: kind, uri: uri))
+            }
+        }
+        return RenditionChoice(renditions: chosen, notes: notes)
+    }
+
+    /// `items` without repeats, in order of first appearance.
+    private static func distinct(_ items: [String]) -> [String] {
+        var seen: Set<String> = []
+        return items.filter { seen.insert($0).inserted }
+    }
+
+    /// The audio renditions of one group to take.
+    private static func audioRenditions(
+        _ group: [HLSRendition], _ languages: RenditionSelectionOptions.AudioLanguages
+    ) -> [HLSRendition] {
+        switch languages {
+        case .all:
+            return group
+        case .matching(let prefixes):
+            return group.filter { matches($0.language, prefixes) }
+        case .automatic:
+            let marked = group.filter { $0.isDefault || $0.isAutoselect }
+            return marked.isEmpty ? group : marked
+        }
+    }
+
+    /// Whether BCP-47 tag `language` is one of `prefixes` or a subtag of one.
+    static func matches(_ language: String?, _ prefixes: [String]) -> Bool {
+        guard let language = language?.lowercased() else { return false }
+        return prefixes.contains { prefix in
+            let prefix = prefix.lowercased()
+            return language == prefix || language.hasPrefix(prefix + "-")
+        }
+    }
+
+    private static func fits(_ variant: HLSVariant, _ options: RenditionSelectionOptions) -> Bool {
+        if let maxBandwidth = options.maxBandwidth, variant.bandwidth > maxBandwidth { return false }
+        if let maxHeight = options.maxHeight, let height = variant.resolution?.height, height > maxHeight {
+            return false
+        }
+        return true
+    }
+
+    private static func limits(_ options: RenditionSelectionOptions) -> String {
+        [options.maxHeight.map { "a height of \($0) pixels" }, options.maxBandwidth.map { "\($0) bit/s" }]
+            .compactMap { $0 }.joined(separator: " and ")
+    }
+
+    /// Whether `a` is a better variant than `b`: more bandwidth, then a larger picture.
+    private static func ranksAbove(_ a: HLSVariant, _ b: HLSVariant) -> Bool {
+        if a.bandwidth != b.bandwidth { return a.bandwidth > b.bandwidth }
+        return (a.resolution?.area ?? 0) > (b.resolution?.area ?? 0)
+    }
+
+    /// The index in `candidates` that ranks first, the first listed among equals.
+    private static func pick(
+        _ candidates: [Int], in master: HLSMasterPlaylist, ranking: (HLSVariant, HLSVariant) -> Bool
+    ) -> Int? {
+        candidates.reduce(nil) { best, index in
+            guard let best else { return index }
+            return ranking(master.variants[index], master.variants[best]) ? index : best
+        }
+    }
+}

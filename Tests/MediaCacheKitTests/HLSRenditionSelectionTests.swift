@@ -1,0 +1,126 @@
+import Testing
+@testable import MediaCacheKit
+
+private func choose(
+    _ text: String = threeVariantMaster, _ options: RenditionSelectionOptions = .init()
+) throws -> RenditionChoice {
+    RenditionSelection.choose(from: try HLSMasterPlaylist(parsing: text, url: masterURL), options: options)
+}
+
+private let defaultAudioAndSubtitles = [
+    "audio-aac-English", "audio-aac-Deutsch", "subtitles-subs-English", "subtitles-subs-Fran%C3%A7ais",
+]
+
+@Suite("HLS rendition selection")
+struct HLSRenditionSelectionTests {
+    @Test func defaultIsTheHighestBandwidthWithDefaultOrAutoselectAudioAndEverySubtitle() throws {
+        let choice = try choose()
+        #expect(choice.renditions.map(\.identity) == ["variant-1"] + defaultAudioAndSubtitles)
+        #expect(choice.renditions.map(\.kind) == [.variant, .audio, .audio, .subtitles, .subtitles])
+        #expect(choice.renditions.map(\.uri) == [
+            "https://cdn.example/vod/title/v1080/index.m3u8", "https://cdn.example/vod/title/audio/en.m3u8",
+            "https://cdn.example/vod/title/audio/de.m3u8", "https://cdn.example/vod/title/subs/en.m3u8",
+            "https://cdn.example/vod/title/subs/fr.m3u8",
+        ])
+        #expect(choice.notes.isEmpty)
+    }
+
+    @Test(arguments: [
+        (RenditionSelectionOptions(maxHeight: 720), "variant-2"),
+        (RenditionSelectionOptions(maxHeight: 1080), "variant-1"),
+        (RenditionSelectionOptions(maxBandwidth: 2_000_000), "variant-0"),
+        (RenditionSelectionOptions(maxHeight: 1080, maxBandwidth: 4_000_000), "variant-2"),
+    ])
+    func limitsPickTheBestVariantWithinThem(options: RenditionSelectionOptions, variant: String) throws {
+        let choice = try choose(threeVariantMaster, options)
+        #expect(choice.renditions.map(\.identity) == [variant] + defaultAudioAndSubtitles)
+        #expect(choice.notes.isEmpty)
+    }
+
+    @Test func whenNothingFitsTheLowestIsTakenAndTheUserTold() throws {
+        let choice = try choose(threeVariantMaster, RenditionSelectionOptions(maxHeight: 240, maxBandwidth: 100))
+        #expect(choice.renditions.first?.identity == "variant-0")
+        #expect(choice.notes == [
+            "no variant fits a height of 240 pixels and 100 bit/s; took the lowest, 640x360 at 1280000 bit/s"
+        ])
+    }
+
+    @Test func allVariantsShareOneAudioGroupFetchedOnce() throws {
+        let choice = try choose(threeVariantMaster, RenditionSelectionOptions(allVariants: true))
+        #expect(choice.renditions.map(\.identity) == ["variant-0", "variant-1", "variant-2"] + defaultAudioAndSubtitles)
+        let limited = try choose(threeVariantMaster, RenditionSelectionOptions(maxHeight: 720, allVariants: true))
+        #expect(limited.renditions.filter { $0.kind == .variant }.map(\.identity) == ["variant-0", "variant-2"])
+    }
+
+    @Test(arguments: [
+        (RenditionSelectionOptions.AudioLanguages.matching(["en"]), ["audio-aac-English", "audio-aac-Commentary"]),
+        (.matching(["DE"]), ["audio-aac-Deutsch"]),
+        (.matching(["en-GB", "de"]), ["audio-aac-Deutsch", "audio-aac-Commentary"]),
+        (.all, ["audio-aac-English", "audio-aac-Deutsch", "audio-aac-Commentary"]),
+    ])
+    func audioLanguages(languages: RenditionSelectionOptions.AudioLanguages, audio: [String]) throws {
+        let choice = try choose(threeVariantMaster, RenditionSelectionOptions(audioLanguages: languages))
+        #expect(choice.renditions.filter { $0.kind == .audio }.map(\.identity) == audio)
+        #expect(choice.notes.isEmpty)
+    }
+
+    @Test func aLanguageNoRenditionHasFallsBackToTheDefaultAndSaysSo() throws {
+        let choice = try choose(threeVariantMaster, RenditionSelectionOptions(audioLanguages: .matching(["ja", "eng"])))
+        #expect(choice.renditions.filter { $0.kind == .audio }.map(\.identity) == ["audio-aac-English", "audio-aac-Deutsch"])
+        #expect(choice.notes == ["no audio rendition is in ja, eng; took the default audio"])
+    }
+
+    @Test func aGroupWithNothingMarkedIsTakenWhole() throws {
+        let choice = try choose(
+            """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="stereo",NAME="one",URI="a1.m3u8"
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="stereo",NAME="two-b",URI="a2.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=100,AUDIO="stereo"
+            v.m3u8
+            """)
+        #expect(choice.renditions.map(\.identity) == ["variant-0", "audio-stereo-one", "audio-stereo-two%2Db"])
+    }
+
+    @Test func audioInsideTheVariantAddsNothingToFetch() throws {
+        let choice = try choose(
+            """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="muxed",NAME="main",DEFAULT=YES
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="muxed",NAME="same",AUTOSELECT=YES,URI="v.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=100,AUDIO="muxed"
+            v.m3u8
+            """)
+        #expect(choice.renditions.map(\.identity) == ["variant-0"])
+    }
+
+    @Test(arguments: [
+        // Same bandwidth: the larger picture wins; same picture too: the first listed.
+        ("RESOLUTION=640x360", "RESOLUTION=1280x720", "variant-1"),
+        ("RESOLUTION=1280x720", "RESOLUTION=1280x720", "variant-0"),
+        ("CODECS=\"mp4a.40.2\"", "RESOLUTION=16x16", "variant-1"),
+    ])
+    func bandwidthTiesGoToTheLargerPictureThenTheFirstListed(first: String, second: String, chosen: String) throws {
+        let choice = try choose(
+            "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=500,\(first)\na.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=500,\(second)\nb.m3u8\n")
+        #expect(choice.renditions.map(\.identity) == [chosen])
+    }
+
+    @Test func aMediaPlaylistGivenDirectlyIsOneRendition() throws {
+        let url = "https://cdn.example/only/index.m3u8"
+        let playlist = try HLSPlaylist(parsing: "#EXTM3U\n#EXTINF:1,\na.ts\n#EXT-X-ENDLIST\n", url: url)
+        #expect(RenditionSelection.choose(from: playlist).renditions == [
+            SelectedRendition(identity: "media", kind: .variant, uri: url)
+        ])
+    }
+
+    @Test func identitiesAreFileNameSafeDistinctAndBounded() {
+        #expect(RenditionIdentity.of(.audio, group: "a-b", name: "c") != RenditionIdentity.of(.audio, group: "a", name: "b-c"))
+        #expect(RenditionIdentity.of(.audio, group: "../x", name: "a/b\n") == "audio-..%2Fx-a%2Fb%0A")
+        let long = RenditionIdentity.of(.subtitles, group: "g", name: String(repeating: "n", count: 500))
+        let longer = RenditionIdentity.of(.subtitles, group: "g", name: String(repeating: "n", count: 501))
+        #expect(long.utf8.count == RenditionIdentity.maxLength)
+        #expect(long != longer)
+        #expect(long.hasPrefix("subtitles-g-nnn"))
+    }
+}
