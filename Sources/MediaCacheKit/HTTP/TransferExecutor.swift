@@ -68,7 +68,7 @@ final class CurlMulti: TransferExecutor {
                 let transfer = active[handle]
             else { continue }
             ended.append((transfer, CShims_multi_message_result(message)))
-            remove(transfer)
+            _ = remove(transfer)
         }
         return ended
     }
