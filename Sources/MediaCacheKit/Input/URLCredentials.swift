@@ -16,6 +16,9 @@ public enum URLCredentials {
     }
 
     private static func replacingPassword(in url: String, with replacement: String, schemeRequired: Bool) -> String {
+        // Most URLs carry no login, and this runs for every list entry: one byte scan
+        // says so before any search by characters.
+        guard url.utf8.contains(UInt8(ascii: "@")) else { return url }
         let scheme = url.range(of: "://")
         if scheme == nil && schemeRequired { return url }
         let start = scheme?.upperBound ?? url.startIndex
