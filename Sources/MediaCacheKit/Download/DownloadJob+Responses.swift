@@ -157,6 +157,7 @@ extension DownloadJob: HTTPTransferDelegate {
         // connection takes new work (or the file is committed).
         if fragment.isFinished && fragment.isCutShort {
             attempt.stop(fragment, on: loop)
+            attempt.releaseHold(after: fragment)
             scheduleWake(at: 0)
         } else if state.isComplete && attempt.runsPastItsRange {
             // Every byte is held, but a response whose range was cut may go on past it,
@@ -182,11 +183,7 @@ extension DownloadJob: HTTPTransferDelegate {
         // Every line about the job names its URL; a message names another one (a mirror,
         // a redirect's target, the tier) only.
         func at(_ reason: String) -> String { transfer.request.url == state.entry.url ? reason : "\(reason) (\(url))" }
-        // The other connections wait while a priority range (a late moov) arrives, so
-        // their first bytes do not race it; its deadline bounds the wait.
-        if (fragment.isProbe || fragment.isPriority) && !attempt.servesADemand {
-            attempt.holdFillUntil = nil
-        }
+        attempt.releaseHold(after: fragment)
         switch fragment.outcome {
         case .redirect(let target):
             followRedirect(fragment, to: target, from: url)

@@ -92,6 +92,13 @@ final class FetchAttempt {
         FragmentScheduler.isArrivingSoon(offset, in: inFlight(now: now))
     }
 
+    /// `fragment` ended. The other connections wait while the probe or a priority range
+    /// (a late moov) arrives, so their first bytes do not race it: that wait ends with it,
+    /// unless another range serving a demand still runs (its deadline bounds the wait).
+    func releaseHold(after fragment: Fragment) {
+        if (fragment.isProbe || fragment.isPriority) && !servesADemand { holdFillUntil = nil }
+    }
+
     /// Whether the other connections wait at `now`.
     func holdsFill(at now: Double) -> Bool { holdFillUntil.map { now < $0 } ?? false }
 
