@@ -100,6 +100,20 @@ struct DownloadJobTests {
         #expect(scripted.transfers.bytesTaken.load(ordering: .relaxed) == file.bytes.count)
     }
 
+    /// A range cut for another connection (here the probe: it asks for two fragments, and
+    /// keeps one once the file is known to be split) stops at its cut, so the origin is
+    /// not left sending what another connection brings.
+    @Test func aRangeCutForAnotherConnectionStopsAtItsCut() async throws {
+        let file = ScriptedFile(bytes: Self.file(4 << 20, seed: 9))
+        let scripted = try Scripted { file.answer($0) }
+        let result = await scripted.download(["http://origin.test/cut.bin"])
+        #expect(scripted.bytes(of: result) == file.bytes, "\(result)")
+        let ranges = scripted.transfers.ranges
+        #expect(ranges.first == "Range: bytes=0-524287", "\(ranges)")
+        #expect(ranges.contains("Range: bytes=262144-524287"), "\(ranges)")
+        #expect(scripted.transfers.bytesOffered.load(ordering: .relaxed) == file.bytes.count, "\(ranges)")
+    }
+
     /// A 503 is tried again (after a backoff) and the download completes.
     @Test func aServerErrorIsTriedAgain() async throws {
         let file = ScriptedFile(bytes: Self.file(512 << 10, seed: 4))

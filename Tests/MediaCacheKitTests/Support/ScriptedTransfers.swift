@@ -25,6 +25,8 @@ final class ScriptedTransfers: TransferExecutor, @unchecked Sendable {
     let requests = Mutex<[HTTPRequest]>([])
     /// Body bytes the engine took (a stopped transfer's rest is not counted).
     let bytesTaken = Atomic<Int>(0)
+    /// Body bytes the origin sent, taken or not.
+    let bytesOffered = Atomic<Int>(0)
 
     init(answer: @escaping @Sendable (HTTPRequest) -> [Step]) { self.answer = answer }
 
@@ -68,6 +70,7 @@ final class ScriptedTransfers: TransferExecutor, @unchecked Sendable {
                 if keep { keep = transfer.receiveHeaderLine("\r\n") }
                 if !keep { result = CURLE_WRITE_ERROR }
             case .body(let bytes):
+                bytesOffered.add(bytes.count, ordering: .relaxed)
                 let taken = bytes.withUnsafeBytes { transfer.receiveBody(BodyChunk(bytes: $0)) }
                 bytesTaken.add(taken, ordering: .relaxed)
                 if taken < bytes.count { result = CURLE_WRITE_ERROR }
