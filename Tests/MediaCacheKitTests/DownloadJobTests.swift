@@ -126,6 +126,7 @@ struct DownloadJobTests {
         }
         let result = await scripted.download(["http://origin.test/d.mp4"])
         #expect(scripted.bytes(of: result) == file.bytes, "\(result)")
+        scripted.service.shutdown()  // Every event delivered.
         #expect(scripted.events.retries == 2)
     }
 

@@ -33,6 +33,9 @@ public final class DownloadService: @unchecked Sendable {
     /// Index writes that need not hold up the transfer thread (uses, restored names).
     private let indexWork = DispatchQueue(label: "mediacache.index-writes")
     private let sink: @Sendable (PrefetchEvent) -> Void
+    /// Events leave through here, in order: a terminal or pipe slow to take them (an
+    /// unread stderr) never holds up the transfers.
+    private let eventQueue = DispatchQueue(label: "mediacache.events")
     private let committed: (@Sendable (CachedObject) -> Void)?
     /// The fleet's tier, when downloads may read from it (`--tier`, `pull`).
     let tier: TierSource?
@@ -115,6 +118,8 @@ public final class DownloadService: @unchecked Sendable {
             }
             recordUses()
             diskWork.wait()
+            // Shut down means every event was delivered (the summary follows them).
+            eventQueue.sync {}
             registry.withLock { $0.isShutDown = true }
             stopped.signal()
         }
@@ -215,7 +220,7 @@ public final class DownloadService: @unchecked Sendable {
         return true
     }
 
-    func emit(_ event: PrefetchEvent) { sink(event) }
+    func emit(_ event: PrefetchEvent) { eventQueue.async { [sink] in sink(event) } }
 
     /// The downloads registered now (queued or running), for a status page.
     public func downloadsInProgress() -> [DownloadProgress] {
