@@ -75,3 +75,17 @@ final class SlotRelease: Sendable {
         action?()
     }
 }
+
+extension DownloadProgress {
+    /// `download` as a status page shows it now.
+    init(_ download: Download) {
+        let (held, length) = download.held.progress
+        let (ranges, contentType) = download.held.heldRanges
+        let (rate, connections) = download.activity.withLock { $0 }
+        let entry = download.request.entry
+        self.init(
+            key: download.key, url: entry.url, cacheKey: entry.cacheKey, name: entry.displayName, bytesHeld: held,
+            length: length, heldRanges: RangeSet.coarsened(ranges, to: Self.rangeLimit), contentType: contentType,
+            bytesPerSecond: rate, connections: connections)
+    }
+}

@@ -224,17 +224,7 @@ public final class DownloadService: @unchecked Sendable {
 
     /// The downloads registered now (queued or running), for a status page.
     public func downloadsInProgress() -> [DownloadProgress] {
-        registry.withLock { Array($0.downloads.values) }.map { download in
-            let (held, length) = download.held.progress
-            let (ranges, contentType) = download.held.heldRanges
-            let (rate, connections) = download.activity.withLock { $0 }
-            let entry = download.request.entry
-            return DownloadProgress(
-                key: download.key, url: entry.url, cacheKey: entry.cacheKey, name: entry.displayName, bytesHeld: held,
-                length: length,
-                heldRanges: RangeSet.coarsened(ranges, to: DownloadProgress.rangeLimit), contentType: contentType,
-                bytesPerSecond: rate, connections: connections)
-        }
+        registry.withLock { Array($0.downloads.values) }.map(DownloadProgress.init)
     }
 
     /// Downloads running or committing now (on the loop thread): one waiting for
