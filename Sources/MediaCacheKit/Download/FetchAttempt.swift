@@ -1,8 +1,8 @@
 /// One try at a source: its transfers in flight, the hold on the other connections,
 /// the moov search and the running hash. A retry after the backoff keeps it; a probe
 /// starts a new one (after a changed origin, a fall-back to one stream, another
-/// source), and ending it stops everything it started, so nothing one try learned or
-/// left running leaks into the next.
+/// source), which never sees the old one's state: the job cancels the old transfers
+/// and its hasher first, so nothing one try learned or left running leaks into the next.
 ///
 /// Confined to the transfer loop's thread, like the job that owns it.
 final class FetchAttempt {

@@ -35,10 +35,10 @@ final class Fragment {
     private(set) var firstByte: (time: Double, offset: Int64)?
     /// When body bytes last arrived.
     private(set) var lastByteAt: Double?
-    /// Bytes since the connection's last pause, and the largest such run that a pause
-    /// ended: a throttling server (nginx's `limit_rate`) sends a second's worth at once,
-    /// then nothing. Nil while it has not paused.
+    /// Bytes since the connection's last pause: a throttling server (nginx's
+    /// `limit_rate`) sends a second's worth at once, then nothing.
     private var burstBytes: Int64 = 0
+    /// The largest such run that a pause ended; nil while it has not paused.
     private var largestBurst: Int64?
     /// The rate of the range this one was split from, until it has its own.
     var rateHint: Double?
