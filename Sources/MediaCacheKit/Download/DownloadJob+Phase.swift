@@ -16,6 +16,8 @@ extension DownloadJob {
         case probing(FetchAttempt)
         /// The probe was accepted: connections fill the file.
         case fetching(FetchAttempt)
+        /// The URL answered with a playlist: the job is a streaming title's download now.
+        case title(TitleDownload)
         /// Every byte is held: verification and commit run off the transfer thread.
         case committing
         case finished(DownloadResult)

@@ -112,6 +112,12 @@ extension DownloadJob: HTTPTransferDelegate {
         }
         if fragment.isProbe, !attempt.firstBytesChecked {
             attempt.firstBytesChecked = true
+            if fragment.next == 0, source.kind == .origin,
+                let format = PresentationDetection.format(contentType: state.contentType, firstBytes: chunk.prefix(512).array)
+            {
+                becomeTitle(format, playlistURL: transfer.request.url)
+                return 0
+            }
             if let reason = ResponseCheck.errorPage(
                 firstBytes: chunk.prefix(512).array, suspectMediaType: attempt.suspectMediaType,
                 atFileStart: fragment.next == 0,
@@ -280,5 +286,17 @@ extension DownloadJob: HTTPTransferDelegate {
         case 404, 410: "; check the URL"
         default: "; check the URL and the headers sent with it"
         }
+    }
+}
+
+extension DownloadJob {
+    /// The URL answered with a playlist or manifest: what was fetched as a file is
+    /// dropped, and the job fetches the title instead, keeping its slot and key lock.
+    func becomeTitle(_ format: PresentationFormat, playlistURL: String) {
+        cancelAllTransfers()
+        partial.remove()
+        let title = TitleDownload(job: self, format: format)
+        phase = .title(title)
+        title.start(url: playlistURL)
     }
 }

@@ -216,6 +216,9 @@ final class DownloadJob: @unchecked Sendable {
         case .committing:
             // The commit finishes on its own; its result is reported as usual.
             return
+        case .title(let title):
+            title.interrupt()
+            return
         case .preparing:
             // Nothing fetched yet, and the disk queue is still opening the files.
             finish(.interrupted)

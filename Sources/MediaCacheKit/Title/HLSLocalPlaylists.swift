@@ -1,0 +1,157 @@
+import Foundation
+
+/// Writes a cached HLS title's own playlists: the renditions fetched, with every URI
+/// pointing at the stored copy. Written from what was read (not by editing the origin's
+/// text), so no variable, token or unfetched rendition survives into them.
+///
+/// `link` turns a stored path (relative to the title directory) into the URI written:
+/// a relative path for `mediacache path`, a local URL for `serve`.
+enum HLSLocalPlaylists {
+    typealias Link = (_ storedPath: String, _ fromPlaylist: String) -> String
+
+    /// A path from the playlist at `playlist` to the file at `stored`, both relative to
+    /// the title directory.
+    static func relative(_ stored: String, from playlist: String) -> String {
+        let from = playlist.split(separator: "/").dropLast()
+        let to = stored.split(separator: "/")
+        let common = zip(from, to).prefix { $0 == $1 }.count
+        return (Array(repeating: "..", count: from.count - common) + to.dropFirst(common).map(String.init))
+            .joined(separator: "/")
+    }
+
+    /// The media playlist of `rendition`, stored at `rendition.localPlaylist`.
+    static func media(_ rendition: HLSTitlePlan.Rendition, link: Link = relative) -> String {
+        let playlist = rendition.playlist
+        let here = rendition.localPlaylist
+        func uri(_ url: String) -> String { link(rendition.storedPaths[url] ?? url, here) }
+        let longest = playlist.segments.map(\.duration).max() ?? 0
+        let target = max(playlist.targetDuration ?? 0, Int(longest.rounded(.up)), 1)
+        var lines = [
+            "#EXTM3U",
+            // 6 covers EXT-X-MAP without I-frames, byte ranges and IVs; GAP needs 8.
+            "#EXT-X-VERSION:\(max(playlist.version ?? 3, playlist.segments.contains(where: \.isGap) ? 8 : 6))",
+            "#EXT-X-TARGETDURATION:\(target)",
+            "#EXT-X-MEDIA-SEQUENCE:\(playlist.segments.first?.mediaSequence ?? 0)",
+            "#EXT-X-PLAYLIST-TYPE:VOD",
+        ]
+        if let first = playlist.segments.first, first.discontinuitySequence != 0 {
+            lines.append("#EXT-X-DISCONTINUITY-SEQUENCE:\(first.discontinuitySequence)")
+        }
+        if playlist.hasIndependentSegments { lines.append("#EXT-X-INDEPENDENT-SEGMENTS") }
+        var key: HLSKey?
+        var section: Int?
+        var discontinuity = playlist.segments.first?.discontinuitySequence
+        for segment in playlist.segments {
+            if segment.discontinuitySequence != discontinuity {
+                lines.append("#EXT-X-DISCONTINUITY")
+                discontinuity = segment.discontinuitySequence
+            }
+            if segment.key != key {
+                key = segment.key
+                lines.append(keyTag(segment.key, uri: segment.key.map { uri($0.uri) }))
+            }
+            if segment.initSection != section, let index = segment.initSection {
+                section = index
+                let map = playlist.initSections[index]
+                var tag = "#EXT-X-MAP:URI=\(quoted(uri(map.uri)))"
+                if let range = map.byteRange { tag += ",BYTERANGE=\"\(range.count)@\(range.start)\"" }
+                lines.append(tag)
+            }
+            lines.append("#EXTINF:\(decimal(segment.duration)),")
+            if let range = segment.byteRange { lines.append("#EXT-X-BYTERANGE:\(range.count)@\(range.start)") }
+            if segment.isGap {
+                // A URI line is required; it names nothing, and players skip a gap.
+                lines.append("#EXT-X-GAP")
+                lines.append("gap-\(segment.mediaSequence).ts")
+            } else {
+                lines.append(uri(segment.uri))
+            }
+        }
+        lines.append("#EXT-X-ENDLIST")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The master playlist stored at `entry`: the variants and renditions fetched.
+    static func master(
+        _ master: HLSMasterPlaylist, renditions: [HLSTitlePlan.Rendition], entry: String, link: Link = relative
+    ) -> String {
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:\(max(master.version ?? 3, 6))"]
+        if master.hasIndependentSegments { lines.append("#EXT-X-INDEPENDENT-SEGMENTS") }
+        let fetched = Dictionary(renditions.map { ($0.selected.uri, $0) }, uniquingKeysWith: { first, _ in first })
+        let variants = master.variants.filter { !$0.isIFrameOnly && fetched[$0.uri] != nil }
+        // Each group the fetched variants use: its fetched renditions, and those whose
+        // media is in the variants' own segments (no URI).
+        var groupsWritten: Set<String> = []
+        for variant in variants {
+            for (type, group) in [(HLSRendition.MediaType.audio, variant.audioGroup), (.subtitles, variant.subtitlesGroup)] {
+                guard let group, groupsWritten.insert("\(type.rawValue)\n\(group)").inserted else { continue }
+                for rendition in master.renditions(type, group: group) {
+                    if let uri = rendition.uri {
+                        guard let local = fetched[uri] else { continue }
+                        lines.append(mediaTag(rendition, uri: link(local.localPlaylist, entry)))
+                    } else {
+                        lines.append(mediaTag(rendition, uri: nil))
+                    }
+                }
+            }
+        }
+        for variant in variants {
+            guard let local = fetched[variant.uri] else { continue }
+            var attributes = ["BANDWIDTH=\(variant.bandwidth)"]
+            if let average = variant.averageBandwidth { attributes.append("AVERAGE-BANDWIDTH=\(average)") }
+            if let codecs = variant.codecs { attributes.append("CODECS=\(quoted(codecs))") }
+            if let resolution = variant.resolution { attributes.append("RESOLUTION=\(resolution.width)x\(resolution.height)") }
+            if let rate = variant.frameRate { attributes.append("FRAME-RATE=\(decimal(rate))") }
+            if let group = variant.audioGroup, hasRenditions(master, .audio, group) {
+                attributes.append("AUDIO=\(quoted(group))")
+            }
+            if let group = variant.subtitlesGroup, hasRenditions(master, .subtitles, group, fetched: fetched) {
+                attributes.append("SUBTITLES=\(quoted(group))")
+            }
+            lines.append("#EXT-X-STREAM-INF:" + attributes.joined(separator: ","))
+            lines.append(link(local.localPlaylist, entry))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Whether `group` still has a rendition in the local master (a subtitle group
+    /// whose tracks were all left out must not be named).
+    private static func hasRenditions(
+        _ master: HLSMasterPlaylist, _ type: HLSRendition.MediaType, _ group: String,
+        fetched: [String: HLSTitlePlan.Rendition]? = nil
+    ) -> Bool {
+        master.renditions(type, group: group).contains { rendition in
+            guard let fetched, let uri = rendition.uri else { return true }
+            return fetched[uri] != nil
+        }
+    }
+
+    private static func mediaTag(_ rendition: HLSRendition, uri: String?) -> String {
+        var attributes = ["TYPE=\(rendition.type.rawValue)", "GROUP-ID=\(quoted(rendition.groupID))", "NAME=\(quoted(rendition.name))"]
+        if let language = rendition.language { attributes.append("LANGUAGE=\(quoted(language))") }
+        attributes.append("DEFAULT=\(rendition.isDefault ? "YES" : "NO")")
+        attributes.append("AUTOSELECT=\(rendition.isAutoselect || rendition.isDefault ? "YES" : "NO")")
+        if let uri { attributes.append("URI=\(quoted(uri))") }
+        return "#EXT-X-MEDIA:" + attributes.joined(separator: ",")
+    }
+
+    private static func keyTag(_ key: HLSKey?, uri: String?) -> String {
+        guard let key, let uri else { return "#EXT-X-KEY:METHOD=NONE" }
+        var tag = "#EXT-X-KEY:METHOD=\(key.method.rawValue),URI=\(quoted(uri))"
+        if let iv = key.iv { tag += ",IV=0x" + iv.map { String(format: "%02X", $0) }.joined() }
+        if key.keyFormat != "identity" { tag += ",KEYFORMAT=\(quoted(key.keyFormat))" }
+        return tag
+    }
+
+    /// A quoted-string attribute value; the reader refused quotes and line breaks in
+    /// values, so nothing needs escaping.
+    private static func quoted(_ value: String) -> String { "\"" + value + "\"" }
+
+    /// Seconds as a decimal without exponent, trailing zeros trimmed.
+    static func decimal(_ value: Double) -> String {
+        var text = String(format: "%.6f", value)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+}

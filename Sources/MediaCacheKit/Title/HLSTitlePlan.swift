@@ -1,0 +1,105 @@
+/// What fetching an HLS title means: for each chosen rendition, its media playlist as
+/// read and where each of its URIs is stored, and every resource in the order a player
+/// needs them (all renditions advance together, so what has arrived plays from the
+/// start).
+struct HLSTitlePlan: Sendable {
+    struct Rendition: Sendable {
+        var selected: SelectedRendition
+        var playlist: HLSMediaPlaylist
+        /// Where each URI of `playlist` is stored, relative to the title directory.
+        var storedPaths: [String: String]
+        /// Its local media playlist, relative to the title directory.
+        var localPlaylist: String
+    }
+
+    var renditions: [Rendition]
+    var resources: [TitleResource]
+
+    /// Plans `renditions` (each selected rendition with its media playlist, in choice
+    /// order); a media playlist given directly is one rendition called `media`.
+    init(renditions chosen: [(SelectedRendition, HLSMediaPlaylist)]) {
+        var planned: [Rendition] = []
+        var byURI: [String: TitleResource] = [:]
+        var timeline: [(time: Double, order: Int, resource: TitleResource)] = []
+        var keyCount = 0
+        for (order, (selected, playlist)) in chosen.enumerated() {
+            let folder = selected.identity
+            var stored: [String: String] = [:]
+            var fileCount = 0
+            // A URI that some segment fetches whole is stored whole; one only ever
+            // fetched by ranges is one ranged file up to its last range's end.
+            let wholeURIs = Set(playlist.segments.filter { $0.byteRange == nil && !$0.isGap }.map(\.uri))
+            var rangedEnds: [String: Int64] = [:]
+            for segment in playlist.segments where !segment.isGap {
+                if let range = segment.byteRange { rangedEnds[segment.uri] = max(rangedEnds[segment.uri] ?? 0, range.end) }
+            }
+            for section in playlist.initSections {
+                if let range = section.byteRange { rangedEnds[section.uri] = max(rangedEnds[section.uri] ?? 0, range.end) }
+            }
+
+            func add(_ resource: TitleResource, at time: Double) {
+                if let existing = byURI[resource.url] {
+                    stored[resource.url] = existing.path
+                    return
+                }
+                byURI[resource.url] = resource
+                stored[resource.url] = resource.path
+                timeline.append((time, order, resource))
+            }
+            func rangedOrWhole(_ uri: String, name: String, kind: TitleResource.Kind, label: String, at time: Double) {
+                if !wholeURIs.contains(uri), let end = rangedEnds[uri] {
+                    fileCount += 1
+                    let path = "\(folder)/file-\(fileCount).\(Self.fileExtension(uri, fallback: "bin"))"
+                    add(
+                        TitleResource(
+                            path: path, url: uri, range: ByteRange(0, end), kind: .rangedFile, rendition: folder,
+                            label: "the file of \(folder) that its byte ranges point into"),
+                        at: time)
+                } else {
+                    add(TitleResource(path: name, url: uri, range: nil, kind: kind, rendition: folder, label: label), at: time)
+                }
+            }
+
+            var time = 0.0
+            for segment in playlist.segments {
+                defer { time += segment.duration }
+                for key in [segment.key, segment.initSection.flatMap { playlist.initSections[$0].key }].compactMap(\.self) {
+                    if byURI[key.uri] == nil { keyCount += 1 }
+                    add(
+                        TitleResource(
+                            path: "keys/key-\(keyCount).key", url: key.uri, range: nil, kind: .key, rendition: folder,
+                            label: "key \(keyCount) (\(folder))"),
+                        at: time)
+                }
+                if let index = segment.initSection {
+                    let section = playlist.initSections[index]
+                    let name = "\(folder)/init-\(index).\(Self.fileExtension(section.uri, fallback: "mp4"))"
+                    rangedOrWhole(section.uri, name: name, kind: .initSection, label: "init section \(index) of \(folder)", at: time)
+                }
+                guard !segment.isGap else { continue }
+                let fallback = selected.kind == .subtitles ? "vtt" : (segment.initSection == nil ? "ts" : "m4s")
+                let name = "\(folder)/s\(segment.mediaSequence).\(Self.fileExtension(segment.uri, fallback: fallback))"
+                rangedOrWhole(segment.uri, name: name, kind: .segment, label: "segment \(segment.mediaSequence) of \(folder)", at: time)
+            }
+            planned.append(
+                Rendition(selected: selected, playlist: playlist, storedPaths: stored, localPlaylist: "\(folder)/index.m3u8"))
+        }
+        renditions = planned
+        // Stable: at equal times, renditions in choice order and each one's own order.
+        resources = timeline.enumerated().sorted {
+            ($0.element.time, $0.element.order, $0.offset) < ($1.element.time, $1.element.order, $1.offset)
+        }.map(\.element.resource)
+    }
+
+    /// Extensions players accept for local files (ffmpeg refuses others: "not a common
+    /// multimedia extension"); anything else is stored under `fallback`.
+    static let mediaExtensions: Set<String> = [
+        "aac", "ac3", "eac3", "flac", "m4a", "m4s", "m4v", "mp3", "mp4", "mpeg", "mpg", "mpegts", "mov", "ts",
+        "vtt", "webvtt", "cmfv", "cmfa", "key", "bin",
+    ]
+
+    static func fileExtension(_ uri: String, fallback: String) -> String {
+        guard let ext = URLParts(uri)?.pathExtension, mediaExtensions.contains(ext) else { return fallback }
+        return ext
+    }
+}

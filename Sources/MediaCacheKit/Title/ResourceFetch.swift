@@ -1,0 +1,124 @@
+/// One resource of a title on its way: a GET (of `[0, end)` for a ranged file) whose
+/// body goes to its `.part` file and through SHA-256 as it arrives. It reports once, on
+/// the loop thread, and decides nothing beyond its own response: retries and failures
+/// are the title's.
+final class ResourceFetch: HTTPTransferDelegate {
+    enum Outcome {
+        case done(size: Int64, sha256: String)
+        case redirect(to: String)
+        /// Asking again may help (a cut connection, 503, 429 with its Retry-After).
+        case transient(reason: String, retryAfter: Double?)
+        /// Asking again will not help (404, an HTML page instead of media).
+        case definite(JobFailure)
+    }
+
+    let resource: TitleResource
+    let url: String
+    let redirectHops: Int
+    private let file: DataFile
+    private let digest = Digest(.sha256)
+    private var written: Int64 = 0
+    /// The body's bytes that are the resource: its range's end, or the Content-Length.
+    private var expected: Int64?
+    private var accepted = false
+    private var verdict: Outcome?
+    private var completion: ((ResourceFetch, Outcome) -> Void)?
+    private(set) var transfer: HTTPTransfer?
+
+    init(resource: TitleResource, url: String, redirectHops: Int, file: DataFile, completion: @escaping (ResourceFetch, Outcome) -> Void) {
+        self.resource = resource
+        self.url = url
+        self.redirectHops = redirectHops
+        self.file = file
+        self.completion = completion
+    }
+
+    /// Starts `request` on `loop`.
+    func start(_ request: HTTPRequest, userAgent: String, on loop: TransferLoop, rateLimits: RateLimits?) {
+        let transfer = HTTPTransfer(request: request, userAgent: userAgent, delegate: self, rateLimits: rateLimits)
+        self.transfer = transfer
+        loop.start(transfer)
+    }
+
+    var bytesWritten: Int64 { written }
+
+    func transfer(_ transfer: HTTPTransfer, didReceive head: HTTPResponseHead) -> Bool {
+        let range = resource.range
+        switch head.status {
+        case 200, 206:
+            if head.status == 206 {
+                // Only a ranged file asks for a range, always from byte 0.
+                guard let range, let answered = head.contentRange, answered.start == 0 else {
+                    verdict = .transient(reason: "\(head.status) with a Content-Range that is not the one asked for", retryAfter: nil)
+                    return false
+                }
+                expected = min(range.end, answered.end + 1)
+            } else {
+                expected = range.map { range in head.contentLength.map { min($0, range.end) } ?? range.end } ?? head.contentLength
+            }
+            accepted = true
+        case _ where head.isRedirect:
+            guard let location = head.location, let target = URLParts.resolve(location, against: url) else {
+                verdict = .definite(JobFailure(.redirect, "HTTP \(head.status) without a usable Location for \(resource.label) (\(Printable.url(url)))"))
+                return false
+            }
+            verdict = .redirect(to: target)
+        case _ where RetryPolicy.isTransient(status: head.status):
+            verdict = .transient(reason: "HTTP \(head.status)", retryAfter: head.retryAfter())
+        default:
+            verdict = .definite(
+                JobFailure(
+                    .httpStatus, "HTTP \(head.status) for \(resource.label) (\(Printable.url(url))); \(DownloadJob.advice(head.status))",
+                    cause: .status(head.status)))
+        }
+        return true
+    }
+
+    func transfer(_ transfer: HTTPTransfer, didReceive chunk: BodyChunk) -> Int {
+        guard accepted else { return chunk.count }  // an error body, drained
+        if written == 0, resource.kind != .key,
+            let reason = MediaTypeCheck.sniffRejection(firstBytes: chunk.prefix(64).array, urlExpectsText: false)
+        {
+            verdict = .definite(JobFailure(.notMedia, "\(resource.label) (\(Printable.url(url))): \(reason)"))
+            return 0
+        }
+        let count = Int(expected.map { min(Int64(chunk.count), $0 - written) } ?? Int64(chunk.count))
+        guard count > 0 else { return 0 }
+        let taken = chunk.prefix(count)
+        do {
+            try file.write(taken.bytes, at: written)
+        } catch {
+            verdict = .definite(JobFailure(.io, "\(error)"))
+            return 0
+        }
+        digest.update(taken.bytes)
+        written += Int64(count)
+        return count
+    }
+
+    func transfer(_ transfer: HTTPTransfer, didCompleteWith error: TransferError?) {
+        guard let completion else { return }
+        self.completion = nil
+        let outcome: Outcome
+        if let verdict {
+            outcome = verdict
+        } else if accepted, let expected, written == expected {
+            outcome = .done(size: written, sha256: digest.finalizeHex())
+        } else if accepted, expected == nil, error == nil {
+            outcome = .done(size: written, sha256: digest.finalizeHex())
+        } else if let error, error.kind == .refused || error.kind == .untrustedCertificate {
+            outcome = .definite(JobFailure(error.kind == .refused ? .badURL : .tls, "\(resource.label) (\(Printable.url(url))): \(error.message)", cause: .transfer(error.kind)))
+        } else if let error {
+            outcome = .transient(reason: error.message, retryAfter: nil)
+        } else {
+            outcome = .transient(reason: "the response ended after \(written) of \(expected ?? 0) bytes", retryAfter: nil)
+        }
+        completion(self, outcome)
+    }
+
+    /// Stops the transfer without a report (the title is stopping).
+    func cancel(on loop: TransferLoop) {
+        completion = nil
+        if let transfer { loop.cancel(transfer) }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Readies a title whose every resource is held to become one cached object: writes
+/// its local playlists and `title.json` beside the resources, and hands the directory
+/// to the `CommitBatcher`, which renames it into `objects/` and records its row in one
+/// step. Off the transfer thread.
+struct TitleCommit: Sendable {
+    let key: CacheKey
+    let cache: CacheDirectory
+    let entry: ListEntry
+    let format: PresentationFormat
+    let master: HLSMasterPlaylist?
+    let plan: HLSTitlePlan
+    let progress: TitleProgress
+    let staging: String
+
+    func prepare(index: CacheIndex) throws -> CommitBatcher.Publication {
+        LoopThreads.preconditionOff("committing a title")
+        let files = staging + "/" + TitleLayout.filesFolder
+        var members = try plan.resources.map { resource in
+            guard let held = progress.held[resource.path] else { throw CommitError.incomplete(url: entry.url) }
+            return TitleManifest.Member(path: resource.path, size: held.size, sha256: held.sha256)
+        }
+        // The local playlists: each rendition's, then the entry (a master playlist, or
+        // for a media playlist given directly, that playlist with paths from the top).
+        var playlists: [(path: String, text: String)] = plan.renditions.map { ($0.localPlaylist, HLSLocalPlaylists.media($0)) }
+        let entryPath = TitleLayout.entry(for: format)
+        if let master {
+            playlists.append((entryPath, HLSLocalPlaylists.master(master, renditions: plan.renditions, entry: entryPath)))
+        } else if var only = plan.renditions.first {
+            only.localPlaylist = entryPath
+            playlists = [(entryPath, HLSLocalPlaylists.media(only))]
+        }
+        for (path, text) in playlists {
+            let bytes = Array(text.utf8)
+            try Self.write(bytes, to: files + "/" + path)
+            members.append(TitleManifest.Member(path: path, size: Int64(bytes.count), sha256: Digest.sha256Hex(bytes)))
+        }
+        let manifest = TitleManifest(
+            format: format, url: URLCredentials.withoutPassword(entry.url), entry: entryPath,
+            renditions: plan.renditions.map { rendition in
+                TitleManifest.Rendition(
+                    identity: rendition.selected.identity, kind: rendition.selected.kind.rawValue,
+                    playlist: master == nil ? entryPath : rendition.localPlaylist,
+                    segments: rendition.playlist.segments.count, duration: rendition.playlist.duration)
+            },
+            members: members)
+        let manifestBytes = manifest.encoded()
+        try Self.write(manifestBytes, to: files + "/" + TitleManifest.fileName)
+
+        // A title directory left without its row (a crash between rename and record, or
+        // one replaced) goes first: a directory cannot be renamed over a full one.
+        let directory = TitleLayout.directory(key: key)
+        if FileSystem.exists(cache.absolute(directory)) {
+            try index.remove(key: key)
+            FileSystem.removeTree(cache.absolute(directory))
+        }
+        let now = Date()
+        let object = CachedObject(
+            key: key, cacheKey: entry.identity, path: directory + "/" + entryPath,
+            size: manifest.totalSize(manifestBytes: manifestBytes.count), sha256: Digest.sha256Hex(manifestBytes),
+            faststart: .skipped("streaming title"), url: URLCredentials.withoutPassword(entry.url),
+            mirrors: entry.urls.dropFirst().map(URLCredentials.withoutPassword), name: entry.outName,
+            contentType: format == .hls ? "application/vnd.apple.mpegurl" : "application/dash+xml",
+            addedAt: now, lastUsedAt: now)
+        return CommitBatcher.Publication(
+            source: files, unnamed: nil, durable: false, destination: cache.absolute(directory), object: object,
+            aliases: entry.urls.map(URLCredentials.withoutPassword) + [entry.identity], jobDirectory: staging)
+    }
+
+    /// Written, not flushed: the commit group flushes the file system once before the rename.
+    private static func write(_ bytes: [UInt8], to path: String) throws(SystemError) {
+        let file = try DataFile(path: path, mode: .readWrite)
+        try file.truncate(length: 0)
+        try file.write(bytes, at: 0)
+    }
+}

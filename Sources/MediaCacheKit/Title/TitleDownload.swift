@@ -1,0 +1,331 @@
+import Foundation
+
+/// A streaming title's download, which a job becomes when its URL answers with a
+/// playlist: read the playlists, choose the renditions, fetch every resource they need
+/// (up to `-x` at once, in presentation order, so what has arrived plays from the
+/// start), then commit the title as one object (`TitleCommit`).
+///
+/// On the loop thread, inside its job (phase `.title`), whose key lock it shares; disk
+/// work runs on the job's disk queue. A resource that cannot be had fails the title,
+/// naming it; everything held is kept for the next run, which fetches only the rest.
+final class TitleDownload {
+    unowned let job: DownloadJob
+    let format: PresentationFormat
+    let staging: String
+    private var loop: TransferLoop { job.loop }
+    private var options: PrefetchOptions { job.options }
+    private let playlists: PlaylistFetcher
+
+    private var plan: HLSTitlePlan?
+    private var master: HLSMasterPlaylist?
+    /// The chosen renditions' media playlists as they arrive, by choice order.
+    private var mediaPlaylists: [Int: HLSMediaPlaylist] = [:]
+    private var progress = TitleProgress()
+    /// Resources not held yet, in the order they are wanted.
+    private var pending: [TitleResource] = []
+    private var running: [String: ResourceFetch] = [:]
+    /// Failures in a row, by stored path.
+    private var failures: [String: Int] = [:]
+    /// Finished since the last checkpoint began.
+    private var unsaved = 0
+    private var lastCheckpoint = 0.0
+    private var lastProgressEvent = 0.0
+    private var bytesAtLastEvent: Int64 = 0
+    private var committing = false
+    private var ended = false
+
+    init(job: DownloadJob, format: PresentationFormat) {
+        self.job = job
+        self.format = format
+        staging = TitleLayout.staging(key: job.key, in: job.cache)
+        playlists = PlaylistFetcher(job: job)
+    }
+
+    private var filesDirectory: String { staging + "/" + TitleLayout.filesFolder }
+
+    /// Reads the title's playlist from `url` (where the job found it) and goes on from there.
+    func start(url: String) {
+        guard format == .hls else {
+            end(.failed(JobFailure(
+                .badResponse,
+                "\(Printable.url(url)) is a DASH manifest; this version of mediacache caches HLS titles only "
+                    + "(DASH support is coming); nothing was stored")))
+            return
+        }
+        playlists.fetch(url) { [self] result in
+            switch result {
+            case .failure(let failure): end(.failed(failure))
+            case .success(let fetched): read(fetched.bytes, from: fetched.finalURL)
+            }
+        }
+    }
+
+    private func read(_ bytes: [UInt8], from url: String) {
+        let playlist: HLSPlaylist
+        do {
+            playlist = try HLSPlaylist(parsing: bytes, url: url)
+        } catch {
+            end(.failed(JobFailure(.badResponse, error.message)))
+            return
+        }
+        switch playlist {
+        case .media(let media):
+            planned([(SelectedRendition(identity: "media", kind: .variant, uri: media.url), media)])
+        case .master(let master):
+            self.master = master
+            let choice = RenditionSelection.choose(from: master)
+            for note in choice.notes { job.emit(.notice(url: job.url, message: note)) }
+            guard !choice.renditions.isEmpty else {
+                end(.failed(JobFailure(.badResponse, "\(Printable.url(url)) names no variant to fetch")))
+                return
+            }
+            readMediaPlaylists(choice.renditions, imports: master.variables)
+        }
+    }
+
+    /// Fetches the chosen renditions' media playlists, all at once.
+    private func readMediaPlaylists(_ chosen: [SelectedRendition], imports: HLSVariables) {
+        for (index, rendition) in chosen.enumerated() {
+            playlists.fetch(rendition.uri) { [self] result in
+                guard !ended else { return }
+                switch result {
+                case .failure(let failure):
+                    end(.failed(failure))
+                case .success(let fetched):
+                    do throws(PresentationError) {
+                        mediaPlaylists[index] = try HLSMediaPlaylist(
+                            parsing: fetched.bytes, url: fetched.finalURL, imports: imports)
+                    } catch {
+                        end(.failed(JobFailure(.badResponse, error.message)))
+                        return
+                    }
+                    if mediaPlaylists.count == chosen.count {
+                        planned(chosen.indices.map { (chosen[$0], mediaPlaylists[$0]!) })
+                    }
+                }
+            }
+        }
+    }
+
+    /// The plan is made: load what an earlier run held (off the loop), then fetch the rest.
+    private func planned(_ renditions: [(SelectedRendition, HLSMediaPlaylist)]) {
+        let plan = HLSTitlePlan(renditions: renditions)
+        self.plan = plan
+        let (staging, files) = (staging, filesDirectory)
+        let folders = Set(plan.resources.map { ($0.path as NSString).deletingLastPathComponent })
+        let (job, loop) = (job, loop)
+        job.partial.diskQueue.async {
+            let outcome = Result { () throws(SystemError) -> TitleProgress in
+                try FileSystem.makeDirectory(staging, durable: false, replacingLink: true)
+                try FileSystem.makeDirectory(files, durable: false, replacingLink: true)
+                for folder in folders.sorted() where !folder.isEmpty {
+                    try FileSystem.makeDirectory(files + "/" + folder, durable: false, replacingLink: true)
+                }
+                return TitleProgress.load(staging: staging)
+            }
+            loop.post { job.onTitle { $0.didLoad(outcome) } }
+        }
+    }
+
+    fileprivate func didLoad(_ outcome: Result<TitleProgress, SystemError>) {
+        guard !ended, let plan else { return }
+        switch outcome {
+        case .failure(let error):
+            end(.failed(JobFailure(.io, "\(error)")))
+        case .success(let loaded):
+            progress = loaded
+            pending = plan.resources.filter { progress.held[$0.path] == nil }
+            let held = plan.resources.count - pending.count
+            if held > 0 {
+                job.emit(.notice(url: job.url, message: "resuming: \(held) of \(plan.resources.count) parts of the title are held"))
+            }
+            job.emit(
+                .started(
+                    url: job.url, name: job.name, length: nil, resumedBytes: progress.bytesHeld,
+                    connections: options.connectionsPerFile, source: .origin))
+            bytesAtLastEvent = progress.bytesHeld
+            lastProgressEvent = TransferLoop.now()
+            fill()
+        }
+    }
+
+    // MARK: Fetching
+
+    private func fill() {
+        guard !ended else { return }
+        while running.count < max(1, options.connectionsPerFile), !pending.isEmpty {
+            fetch(pending.removeFirst(), url: nil, hops: 0)
+        }
+        if running.isEmpty && pending.isEmpty { commit() }
+    }
+
+    private func fetch(_ resource: TitleResource, url: String?, hops: Int) {
+        let url = url ?? resource.url
+        let file: DataFile
+        do {
+            file = try DataFile(path: filesDirectory + "/" + resource.path, mode: .readWrite)
+            try file.truncate(length: 0)
+        } catch {
+            end(.failed(JobFailure(.io, "\(error)")))
+            return
+        }
+        let fetch = ResourceFetch(resource: resource, url: url, redirectHops: hops, file: file) { [weak self] fetch, outcome in
+            self?.fetched(fetch, outcome)
+        }
+        running[resource.path] = fetch
+        let rangeHeaders = resource.range.map { ["Range: \($0.httpRangeValue)"] } ?? []
+        let request = job.source.request(
+            url: url, urlOrigin: URLParts(url)?.origin, rangeHeaders: rangeHeaders, options: options)
+        fetch.start(
+            request, userAgent: job.source.userAgent(options: options), on: loop,
+            rateLimits: loop.rateLimiter.limits(file: job.fileRateLimit))
+    }
+
+    private func fetched(_ finished: ResourceFetch, _ outcome: ResourceFetch.Outcome) {
+        let resource = finished.resource
+        running[resource.path] = nil
+        guard !ended else { return }
+        switch outcome {
+        case .done(let size, let sha256):
+            if resource.kind == .key, size != 16 {
+                let error = PresentationError.badKeyLength(keyURI: finished.url, bytes: Int(size))
+                end(.failed(JobFailure(.badResponse, error.message)))
+                return
+            }
+            failures[resource.path] = nil
+            progress.held[resource.path] = TitleProgress.Held(size: size, sha256: sha256)
+            unsaved += 1
+            noteProgress()
+        case .redirect(let target):
+            guard finished.redirectHops < 10, URLParts.problem(with: target) == nil else {
+                end(.failed(JobFailure(.redirect, "\(resource.label): too many or bad redirects, last from \(Printable.url(finished.url))")))
+                return
+            }
+            fetch(resource, url: target, hops: finished.redirectHops + 1)
+            return
+        case .transient(let reason, let retryAfter):
+            let count = (failures[resource.path] ?? 0) + 1
+            failures[resource.path] = count
+            guard count <= options.retries else {
+                end(.failed(JobFailure(
+                    .retriesExhausted,
+                    "\(resource.label) (\(Printable.url(finished.url))) failed \(count) times, last: \(reason)")))
+                return
+            }
+            let delay = job.retryPolicy.delay(attempt: count, retryAfter: retryAfter)
+            job.emit(.retry(url: job.url, attempt: count, delay: delay, reason: "\(resource.label): \(reason)"))
+            // Held aside, not in `pending`: the other resources go on meanwhile.
+            running[resource.path] = finished
+            _ = loop.after(delay) { [weak self] in
+                guard let self, !self.ended, self.running[resource.path] === finished else { return }
+                self.running[resource.path] = nil
+                self.fetch(resource, url: nil, hops: 0)
+            }
+            return
+        case .definite(let failure):
+            end(.failed(failure))
+            return
+        }
+        fill()
+    }
+
+    private func noteProgress() {
+        let now = TransferLoop.now()
+        if unsaved > 0, now - lastCheckpoint >= 1 { checkpoint() }
+        guard now - lastProgressEvent >= 0.5 else { return }
+        let done = progress.bytesHeld + running.values.reduce(0) { $0 + $1.bytesWritten }
+        let rate = Double(done - bytesAtLastEvent) / max(0.001, now - lastProgressEvent)
+        job.download.activity.withLock { $0 = (max(0, rate), running.count) }
+        job.emit(
+            .progress(
+                url: job.url, name: job.name, bytesDone: done, length: nil, bytesPerSecond: max(0, rate),
+                connections: running.count))
+        lastProgressEvent = now
+        bytesAtLastEvent = done
+    }
+
+    /// Flushes the files held so far, then saves the progress that names them.
+    private func checkpoint() {
+        lastCheckpoint = TransferLoop.now()
+        unsaved = 0
+        let (snapshot, staging) = (progress, staging)
+        job.partial.diskQueue.async {
+            do {
+                try FileSystem.syncFileSystem(containing: staging)
+                try snapshot.save(staging: staging)
+            } catch {
+                // The next checkpoint tries again; a run that ends first fetches these again.
+            }
+        }
+    }
+
+    // MARK: Ending
+
+    private func commit() {
+        guard let plan, !committing else { return }
+        committing = true
+        let commit = TitleCommit(
+            key: job.key, cache: job.cache, entry: job.request.entry, format: format, master: master, plan: plan,
+            progress: progress, staging: staging)
+        let (job, commits, index, loop) = (job, job.service.commits, job.service.index, loop)
+        job.partial.diskQueue.async {
+            let outcome: Result<CommitBatcher.Publication, JobFailure>
+            do {
+                outcome = .success(try commit.prepare(index: index))
+            } catch {
+                outcome = .failure(JobFailure(.io, "\(error)"))
+            }
+            switch outcome {
+            case .failure(let failure):
+                loop.post { job.onTitle { $0.end(.failed(failure)) } }
+            case .success(let publication):
+                commits.publish(publication) { result in
+                    let ending: DownloadResult =
+                        switch result {
+                        case .success: .committed(publication.object)
+                        case .failure(let error): .failed(JobFailure(.io, "\(error)"))
+                        }
+                    loop.post { job.onTitle { $0.end(ending) } }
+                }
+            }
+        }
+    }
+
+    /// Stops for Ctrl-C or SIGTERM: what is held is saved for the next run.
+    func interrupt() {
+        guard !ended else { return }
+        stopFetches()
+        checkpoint()
+        end(.interrupted)
+    }
+
+    private func stopFetches() {
+        for fetch in running.values { fetch.cancel(on: loop) }
+        running = [:]
+        pending = []
+    }
+
+    fileprivate func end(_ result: DownloadResult) {
+        guard !ended else { return }
+        ended = true
+        stopFetches()
+        if case .failed = result, unsaved > 0 { checkpoint() }
+        var result = result
+        if case .failed(var failure) = result {
+            failure.keptForResume = !progress.held.isEmpty
+            if failure.keptForResume {
+                failure.message += "; the \(progress.held.count) parts held are kept: run again to fetch the rest"
+            }
+            result = .failed(failure)
+        }
+        job.finish(result)
+    }
+}
+
+extension DownloadJob {
+    /// Runs `body` with the job's title download, if it still is one: how disk work
+    /// reports back to a title through the loop (the job is what may cross threads).
+    fileprivate func onTitle(_ body: (TitleDownload) -> Void) {
+        if case .title(let title) = phase { body(title) }
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// What a title's download holds so far: each finished resource's size and SHA-256, by
+/// stored path. Saved as `progress.json` beside the files, only after the files it names
+/// are flushed, so after a crash every resource it lists is on disk whole.
+struct TitleProgress: Sendable, Codable, Equatable {
+    struct Held: Sendable, Codable, Equatable {
+        var size: Int64
+        var sha256: String
+    }
+
+    var version = 1
+    var held: [String: Held] = [:]
+
+    /// The saved progress in `staging`, keeping only resources whose file is there with
+    /// its size (a file removed or cut short since is fetched again).
+    static func load(staging: String) -> TitleProgress {
+        let path = staging + "/" + TitleLayout.progressFile
+        guard let bytes = try? FileSystem.readAll(path),
+            var progress = try? JSONDecoder().decode(TitleProgress.self, from: Data(bytes)), progress.version == 1
+        else { return TitleProgress() }
+        let files = staging + "/" + TitleLayout.filesFolder + "/"
+        progress.held = progress.held.filter { path, held in
+            FileSystem.isRegularFile(files + path) && FileSystem.fileSize(files + path) == held.size
+        }
+        return progress
+    }
+
+    /// Writes the progress (temporary file, fsync, rename).
+    func save(staging: String) throws(SystemError) {
+        // Encoding plain values cannot fail.
+        let bytes = try! JSONEncoder().encode(self)
+        try FileSystem.writeAtomically(Array(bytes), to: staging + "/" + TitleLayout.progressFile)
+    }
+
+    var bytesHeld: Int64 { held.values.reduce(0) { $0 + $1.size } }
+}
