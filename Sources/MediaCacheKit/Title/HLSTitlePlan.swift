@@ -67,7 +67,7 @@ struct HLSTitlePlan: Sendable {
                     if byURI[key.uri] == nil { keyCount += 1 }
                     add(
                         TitleResource(
-                            path: "keys/key-\(keyCount).key", url: key.uri, range: nil, kind: .key, rendition: folder,
+                            path: "keys/key-\(keyCount)\(Self.keyFileSuffix)", url: key.uri, range: nil, kind: .key, rendition: folder,
                             label: "key \(keyCount) (\(folder))"),
                         at: time)
                 }
@@ -90,6 +90,11 @@ struct HLSTitlePlan: Sendable {
             ($0.element.time, $0.element.order, $0.offset) < ($1.element.time, $1.element.order, $1.offset)
         }.map(\.element.resource)
     }
+
+    /// Key files end like media: ffmpeg (and mpv through it) opens no local file, keys
+    /// included, whose extension is not "a common multimedia extension", and a `data:`
+    /// URI fails the same check. The `.key` before it says what the file is.
+    static let keyFileSuffix = ".key.ts"
 
     /// Extensions players accept for local files (ffmpeg refuses others: "not a common
     /// multimedia extension"); anything else is stored under `fallback`.

@@ -42,6 +42,9 @@ final class ResourceFetch: HTTPTransferDelegate {
 
     var bytesWritten: Int64 { written }
 
+    /// Whether its response is still to come (it has not reported).
+    var isOnItsWay: Bool { completion != nil }
+
     func transfer(_ transfer: HTTPTransfer, didReceive head: HTTPResponseHead) -> Bool {
         let range = resource.range
         switch head.status {
@@ -68,7 +71,7 @@ final class ResourceFetch: HTTPTransferDelegate {
         default:
             verdict = .definite(
                 JobFailure(
-                    .httpStatus, "HTTP \(head.status) for \(resource.label) (\(Printable.url(url))); \(DownloadJob.advice(head.status))",
+                    .httpStatus, "HTTP \(head.status) for \(resource.label) (\(Printable.url(url)))\(DownloadJob.advice(head.status))",
                     cause: .status(head.status)))
         }
         return true

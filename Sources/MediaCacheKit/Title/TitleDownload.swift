@@ -32,6 +32,8 @@ final class TitleDownload {
     private var lastProgressEvent = 0.0
     private var bytesAtLastEvent: Int64 = 0
     private var committing = false
+    /// Why the title fails, once the resources on their way have landed.
+    private var failing: JobFailure?
     private var ended = false
 
     init(job: DownloadJob, format: PresentationFormat) {
@@ -139,10 +141,12 @@ final class TitleDownload {
             if held > 0 {
                 job.emit(.notice(url: job.url, message: "resuming: \(held) of \(plan.resources.count) parts of the title are held"))
             }
+            let segments = plan.renditions.reduce(0) { $0 + $1.playlist.segments.count }
             job.emit(
-                .started(
-                    url: job.url, name: job.name, length: nil, resumedBytes: progress.bytesHeld,
-                    connections: options.connectionsPerFile, source: .origin))
+                .notice(
+                    url: job.url,
+                    message: "an HLS title: \(plan.renditions.map(\.selected.identity).joined(separator: ", ")); "
+                        + "\(segments) segments, \(plan.resources.count) files to hold"))
             bytesAtLastEvent = progress.bytesHeld
             lastProgressEvent = TransferLoop.now()
             fill()
@@ -153,6 +157,10 @@ final class TitleDownload {
 
     private func fill() {
         guard !ended else { return }
+        if let failing {
+            fail(failing)
+            return
+        }
         while running.count < max(1, options.connectionsPerFile), !pending.isEmpty {
             fetch(pending.removeFirst(), url: nil, hops: 0)
         }
@@ -194,6 +202,7 @@ final class TitleDownload {
             }
             failures[resource.path] = nil
             progress.held[resource.path] = TitleProgress.Held(size: size, sha256: sha256)
+            job.bytesFetched += size
             unsaved += 1
             noteProgress()
         case .redirect(let target):
@@ -207,9 +216,9 @@ final class TitleDownload {
             let count = (failures[resource.path] ?? 0) + 1
             failures[resource.path] = count
             guard count <= options.retries else {
-                end(.failed(JobFailure(
+                fail(JobFailure(
                     .retriesExhausted,
-                    "\(resource.label) (\(Printable.url(finished.url))) failed \(count) times, last: \(reason)")))
+                    "\(resource.label) (\(Printable.url(finished.url))) failed \(count) times, last: \(reason)"))
                 return
             }
             let delay = job.retryPolicy.delay(attempt: count, retryAfter: retryAfter)
@@ -223,10 +232,20 @@ final class TitleDownload {
             }
             return
         case .definite(let failure):
-            end(.failed(failure))
+            fail(failure)
             return
         }
         fill()
+    }
+
+    /// A resource cannot be had: nothing new starts, what is on its way lands (and is
+    /// kept for the next run), then the title fails.
+    private func fail(_ failure: JobFailure) {
+        if failing == nil { failing = failure }
+        pending = []
+        // Resources waiting to be asked again are not on their way.
+        running = running.filter { $0.value.isOnItsWay }
+        if running.isEmpty { end(.failed(failing ?? failure)) }
     }
 
     private func noteProgress() {
