@@ -1,0 +1,192 @@
+import Testing
+@testable import MediaCacheKit
+
+private let video = "https://cdn.example/t/video/index.m3u8"
+private let audio = "https://cdn.example/t/audio/index.m3u8"
+
+private func media(_ text: String, url: String) throws -> HLSMediaPlaylist {
+    try HLSMediaPlaylist(parsing: text, url: url)
+}
+
+private func rendition(_ identity: String, _ kind: SelectedRendition.Kind, _ playlist: HLSMediaPlaylist)
+    -> (SelectedRendition, HLSMediaPlaylist)
+{
+    (SelectedRendition(identity: identity, kind: kind, uri: playlist.url), playlist)
+}
+
+@Suite("HLS title plans and local playlists")
+struct HLSTitlePlanTests {
+    /// Renditions advance together, each init section before its segments, so whatever
+    /// has arrived plays from the start.
+    @Test func resourcesComeInPresentationOrderAcrossRenditions() throws {
+        let v = try media(
+            """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:4
+            #EXT-X-MAP:URI="init.mp4"
+            #EXTINF:4,
+            v0.m4s
+            #EXTINF:4,
+            v1.m4s
+            #EXT-X-ENDLIST
+            """, url: video)
+        let a = try media(
+            """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:2
+            #EXTINF:2,
+            a0.aac
+            #EXTINF:2,
+            a1.aac
+            #EXTINF:2,
+            a2.aac
+            #EXTINF:2,
+            a3.aac
+            #EXT-X-ENDLIST
+            """, url: audio)
+        let plan = HLSTitlePlan(renditions: [rendition("variant-0", .variant, v), rendition("audio-a-en", .audio, a)])
+        #expect(
+            plan.resources.map(\.path) == [
+                "variant-0/init-0.mp4", "variant-0/s0.m4s", "audio-a-en/s0.aac", "audio-a-en/s1.aac",
+                "variant-0/s1.m4s", "audio-a-en/s2.aac", "audio-a-en/s3.aac",
+            ])
+        #expect(plan.resources[1].label == "segment 0 of variant-0")
+        #expect(plan.resources.allSatisfy { $0.range == nil })
+    }
+
+    /// A single-file title is one resource fetched once, from byte 0 to the end of the
+    /// last range; its local playlist keeps the origin's byte ranges into that file.
+    @Test func byteRangesOfOneFileAreOneResource() throws {
+        let playlist = try media(
+            """
+            #EXTM3U
+            #EXT-X-VERSION:4
+            #EXT-X-TARGETDURATION:2
+            #EXT-X-MAP:URI="all.mp4",BYTERANGE="800@0"
+            #EXTINF:2,
+            #EXT-X-BYTERANGE:1000@800
+            all.mp4
+            #EXTINF:2,
+            #EXT-X-BYTERANGE:1200
+            all.mp4
+            #EXT-X-ENDLIST
+            """, url: video)
+        let plan = HLSTitlePlan(renditions: [rendition("media", .variant, playlist)])
+        #expect(plan.resources.count == 1)
+        #expect(plan.resources[0].kind == .rangedFile)
+        #expect(plan.resources[0].range == ByteRange(0, 3000))
+        let local = HLSLocalPlaylists.media(plan.renditions[0])
+        #expect(local.contains("#EXT-X-MAP:URI=\"file-1.mp4\",BYTERANGE=\"800@0\""))
+        #expect(local.contains("#EXT-X-BYTERANGE:1000@800\nfile-1.mp4"))
+        #expect(local.contains("#EXT-X-BYTERANGE:1200@1800\nfile-1.mp4"))
+    }
+
+    /// Keys are stored once however many segments use them; the local playlist says when
+    /// each applies, with the IV the origin wrote (or none, for the default IV), and a
+    /// discontinuity with a second map survives.
+    @Test func keysMapsAndDiscontinuitiesSurviveInTheLocalPlaylist() throws {
+        let playlist = try media(
+            """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:2
+            #EXT-X-MEDIA-SEQUENCE:7
+            #EXT-X-KEY:METHOD=AES-128,URI="https://keys.example/k1?token=abc"
+            #EXT-X-MAP:URI="init-a.mp4"
+            #EXTINF:2,
+            s7.m4s
+            #EXTINF:2,
+            s8.m4s
+            #EXT-X-DISCONTINUITY
+            #EXT-X-KEY:METHOD=AES-128,URI="https://keys.example/k2?token=abc",IV=0x000102030405060708090a0b0c0d0e0f
+            #EXT-X-MAP:URI="init-b.mp4"
+            #EXTINF:2,
+            s9.m4s
+            #EXTINF:1.5,
+            #EXT-X-GAP
+            s10.m4s
+            #EXT-X-ENDLIST
+            """, url: video)
+        let plan = HLSTitlePlan(renditions: [rendition("media", .variant, playlist)])
+        #expect(
+            plan.resources.map(\.path) == [
+                "keys/key-1.key.ts", "media/init-0.mp4", "media/s7.m4s", "media/s8.m4s", "keys/key-2.key.ts",
+                "media/init-1.mp4", "media/s9.m4s",
+            ])
+        let local = HLSLocalPlaylists.media(plan.renditions[0])
+        #expect(
+            local == """
+                #EXTM3U
+                #EXT-X-VERSION:8
+                #EXT-X-TARGETDURATION:2
+                #EXT-X-MEDIA-SEQUENCE:7
+                #EXT-X-PLAYLIST-TYPE:VOD
+                #EXT-X-KEY:METHOD=AES-128,URI="../keys/key-1.key.ts"
+                #EXT-X-MAP:URI="init-0.mp4"
+                #EXTINF:2,
+                s7.m4s
+                #EXTINF:2,
+                s8.m4s
+                #EXT-X-DISCONTINUITY
+                #EXT-X-KEY:METHOD=AES-128,URI="../keys/key-2.key.ts",IV=0x000102030405060708090A0B0C0D0E0F
+                #EXT-X-MAP:URI="init-1.mp4"
+                #EXTINF:2,
+                s9.m4s
+                #EXTINF:1.5,
+                #EXT-X-GAP
+                gap-10.ts
+                #EXT-X-ENDLIST
+
+                """)
+        // What was written reads back as the same title.
+        let reread = try media(local, url: "http://127.0.0.1:8080/t.title/media/index.m3u8")
+        #expect(reread.segments.map(\.mediaSequence) == playlist.segments.map(\.mediaSequence))
+        #expect(reread.segments.map(\.discontinuitySequence) == playlist.segments.map(\.discontinuitySequence))
+        #expect(reread.segments.map { $0.initializationVector } == playlist.segments.map { $0.initializationVector })
+        #expect(reread.segments.map(\.isGap) == playlist.segments.map(\.isGap))
+    }
+
+    /// The local master names only what was fetched: the chosen variant, its audio, and
+    /// no token-bearing URL of the origin.
+    @Test func theLocalMasterListsOnlyWhatWasFetched() throws {
+        let master = try HLSMasterPlaylist(
+            parsing: """
+                #EXTM3U
+                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="audio/en.m3u8?t=1"
+                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="Deutsch",LANGUAGE="de",URI="audio/de.m3u8?t=1"
+                #EXT-X-STREAM-INF:BANDWIDTH=500000,RESOLUTION=640x360,AUDIO="aac"
+                low.m3u8?t=1
+                #EXT-X-STREAM-INF:BANDWIDTH=3000000,RESOLUTION=1920x1080,CODECS="avc1.640028,mp4a.40.2",AUDIO="aac"
+                high.m3u8?t=1
+                """, url: "https://cdn.example/t/master.m3u8")
+        let choice = RenditionSelection.choose(from: master)
+        let empty = try media("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\ns.ts\n#EXT-X-ENDLIST\n", url: video)
+        let plan = HLSTitlePlan(renditions: choice.renditions.map { ($0, empty) })
+        let text = HLSLocalPlaylists.master(master, renditions: plan.renditions, entry: "index.m3u8")
+        #expect(
+            text == """
+                #EXTM3U
+                #EXT-X-VERSION:6
+                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,URI="audio-aac-English/index.m3u8"
+                #EXT-X-STREAM-INF:BANDWIDTH=3000000,CODECS="avc1.640028,mp4a.40.2",RESOLUTION=1920x1080,AUDIO="aac"
+                variant-1/index.m3u8
+
+                """)
+        #expect(!text.contains("t=1"))
+        let reread = try HLSMasterPlaylist(parsing: text, url: "http://127.0.0.1:8080/t.title/index.m3u8")
+        #expect(reread.variants.count == 1 && reread.renditions.count == 1)
+    }
+
+    @Test func relativePathsBetweenStoredFiles() {
+        #expect(HLSLocalPlaylists.relative("variant-0/s1.ts", from: "variant-0/index.m3u8") == "s1.ts")
+        #expect(HLSLocalPlaylists.relative("keys/key-1.key.ts", from: "variant-0/index.m3u8") == "../keys/key-1.key.ts")
+        #expect(HLSLocalPlaylists.relative("variant-0/index.m3u8", from: "index.m3u8") == "variant-0/index.m3u8")
+    }
+
+    /// Stored names never come from a URL's odd extension: players refuse local files
+    /// that do not look like media.
+    @Test func storedNamesUseMediaExtensions() {
+        #expect(HLSTitlePlan.fileExtension("https://a.example/seg1.ts?x=y", fallback: "bin") == "ts")
+        #expect(HLSTitlePlan.fileExtension("https://a.example/seg?id=1", fallback: "ts") == "ts")
+        #expect(HLSTitlePlan.fileExtension("https://a.example/seg.php", fallback: "m4s") == "m4s")
+    }
+}
