@@ -11,9 +11,12 @@ public enum PartialJobs {
     public static func list(in cache: CacheDirectory) -> (jobs: [Job], problems: [String]) {
         var jobs: [Job] = []
         var problems: [String] = []
+        let titleSuffix = "." + CachedObject.titleDirectoryExtension
         for name in FileSystem.contentsOfDirectory(cache.partialDirectory).sorted() {
-            guard let key = CacheKey(hex: name) else { continue }
-            let path = cache.statePath(key: key)
+            // A streaming title's download keeps its state in its staging directory.
+            let isTitle = name.hasSuffix(titleSuffix)
+            guard let key = CacheKey(hex: isTitle ? String(name.dropLast(titleSuffix.count)) : name) else { continue }
+            let path = isTitle ? TitleLayout.staging(key: key, in: cache) + "/" + TitleLayout.stateFile : cache.statePath(key: key)
             guard FileSystem.exists(path) else { continue }
             do {
                 jobs.append(Job(key: key, state: try JobStateCodec.decode(try FileSystem.readAll(path), path: path)))

@@ -46,6 +46,8 @@ public enum TitleLayout {
 
     /// The download's progress: which resources are held, with their sizes and digests.
     public static let progressFile = "progress.json"
+    /// The title's entry and headers as a `JobState`, for `status` and `resume`.
+    public static let stateFile = "state"
     /// The files being assembled, relative paths as in the committed title.
     public static let filesFolder = "files"
 }

@@ -91,6 +91,18 @@ struct HLSTitlePlan: Sendable {
         }.map(\.element.resource)
     }
 
+    /// A digest of what the title is made of (stored paths, ranges, durations), never
+    /// of URLs: the same title with fresh tokens has the same shape; one re-cut on the
+    /// origin has another.
+    var shape: String {
+        var text = ""
+        for resource in resources { text += "\(resource.path) \(resource.range?.description ?? "-")\n" }
+        for rendition in renditions {
+            text += rendition.selected.identity + rendition.playlist.segments.map { " \($0.duration)" }.joined() + "\n"
+        }
+        return Digest.sha256Hex(text)
+    }
+
     /// Key files end like media: ffmpeg (and mpv through it) opens no local file, keys
     /// included, whose extension is not "a common multimedia extension", and a `data:`
     /// URI fails the same check. The `.key` before it says what the file is.

@@ -34,6 +34,7 @@ final class TitleDownload {
     private var committing = false
     /// Why the title fails, once the resources on their way have landed.
     private var failing: JobFailure?
+    private let createdAt = Date()
     private var ended = false
 
     init(job: DownloadJob, format: PresentationFormat) {
@@ -134,7 +135,13 @@ final class TitleDownload {
         switch outcome {
         case .failure(let error):
             end(.failed(JobFailure(.io, "\(error)")))
-        case .success(let loaded):
+        case .success(var loaded):
+            let shape = plan.shape
+            if let saved = loaded.shape, saved != shape, !loaded.held.isEmpty {
+                job.emit(.notice(url: job.url, message: "the title changed on the origin since the last run; starting it again"))
+                loaded.held = [:]
+            }
+            loaded.shape = shape
             progress = loaded
             pending = plan.resources.filter { progress.held[$0.path] == nil }
             let held = plan.resources.count - pending.count
@@ -268,10 +275,17 @@ final class TitleDownload {
         lastCheckpoint = TransferLoop.now()
         unsaved = 0
         let (snapshot, staging) = (progress, staging)
+        // What `status` and `resume` read of a title, as of a file's: its entry, headers
+        // and the bytes held.
+        var state = JobState(entry: job.request.entry, commandHeaders: job.request.commandHeaders)
+        state.createdAt = createdAt
+        if progress.bytesHeld > 0 { state.completed.insert(ByteRange(0, progress.bytesHeld)) }
+        let saved = state
         job.partial.diskQueue.async {
             do {
                 try FileSystem.syncFileSystem(containing: staging)
                 try snapshot.save(staging: staging)
+                try FileSystem.writeAtomically(try JobStateCodec.encode(saved), to: staging + "/" + TitleLayout.stateFile)
             } catch {
                 // The next checkpoint tries again; a run that ends first fetches these again.
             }

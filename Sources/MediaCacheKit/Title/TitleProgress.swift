@@ -10,6 +10,9 @@ struct TitleProgress: Sendable, Codable, Equatable {
     }
 
     var version = 1
+    /// The plan's `shape` when these were fetched: held files of another shape are not
+    /// the same title's.
+    var shape: String?
     var held: [String: Held] = [:]
 
     /// The saved progress in `staging`, keeping only resources whose file is there with
