@@ -109,7 +109,7 @@ struct HLSTitlePlanTests {
         let plan = HLSTitlePlan(renditions: [rendition("media", .variant, playlist)])
         #expect(
             plan.resources.map(\.path) == [
-                "keys/key-1.key.ts", "media/init-0.mp4", "media/s7.m4s", "media/s8.m4s", "keys/key-2.key.ts",
+                "media/key-1.key.ts", "media/init-0.mp4", "media/s7.m4s", "media/s8.m4s", "media/key-2.key.ts",
                 "media/init-1.mp4", "media/s9.m4s",
             ])
         let local = HLSLocalPlaylists.media(plan.renditions[0])
@@ -120,14 +120,14 @@ struct HLSTitlePlanTests {
                 #EXT-X-TARGETDURATION:2
                 #EXT-X-MEDIA-SEQUENCE:7
                 #EXT-X-PLAYLIST-TYPE:VOD
-                #EXT-X-KEY:METHOD=AES-128,URI="../keys/key-1.key.ts"
+                #EXT-X-KEY:METHOD=AES-128,URI="key-1.key.ts"
                 #EXT-X-MAP:URI="init-0.mp4"
                 #EXTINF:2,
                 s7.m4s
                 #EXTINF:2,
                 s8.m4s
                 #EXT-X-DISCONTINUITY
-                #EXT-X-KEY:METHOD=AES-128,URI="../keys/key-2.key.ts",IV=0x000102030405060708090A0B0C0D0E0F
+                #EXT-X-KEY:METHOD=AES-128,URI="key-2.key.ts",IV=0x000102030405060708090A0B0C0D0E0F
                 #EXT-X-MAP:URI="init-1.mp4"
                 #EXTINF:2,
                 s9.m4s

@@ -1,7 +1,7 @@
 /// A cached title is one object whose `path` is its local master playlist or MPD,
-/// `objects/ab/<key>.title/index.m3u8`, in a directory that holds the rest of it (media
-/// playlists, init sections, segments, keys, `title.json`). Its `size` is all of those
-/// together; its `sha256` is the manifest's.
+/// `objects/ab/<key>.title/index.m3u8`, in a directory that holds the rest of it: a
+/// folder per rendition (its media playlist, init sections, segments, keys) and
+/// `title.json`. Its `size` is all of those together; its `sha256` is the manifest's.
 extension CachedObject {
     /// The extension of a title's directory: never a file's, whose extensions are
     /// short alphanumerics taken from a URL but never chosen for a directory.

@@ -19,13 +19,14 @@ struct HLSTitlePlan: Sendable {
     /// order); a media playlist given directly is one rendition called `media`.
     init(renditions chosen: [(SelectedRendition, HLSMediaPlaylist)]) {
         var planned: [Rendition] = []
-        var byURI: [String: TitleResource] = [:]
         var timeline: [(time: Double, order: Int, resource: TitleResource)] = []
-        var keyCount = 0
         for (order, (selected, playlist)) in chosen.enumerated() {
+            // Everything of a rendition is in its own folder, named by its place in the
+            // rendition: choosing other renditions in a later run renames nothing held.
             let folder = selected.identity
             var stored: [String: String] = [:]
             var fileCount = 0
+            var keyCount = 0
             // A URI that some segment fetches whole is stored whole; one only ever
             // fetched by ranges is one ranged file up to its last range's end.
             let wholeURIs = Set(playlist.segments.filter { $0.byteRange == nil && !$0.isGap }.map(\.uri))
@@ -37,49 +38,48 @@ struct HLSTitlePlan: Sendable {
                 if let range = section.byteRange { rangedEnds[section.uri] = max(rangedEnds[section.uri] ?? 0, range.end) }
             }
 
-            func add(_ resource: TitleResource, at time: Double) {
-                if let existing = byURI[resource.url] {
-                    stored[resource.url] = existing.path
-                    return
-                }
-                byURI[resource.url] = resource
-                stored[resource.url] = resource.path
+            /// Adds the resource `make` describes for `uri`, once per URI.
+            func add(_ uri: String, at time: Double, _ make: () -> TitleResource) {
+                guard stored[uri] == nil else { return }
+                let resource = make()
+                stored[uri] = resource.path
                 timeline.append((time, order, resource))
             }
-            func rangedOrWhole(_ uri: String, name: String, kind: TitleResource.Kind, label: String, at time: Double) {
-                if !wholeURIs.contains(uri), let end = rangedEnds[uri] {
-                    fileCount += 1
-                    let path = "\(folder)/file-\(fileCount).\(Self.fileExtension(uri, fallback: "bin"))"
-                    add(
-                        TitleResource(
-                            path: path, url: uri, range: ByteRange(0, end), kind: .rangedFile, rendition: folder,
-                            label: "the file of \(folder) that its byte ranges point into"),
-                        at: time)
-                } else {
-                    add(TitleResource(path: name, url: uri, range: nil, kind: kind, rendition: folder, label: label), at: time)
+            func add(_ uri: String, name: String, fallback: String, kind: TitleResource.Kind, label: String, at time: Double) {
+                add(uri, at: time) {
+                    if !wholeURIs.contains(uri), let end = rangedEnds[uri] {
+                        fileCount += 1
+                        return TitleResource(
+                            path: "\(folder)/file-\(fileCount).\(Self.fileExtension(uri, fallback: fallback))", url: uri,
+                            range: ByteRange(0, end), kind: .rangedFile, rendition: folder,
+                            label: "file \(fileCount) of \(folder), which its byte ranges point into")
+                    }
+                    return TitleResource(
+                        path: "\(folder)/\(name).\(Self.fileExtension(uri, fallback: fallback))", url: uri, range: nil,
+                        kind: kind, rendition: folder, label: label)
                 }
             }
 
             var time = 0.0
             for segment in playlist.segments {
                 defer { time += segment.duration }
-                for key in [segment.key, segment.initSection.flatMap { playlist.initSections[$0].key }].compactMap(\.self) {
-                    if byURI[key.uri] == nil { keyCount += 1 }
-                    add(
-                        TitleResource(
-                            path: "keys/key-\(keyCount)\(Self.keyFileSuffix)", url: key.uri, range: nil, kind: .key, rendition: folder,
-                            label: "key \(keyCount) (\(folder))"),
-                        at: time)
+                let section = segment.initSection.map { playlist.initSections[$0] }
+                for key in [segment.key, section?.key].compactMap(\.self) {
+                    add(key.uri, at: time) {
+                        keyCount += 1
+                        return TitleResource(
+                            path: "\(folder)/key-\(keyCount)\(Self.keyFileSuffix)", url: key.uri, range: nil, kind: .key,
+                            rendition: folder, label: "key \(keyCount) of \(folder)")
+                    }
                 }
-                if let index = segment.initSection {
-                    let section = playlist.initSections[index]
-                    let name = "\(folder)/init-\(index).\(Self.fileExtension(section.uri, fallback: "mp4"))"
-                    rangedOrWhole(section.uri, name: name, kind: .initSection, label: "init section \(index) of \(folder)", at: time)
+                if let index = segment.initSection, let section {
+                    add(section.uri, name: "init-\(index)", fallback: "mp4", kind: .initSection,
+                        label: "init section \(index) of \(folder)", at: time)
                 }
                 guard !segment.isGap else { continue }
                 let fallback = selected.kind == .subtitles ? "vtt" : (segment.initSection == nil ? "ts" : "m4s")
-                let name = "\(folder)/s\(segment.mediaSequence).\(Self.fileExtension(segment.uri, fallback: fallback))"
-                rangedOrWhole(segment.uri, name: name, kind: .segment, label: "segment \(segment.mediaSequence) of \(folder)", at: time)
+                add(segment.uri, name: "s\(segment.mediaSequence)", fallback: fallback, kind: .segment,
+                    label: "segment \(segment.mediaSequence) of \(folder)", at: time)
             }
             planned.append(
                 Rendition(selected: selected, playlist: playlist, storedPaths: stored, localPlaylist: "\(folder)/index.m3u8"))
@@ -91,16 +91,16 @@ struct HLSTitlePlan: Sendable {
         }.map(\.element.resource)
     }
 
-    /// A digest of what the title is made of (stored paths, ranges, durations), never
-    /// of URLs: the same title with fresh tokens has the same shape; one re-cut on the
-    /// origin has another.
-    var shape: String {
-        var text = ""
-        for resource in resources { text += "\(resource.path) \(resource.range?.description ?? "-")\n" }
+    /// A digest of each rendition's make-up (stored paths, ranges, durations), never
+    /// of URLs: the same rendition with fresh tokens has the same shape; one re-cut on
+    /// the origin has another, and what was held of it is not used.
+    var shapes: [String: String] {
+        var texts: [String: String] = [:]
+        for resource in resources { texts[resource.rendition, default: ""] += "\(resource.path) \(resource.range?.description ?? "-")\n" }
         for rendition in renditions {
-            text += rendition.selected.identity + rendition.playlist.segments.map { " \($0.duration)" }.joined() + "\n"
+            texts[rendition.selected.identity, default: ""] += rendition.playlist.segments.map { " \($0.duration)" }.joined()
         }
-        return Digest.sha256Hex(text)
+        return texts.mapValues { Digest.sha256Hex($0) }
     }
 
     /// Key files end like media: ffmpeg (and mpv through it) opens no local file, keys

@@ -17,6 +17,7 @@ struct TitleCommit: Sendable {
     func prepare(index: CacheIndex) throws -> CommitBatcher.Publication {
         LoopThreads.preconditionOff("committing a title")
         let files = staging + "/" + TitleLayout.filesFolder
+        try removeStrays(in: files)
         var members = try plan.resources.map { resource in
             guard let held = progress.held[resource.path] else { throw CommitError.incomplete(url: entry.url) }
             return TitleManifest.Member(path: resource.path, size: held.size, sha256: held.sha256)
@@ -73,5 +74,21 @@ struct TitleCommit: Sendable {
         let file = try DataFile(path: path, mode: .readWrite)
         try file.truncate(length: 0)
         try file.write(bytes, at: 0)
+    }
+
+    /// Files of renditions an earlier run chose, or half-written ones, are no part of
+    /// the title: nothing unlisted is committed with it.
+    private func removeStrays(in files: String) throws(SystemError) {
+        let wanted = Set(plan.resources.map(\.path))
+        for name in FileSystem.contentsOfDirectory(files) {
+            let path = files + "/" + name
+            guard FileSystem.entryType(path) == S_IFDIR else {
+                if !wanted.contains(name) { FileSystem.remove(path) }
+                continue
+            }
+            for inner in FileSystem.contentsOfDirectory(path) where !wanted.contains(name + "/" + inner) {
+                FileSystem.removeTree(path + "/" + inner)
+            }
+        }
     }
 }

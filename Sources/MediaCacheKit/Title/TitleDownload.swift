@@ -136,12 +136,17 @@ final class TitleDownload {
         case .failure(let error):
             end(.failed(JobFailure(.io, "\(error)")))
         case .success(var loaded):
-            let shape = plan.shape
-            if let saved = loaded.shape, saved != shape, !loaded.held.isEmpty {
-                job.emit(.notice(url: job.url, message: "the title changed on the origin since the last run; starting it again"))
-                loaded.held = [:]
+            let shapes = plan.shapes
+            let changed = Set(loaded.held.values.map(\.rendition)).filter { identity in
+                loaded.shapes[identity].map { $0 != shapes[identity] } ?? false && shapes[identity] != nil
             }
-            loaded.shape = shape
+            for identity in changed.sorted() {
+                job.emit(.notice(url: job.url, message: "\(identity) changed on the origin since the last run; fetching it again"))
+            }
+            // Held files of renditions changed or no longer chosen are not the title's.
+            let planned = Set(plan.resources.map(\.path))
+            loaded.held = loaded.held.filter { planned.contains($0.key) && !changed.contains($0.value.rendition) }
+            loaded.shapes = shapes
             progress = loaded
             pending = plan.resources.filter { progress.held[$0.path] == nil }
             let held = plan.resources.count - pending.count
@@ -208,7 +213,7 @@ final class TitleDownload {
                 return
             }
             failures[resource.path] = nil
-            progress.held[resource.path] = TitleProgress.Held(size: size, sha256: sha256)
+            progress.held[resource.path] = TitleProgress.Held(size: size, sha256: sha256, rendition: resource.rendition)
             job.bytesFetched += size
             unsaved += 1
             noteProgress()

@@ -7,12 +7,13 @@ struct TitleProgress: Sendable, Codable, Equatable {
     struct Held: Sendable, Codable, Equatable {
         var size: Int64
         var sha256: String
+        var rendition: String
     }
 
     var version = 1
-    /// The plan's `shape` when these were fetched: held files of another shape are not
-    /// the same title's.
-    var shape: String?
+    /// Each rendition's shape when its files were fetched: files of a rendition whose
+    /// shape is another now are not the same rendition's.
+    var shapes: [String: String] = [:]
     var held: [String: Held] = [:]
 
     /// The saved progress in `staging`, keeping only resources whose file is there with
