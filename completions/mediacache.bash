@@ -186,9 +186,9 @@ _mediacache() {
 
 _mediacache_prefetch() {
     repeating_flags=()
-    non_repeating_flags=(--no-config -k --insecure --netrc --tier-push --tier-required --no-faststart --json -q --quiet --version -h --help)
+    non_repeating_flags=(--no-config -k --insecure --netrc --tier-push --tier-required --all-variants --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-i --input-file -H --header)
-    non_repeating_options=(-d --dir --shard --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --summary-interval)
+    non_repeating_options=(-d --dir --shard --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang --summary-interval)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
@@ -271,6 +271,15 @@ _mediacache_prefetch() {
     '--s3-endpoint')
         return
         ;;
+    '--max-height')
+        return
+        ;;
+    '--max-bandwidth')
+        return
+        ;;
+    '--audio-lang')
+        return
+        ;;
     '--summary-interval')
         return
         ;;
@@ -287,9 +296,9 @@ _mediacache_prefetch() {
 
 _mediacache_resume() {
     repeating_flags=()
-    non_repeating_flags=(--no-config -k --insecure --netrc --tier-push --tier-required --no-faststart --json -q --quiet --version -h --help)
+    non_repeating_flags=(--no-config -k --insecure --netrc --tier-push --tier-required --all-variants --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(--cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --summary-interval)
+    non_repeating_options=(--cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang --summary-interval)
     __mediacache_offer_flags_options 0
 
     # Offer option value completions
@@ -359,6 +368,15 @@ _mediacache_resume() {
         return
         ;;
     '--s3-endpoint')
+        return
+        ;;
+    '--max-height')
+        return
+        ;;
+    '--max-bandwidth')
+        return
+        ;;
+    '--audio-lang')
         return
         ;;
     '--summary-interval')
@@ -636,9 +654,9 @@ _mediacache_bundle-info() {
 
 _mediacache_serve() {
     repeating_flags=()
-    non_repeating_flags=(--allow-remote --no-config -k --insecure --netrc --tier-push --tier-required --no-faststart --json -q --quiet --version -h --help)
+    non_repeating_flags=(--allow-remote --no-config -k --insecure --netrc --tier-push --tier-required --all-variants --no-faststart --json -q --quiet --version -h --help)
     repeating_options=(-i --input-file -H --header)
-    non_repeating_options=(--listen --idle-timeout --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --summary-interval)
+    non_repeating_options=(--listen --idle-timeout --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang --summary-interval)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
@@ -718,6 +736,15 @@ _mediacache_serve() {
         return
         ;;
     '--s3-endpoint')
+        return
+        ;;
+    '--max-height')
+        return
+        ;;
+    '--max-bandwidth')
+        return
+        ;;
+    '--audio-lang')
         return
         ;;
     '--summary-interval')

@@ -31,6 +31,9 @@ public struct PrefetchOptions: Sendable {
     public var verifyTLS = true
     /// Relocate moov before mdat on commit (`--no-faststart` clears it).
     public var faststart = true
+    /// Which renditions of a streaming title to fetch (`--max-height`, `--all-variants`,
+    /// ...), unless its entry says otherwise.
+    public var renditions = RenditionSelectionOptions()
     /// libcurl's per-host connection cap, shared by all files (`--max-connections-per-host`;
     /// through a proxy it counts connections to the proxy).
     public var maxConnectionsPerHost = 16

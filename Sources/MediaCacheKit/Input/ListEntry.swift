@@ -16,6 +16,9 @@ public struct ListEntry: Sendable, Codable, Equatable {
     /// `max-download-limit=`: this file's bytes per second (0: unlimited), instead of
     /// `--max-download-limit`; nil when the entry does not say.
     public var maxDownloadLimit: Int64?
+    /// `max-height=`, `max-bandwidth=`, `all-variants=`, `audio-lang=`: which renditions
+    /// of a streaming title to fetch, instead of the run's options.
+    public var renditions = RenditionOverrides()
     /// Where the entry was written (`list.txt:12`), for messages.
     public var origin: String?
     /// `user-agent=` and `referer=`: win over `--user-agent` and `--referer`.
@@ -28,7 +31,22 @@ public struct ListEntry: Sendable, Codable, Equatable {
     /// What job state saves: every field but `proxy` (a new field is saved only once
     /// it is listed here).
     enum CodingKeys: String, CodingKey {
-        case urls, outName, directory, headers, checksum, cacheKey, origin, userAgent, referer
+        case urls, outName, directory, headers, checksum, cacheKey, origin, userAgent, referer, renditions
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        urls = try container.decode([String].self, forKey: .urls)
+        outName = try container.decodeIfPresent(String.self, forKey: .outName)
+        directory = try container.decodeIfPresent(String.self, forKey: .directory)
+        headers = try container.decode([String].self, forKey: .headers)
+        checksum = try container.decodeIfPresent(ExpectedChecksum.self, forKey: .checksum)
+        cacheKey = try container.decodeIfPresent(String.self, forKey: .cacheKey)
+        origin = try container.decodeIfPresent(String.self, forKey: .origin)
+        userAgent = try container.decodeIfPresent(String.self, forKey: .userAgent)
+        referer = try container.decodeIfPresent(String.self, forKey: .referer)
+        // States saved before titles existed have none.
+        renditions = try container.decodeIfPresent(RenditionOverrides.self, forKey: .renditions) ?? RenditionOverrides()
     }
 
     public init(

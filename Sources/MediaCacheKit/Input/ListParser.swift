@@ -204,6 +204,8 @@ public enum ListParser {
                 current!.cacheKey = value
             case "user-agent", "referer", "all-proxy":
                 consumeClientOption(key, value, at: number)
+            case "max-height", "max-bandwidth", "all-variants", "audio-lang":
+                consumeRenditionOption(key, value, at: number)
             default:
                 let note = ListParser.knownForeignOptions.contains(key) ? " (an aria2 option mediacache does not use)" : ""
                 warning(number, "unknown option '\(key)' ignored\(note)")

@@ -1,7 +1,7 @@
 /// Which renditions to fetch when not the default (the CLI's options and entry keys).
 public struct RenditionSelectionOptions: Sendable, Equatable {
     /// Audio renditions to take from the chosen variants' groups.
-    public enum AudioLanguages: Sendable, Equatable {
+    public enum AudioLanguages: Sendable, Equatable, Codable {
         /// Those marked DEFAULT or AUTOSELECT, or the whole group when none is.
         case automatic
         case all

@@ -76,7 +76,8 @@ final class TitleDownload {
             planned([(SelectedRendition(identity: "media", kind: .variant, uri: media.url), media)])
         case .master(let master):
             self.master = master
-            let choice = RenditionSelection.choose(from: master)
+            let choice = RenditionSelection.choose(
+                from: master, options: job.request.entry.renditions.applied(to: options.renditions))
             for note in choice.notes { job.emit(.notice(url: job.url, message: note)) }
             guard !choice.renditions.isEmpty else {
                 end(.failed(JobFailure(.badResponse, "\(Printable.url(url)) names no variant to fetch")))

@@ -53,6 +53,9 @@ enum ManualText {
                 .init(
                     "all-proxy=URL", .literal,
                     "Wins over --proxy and the environment for this entry; empty: no proxy."),
+                .init(
+                    "max-height=PIXELS, max-bandwidth=RATE, all-variants=true, audio-lang=LANGS", .literal,
+                    "For a streaming title: which renditions to fetch; each wins over its command-line option."),
             ]),
             .text(
                 """

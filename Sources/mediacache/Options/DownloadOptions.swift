@@ -66,6 +66,8 @@ struct DownloadOptions: ParsableArguments {
 
     @OptionGroup(title: "Fleet tier") var tier: TierOptions
 
+    @OptionGroup(title: "Streaming titles") var titles: TitleOptions
+
     @Flag(help: "Keep MP4/MOV bytes exactly as the origin sent them (no moov relocation).")
     var noFaststart = false
 
@@ -121,6 +123,7 @@ struct DownloadOptions: ParsableArguments {
         options.maxDownloadLimit = ByteCount.parse(maxDownloadLimit) ?? 0
         options.verifyTLS = !insecure
         options.faststart = !noFaststart
+        options.renditions = titles.selection
         network.apply(to: &options)
         return options
     }
