@@ -18,8 +18,6 @@ final class TitleDownload {
 
     private var plan: HLSTitlePlan?
     private var master: HLSMasterPlaylist?
-    /// The chosen renditions' media playlists as they arrive, by choice order.
-    private var mediaPlaylists: [Int: HLSMediaPlaylist] = [:]
     private var progress = TitleProgress()
     /// Resources not held yet, in the order they are wanted.
     private var pending: [TitleResource] = []
@@ -35,6 +33,9 @@ final class TitleDownload {
     /// Why the title fails, once the resources on their way have landed.
     private var failing: JobFailure?
     private let createdAt = Date()
+    /// The playlists were read again for fresh URLs (once a run); `refreshing`: now.
+    private var urlsRefreshed = false
+    private var refreshing = false
     private var ended = false
 
     init(job: DownloadJob, format: PresentationFormat) {
@@ -55,60 +56,21 @@ final class TitleDownload {
                     + "(DASH support is coming); nothing was stored")))
             return
         }
-        playlists.fetch(url) { [self] result in
+        reader().read(url) { [self] result in
+            guard !ended else { return }
             switch result {
-            case .failure(let failure): end(.failed(failure))
-            case .success(let fetched): read(fetched.bytes, from: fetched.finalURL)
+            case .failure(let failure):
+                end(.failed(failure))
+            case .success(let title):
+                for note in title.notes { job.emit(.notice(url: job.url, message: note)) }
+                master = title.master
+                planned(title.renditions)
             }
         }
     }
 
-    private func read(_ bytes: [UInt8], from url: String) {
-        let playlist: HLSPlaylist
-        do {
-            playlist = try HLSPlaylist(parsing: bytes, url: url)
-        } catch {
-            end(.failed(JobFailure(.badResponse, error.message)))
-            return
-        }
-        switch playlist {
-        case .media(let media):
-            planned([(SelectedRendition(identity: "media", kind: .variant, uri: media.url), media)])
-        case .master(let master):
-            self.master = master
-            let choice = RenditionSelection.choose(
-                from: master, options: job.request.entry.renditions.applied(to: options.renditions))
-            for note in choice.notes { job.emit(.notice(url: job.url, message: note)) }
-            guard !choice.renditions.isEmpty else {
-                end(.failed(JobFailure(.badResponse, "\(Printable.url(url)) names no variant to fetch")))
-                return
-            }
-            readMediaPlaylists(choice.renditions, imports: master.variables)
-        }
-    }
-
-    /// Fetches the chosen renditions' media playlists, all at once.
-    private func readMediaPlaylists(_ chosen: [SelectedRendition], imports: HLSVariables) {
-        for (index, rendition) in chosen.enumerated() {
-            playlists.fetch(rendition.uri) { [self] result in
-                guard !ended else { return }
-                switch result {
-                case .failure(let failure):
-                    end(.failed(failure))
-                case .success(let fetched):
-                    do throws(PresentationError) {
-                        mediaPlaylists[index] = try HLSMediaPlaylist(
-                            parsing: fetched.bytes, url: fetched.finalURL, imports: imports)
-                    } catch {
-                        end(.failed(JobFailure(.badResponse, error.message)))
-                        return
-                    }
-                    if mediaPlaylists.count == chosen.count {
-                        planned(chosen.indices.map { (chosen[$0], mediaPlaylists[$0]!) })
-                    }
-                }
-            }
-        }
+    private func reader() -> HLSTitleReader {
+        HLSTitleReader(playlists: playlists, selection: job.request.entry.renditions.applied(to: options.renditions))
     }
 
     /// The plan is made: load what an earlier run held (off the loop), then fetch the rest.
@@ -177,7 +139,7 @@ final class TitleDownload {
         while running.count < max(1, options.connectionsPerFile), !pending.isEmpty {
             fetch(pending.removeFirst(), url: nil, hops: 0)
         }
-        if running.isEmpty && pending.isEmpty { commit() }
+        if running.isEmpty && pending.isEmpty && !refreshing { commit() }
     }
 
     private func fetch(_ resource: TitleResource, url: String?, hops: Int) {
@@ -245,10 +207,38 @@ final class TitleDownload {
             }
             return
         case .definite(let failure):
-            fail(failure)
+            if case .status(let status) = failure.cause, [401, 403, 410].contains(status), !urlsRefreshed {
+                refreshURLs(retrying: resource, status: status, failure: failure)
+            } else {
+                fail(failure)
+            }
             return
         }
         fill()
+    }
+
+    /// A resource answered as if its URL had expired (a signed URL's token): the title's
+    /// playlists are read once more, and what is still to fetch takes the URLs they name
+    /// now, matched by stored path (the rendition and the place in it), never by URL.
+    private func refreshURLs(retrying resource: TitleResource, status: Int, failure: JobFailure) {
+        urlsRefreshed = true
+        refreshing = true
+        job.emit(.notice(url: job.url, message: "\(resource.label) answered HTTP \(status): reading the playlists again for fresh URLs"))
+        reader().read(job.url) { [self] result in
+            refreshing = false
+            guard !ended else { return }
+            guard case .success(let title) = result else {
+                return fail(failure)
+            }
+            let fresh = HLSTitlePlan(renditions: title.renditions)
+            let urls = Dictionary(fresh.resources.map { ($0.path, $0.url) }, uniquingKeysWith: { first, _ in first })
+            guard let url = urls[resource.path] else { return fail(failure) }
+            for index in pending.indices { pending[index].url = urls[pending[index].path] ?? pending[index].url }
+            var renewed = resource
+            renewed.url = url
+            pending.insert(renewed, at: 0)
+            fill()
+        }
     }
 
     /// A resource cannot be had: nothing new starts, what is on its way lands (and is
@@ -258,7 +248,7 @@ final class TitleDownload {
         pending = []
         // Resources waiting to be asked again are not on their way.
         running = running.filter { $0.value.isOnItsWay }
-        if running.isEmpty { end(.failed(failing ?? failure)) }
+        if running.isEmpty && !refreshing { end(.failed(failing ?? failure)) }
     }
 
     private func noteProgress() {

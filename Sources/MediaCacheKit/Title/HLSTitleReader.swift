@@ -1,0 +1,81 @@
+/// Reads an HLS title from its URL: the playlist there, and when it is a master
+/// playlist, the media playlists of the renditions chosen from it (fetched at once).
+/// On the loop thread; reports once.
+final class HLSTitleReader {
+    struct Title {
+        var master: HLSMasterPlaylist?
+        var renditions: [(SelectedRendition, HLSMediaPlaylist)]
+        /// What the user should hear about the choice (a limit no variant met).
+        var notes: [String]
+    }
+
+    typealias Completion = (Result<Title, JobFailure>) -> Void
+
+    private let playlists: PlaylistFetcher
+    private let selection: RenditionSelectionOptions
+    private var completion: Completion?
+    private var mediaPlaylists: [Int: HLSMediaPlaylist] = [:]
+
+    init(playlists: PlaylistFetcher, selection: RenditionSelectionOptions) {
+        self.playlists = playlists
+        self.selection = selection
+    }
+
+    func read(_ url: String, completion: @escaping Completion) {
+        self.completion = completion
+        playlists.fetch(url) { [self] result in
+            switch result {
+            case .failure(let failure): finish(.failure(failure))
+            case .success(let fetched): read(fetched.bytes, from: fetched.finalURL)
+            }
+        }
+    }
+
+    private func finish(_ result: Result<Title, JobFailure>) {
+        guard let completion else { return }
+        self.completion = nil
+        completion(result)
+    }
+
+    private func read(_ bytes: [UInt8], from url: String) {
+        let playlist: HLSPlaylist
+        do {
+            playlist = try HLSPlaylist(parsing: bytes, url: url)
+        } catch {
+            return finish(.failure(JobFailure(.badResponse, error.message)))
+        }
+        switch playlist {
+        case .media(let media):
+            let only = SelectedRendition(identity: "media", kind: .variant, uri: media.url)
+            finish(.success(Title(master: nil, renditions: [(only, media)], notes: [])))
+        case .master(let master):
+            let choice = RenditionSelection.choose(from: master, options: selection)
+            guard !choice.renditions.isEmpty else {
+                return finish(.failure(JobFailure(.badResponse, "\(Printable.url(url)) names no variant to fetch")))
+            }
+            readMediaPlaylists(of: master, choice)
+        }
+    }
+
+    private func readMediaPlaylists(of master: HLSMasterPlaylist, _ choice: RenditionChoice) {
+        let chosen = choice.renditions
+        for (index, rendition) in chosen.enumerated() {
+            playlists.fetch(rendition.uri) { [self] result in
+                switch result {
+                case .failure(let failure):
+                    finish(.failure(failure))
+                case .success(let fetched):
+                    do throws(PresentationError) {
+                        mediaPlaylists[index] = try HLSMediaPlaylist(
+                            parsing: fetched.bytes, url: fetched.finalURL, imports: master.variables)
+                    } catch {
+                        return finish(.failure(JobFailure(.badResponse, error.message)))
+                    }
+                    guard mediaPlaylists.count == chosen.count else { return }
+                    let renditions = chosen.indices.map { (chosen[$0], mediaPlaylists[$0]!) }
+                    finish(.success(Title(master: master, renditions: renditions, notes: choice.notes)))
+                }
+            }
+        }
+    }
+}
