@@ -10,6 +10,7 @@ enum HelpTopics {
 
     static let topics = [
         Topic(name: "list-format", aliases: ["list", "lists"], section: ManualText.listFormat),
+        Topic(name: "titles", aliases: ["hls", "streaming"], section: ManualText.streamingTitles),
         Topic(name: "cache-layout", aliases: ["cache", "layout"], section: ManualText.cacheLayout),
         Topic(name: "json", aliases: ["json-output"], section: ManualText.jsonOutput),
         Topic(name: "environment", aliases: ["env"], section: ManualText.environment),

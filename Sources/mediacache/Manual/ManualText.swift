@@ -16,7 +16,7 @@ enum ManualText {
         """,
     ]
 
-    static let sections = [listFormat, cacheLayout, jsonOutput, environment, files, exitStatus, examples, seeAlso]
+    static let sections = [listFormat, streamingTitles, cacheLayout, jsonOutput, environment, files, exitStatus, examples, seeAlso]
 
     static let listFormat = ManualSection(
         "LIST FORMAT",

@@ -1,0 +1,29 @@
+extension ManualText {
+    static let streamingTitles = ManualSection(
+        "STREAMING TITLES",
+        [
+            .text(
+                """
+                A URL that answers with an HLS playlist (its Content-Type, or a body that starts \
+                with #EXTM3U; no .m3u8 needed) is cached as one title: the media playlists, init \
+                sections, segments, byte-range files and AES-128 keys of the chosen renditions, \
+                stored as served, fetched up to -x at once in presentation order, and committed \
+                whole. By default: the variant with the highest BANDWIDTH, its DEFAULT or \
+                AUTOSELECT audio, every subtitle rendition. --max-height, --max-bandwidth, \
+                --all-variants and --audio-lang choose otherwise (and max-height=, max-bandwidth=, \
+                all-variants=, audio-lang= for one entry).
+                """),
+            .literal([
+                "mediacache prefetch https://cdn.example/show/master.m3u8",
+                "mpv \"$(mediacache path https://cdn.example/show/master.m3u8)\"",
+            ]),
+            .text(
+                """
+                path prints the title's local master playlist, whose URIs are all relative: \
+                ffmpeg, mpv and VLC play it offline. A segment that cannot be had fails the title \
+                and names it; what was fetched is kept and the next run fetches only the rest, \
+                even when the URLs carry new tokens. Live playlists and DRM are refused with a \
+                message. DASH manifests are not fetched yet.
+                """),
+        ])
+}
