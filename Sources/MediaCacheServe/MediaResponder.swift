@@ -25,6 +25,7 @@ struct MediaResponder: Sendable {
         let key = CacheKey(identity: entry.identity)
         let objects = service.objects
         if let cached = try await BlockingWork.run({ objects.openIntact(key: key) }) {
+            if cached.object.isTitle { return (Self.titleNotServed(cached.object), .error) }
             return (fromObject(cached, request: request, name: name), .cache)
         }
         return try await fromDownload(request: request, source: source, key: key, name: name)
@@ -44,6 +45,7 @@ struct MediaResponder: Sendable {
             guard let cached = try await BlockingWork.run({ objects.openIntact(key: stored) }) else {
                 return (PlainText.response(.serviceUnavailable, "\(object.path) is gone from the cache; try again"), .error)
             }
+            if cached.object.isTitle { return (Self.titleNotServed(cached.object), .error) }
             return (fromObject(cached, request: request, name: name), .cache)
         } catch {
             return (Self.failed(error, url: source.url), .error)
@@ -79,6 +81,15 @@ struct MediaResponder: Sendable {
     }
 
     // MARK: Cached objects
+
+    /// A streaming title is many files: its entry playlist's bytes alone would name
+    /// segments the player cannot fetch from here, so nothing is sent rather than that.
+    static func titleNotServed(_ object: CachedObject) -> Response {
+        PlainText.response(
+            .notImplemented,
+            "\(object.shownName) is a streaming title; serving titles comes in a later version of mediacache. "
+                + "Play it from the cache: `mediacache path URL` prints its playlist")
+    }
 
     private func fromObject(_ cached: IntactObject, request: Request, name: String) -> Response {
         let (object, file) = (cached.object, cached.file)

@@ -97,9 +97,11 @@ struct StatusPage: Sendable {
             let type = MediaTypes.contentType(origin: object.contentType, name: object.path)
             let source = LocalSource(url: object.url, cacheKey: object.cacheKey == object.url ? nil : object.cacheKey)
             let token = object.url.isEmpty ? nil : try? sources.register(source)
+            // A title is listed (and removable) with no link yet: `serve` answers 501 for titles.
             return Snapshot.Object(
                 name: object.shownName, size: object.size, type: type, faststart: object.faststart.description,
-                local: token.map { local($0, source) }, play: MediaTypes.isMedia(type), token: token)
+                local: object.isTitle ? nil : token.map { local($0, source) }, play: MediaTypes.isMedia(type) && !object.isTitle,
+                token: token)
         }
         return Snapshot(
             downloads: downloads, objects: shown, objectCount: totals.count, cachedBytes: totals.bytes)

@@ -20,6 +20,8 @@ public enum BundleError: Error, CustomStringConvertible, Equatable {
     case corruptObject(url: String, path: String, reason: String)
     /// Stopped by SIGINT/SIGTERM; temporary files were removed.
     case cancelled
+    /// A streaming title was selected: bundles do not carry titles yet.
+    case streamingTitle(url: String)
 
     /// The stream broke or was abandoned part-way: what was read before is still good.
     public var isDamage: Bool {
@@ -56,6 +58,9 @@ public enum BundleError: Error, CustomStringConvertible, Equatable {
             "cached object \(url) (\(path)) \(reason); run `mediacache verify` and fetch it again; nothing was exported"
         case .cancelled:
             "interrupted; temporary files were removed"
+        case .streamingTitle(let url):
+            "\(Printable.url(url)) is a streaming title (HLS or DASH); bundles of streaming titles come in a later "
+                + "version of mediacache; nothing was exported: name the other objects to export them"
         }
     }
 }
@@ -72,6 +77,8 @@ public enum RejectionReason: Sendable, Equatable, CustomStringConvertible {
     /// A device, FIFO or socket.
     case specialFile(kind: String)
     case directory
+    /// A file of a streaming title (`objects/<key>.title/...`): not carried by bundles yet.
+    case streamingTitle
     case notInManifest
     case duplicate
     /// The archive header claims more bytes than the manifest, or the data ran past it.
@@ -94,6 +101,9 @@ public enum RejectionReason: Sendable, Equatable, CustomStringConvertible {
         case .hardLink(let target): "hard link (to \(Printable.name(target)))"
         case .specialFile(let kind): "\(kind), not a regular file"
         case .directory: "directory entry (bundles hold only files)"
+        case .streamingTitle:
+            "part of a streaming title; bundles of streaming titles come in a later version of mediacache: "
+                + "prefetch the title on this machine instead"
         case .notInManifest: "not listed in the manifest"
         case .duplicate: "appears twice in the bundle"
         case .largerThanManifest(let atLeast, let manifest):

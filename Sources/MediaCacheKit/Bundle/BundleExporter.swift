@@ -80,6 +80,8 @@ public final class BundleExporter {
     }
 
     private func entry(for object: CachedObject, keepQuery: Bool) throws -> BundleManifest.Entry {
+        // Checked before anything is written: a bundle never holds half a title.
+        if object.isTitle { throw BundleError.streamingTitle(url: object.url.isEmpty ? object.cacheKey : object.url) }
         let path = cache.absolute(object.path)
         guard FileSystem.isRegularFile(path) else {
             throw BundleError.corruptObject(url: object.url, path: path, reason: "is missing")

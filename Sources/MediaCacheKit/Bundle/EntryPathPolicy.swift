@@ -25,7 +25,18 @@ enum EntryPathPolicy {
         }
         if path == manifestName { return .manifest }
         if let (key, ext) = parseObjectPath(path) { return .object(key: key, extension: ext) }
+        if isTitleMember(path) { return .rejected(.streamingTitle) }
         return .rejected(.unexpectedName)
+    }
+
+    /// `objects/<key>.title/...`: how a bundle of a later version may carry a title's
+    /// files. Refused by name, so the reason says what it is.
+    static func isTitleMember(_ path: String) -> Bool {
+        let prefix = "objects/"
+        let suffix = "." + CachedObject.titleDirectoryExtension + "/"
+        guard path.hasPrefix(prefix) else { return false }
+        let name = path.dropFirst(prefix.count)
+        return CacheKey(hex: String(name.prefix(64))) != nil && name.dropFirst(64).hasPrefix(suffix)
     }
 
     /// `objects/<key>.<ext>`: the name an object has inside a bundle.

@@ -21,10 +21,24 @@ public final class ObjectPlacer: Sendable {
     /// Places `object` as `entry` asks; nothing when it names no folder.
     public func place(_ object: CachedObject, for entry: ListEntry) {
         guard let directory = entry.directory else { return }
+        let url = entry.url
+        if object.isTitle {
+            // A title is a folder of playlists and segments that play from the cache; a
+            // copy of its entry playlist alone would not play.
+            failures.add(1, ordering: .relaxed)
+            let failure = ObjectPlacement.Failure(
+                description: "a streaming title is not copied to \(directory); play it from the cache: "
+                    + "`mediacache path \(URLCredentials.masked(url))` prints its playlist")
+            group.enter()
+            queue.async { [self] in
+                defer { group.leave() }
+                report(url, .failure(failure))
+            }
+            return
+        }
         let source = cache.absolute(object.path)
         let name = ObjectPlacement.fileName(
             outName: entry.outName, url: entry.url, key: object.key, pathExtension: URLParts.shortExtension(of: object.path))
-        let url = entry.url
         group.enter()
         queue.async { [self] in
             defer { group.leave() }

@@ -52,13 +52,20 @@ public struct CacheMaintenance: Sendable {
             var removal = Removal()
             if let object {
                 try index.remove(key: key)
-                FileSystem.remove(directory.absolute(object.path))
+                // A title goes whole: its directory, never what a link in it points to.
+                TitleOnDisk.removeStored(object.storedPath, in: directory)
                 removal.objectBytes = object.size
             }
             let job = directory.jobDirectory(key: key)
             if FileSystem.exists(job) {
                 removal.partialBytes = FileSystem.diskUsage(ofDirectory: job)
                 FileSystem.removeTree(job)
+            }
+            // A title being assembled belongs to its key as much as a partial file does.
+            let staging = TitleLayout.staging(key: key, in: directory)
+            if TitleOnDisk.kind(staging) != .missing {
+                removal.partialBytes = (removal.partialBytes ?? 0) + TitleOnDisk.storedBytes(staging)
+                FileSystem.removeTree(staging)  // a link there is removed, not followed
             }
             removal.queuedEntries = try RunQueue.forget(in: directory) {
                 $0.key == key || $0.entry.urls.contains(name) || $0.entry.outName == name
@@ -72,10 +79,13 @@ public struct CacheMaintenance: Sendable {
     /// mirror (saved downloads are filed under their cache key), `#fragment` ignored, or
     /// its out= name.
     private func partialJobKey(named name: String) -> CacheKey? {
-        if let key = CacheKey(hex: name), FileSystem.exists(directory.jobDirectory(key: key)) { return key }
+        func hasPartial(_ key: CacheKey) -> Bool {
+            FileSystem.exists(directory.jobDirectory(key: key)) || TitleOnDisk.kind(TitleLayout.staging(key: key, in: directory)) != .missing
+        }
+        if let key = CacheKey(hex: name), hasPartial(key) { return key }
         let names = [name] + [URLParts.removingFragment(name)].compactMap { $0 }
         let keys = names.map(CacheKey.init(identity:))
-        if let direct = keys.first(where: { FileSystem.exists(directory.jobDirectory(key: $0)) }) { return direct }
+        if let direct = keys.first(where: hasPartial) { return direct }
         let jobs = PartialJobs.list(in: directory).jobs
         if let byURL = jobs.first(where: { job in names.contains { job.state.entry.urls.contains($0) } }) {
             return byURL.key
@@ -110,7 +120,7 @@ public struct CacheMaintenance: Sendable {
         var report = CollectionReport()
         var objects = try index.all()
         for object in objects {
-            switch FileSystem.entry(directory.absolute(object.path)) {
+            switch TitleOnDisk.entry(of: object, in: directory) {
             case .regularFile: continue
             case .unreachable(let error):
                 report.unreachable.append(error)
@@ -124,7 +134,8 @@ public struct CacheMaintenance: Sendable {
         }
         report.unreachable += directory.unreadableObjectFolders()
         objects = try index.all()
-        let known = Set(objects.map(\.path))
+        // A title is known by its directory (`storedPath`), a file by its path.
+        let known = Set(objects.map(\.storedPath))
         for relative in directory.objectFiles() where !known.contains(relative) {
             // A commit renames first and inserts its row second, under the job lock.
             let name = (relative as NSString).lastPathComponent
@@ -132,9 +143,9 @@ public struct CacheMaintenance: Sendable {
                 let lock = try KeyLock.tryAcquire(key: key, in: directory)
             else { continue }
             withExtendedLifetime(lock) {
-                if (try? index.object(key: key))??.path != relative {
-                    report.bytesFreed += FileSystem.fileSize(directory.absolute(relative)) ?? 0
-                    FileSystem.remove(directory.absolute(relative))
+                if (try? index.object(key: key))??.storedPath != relative {
+                    report.bytesFreed += TitleOnDisk.storedBytes(directory.absolute(relative))
+                    TitleOnDisk.removeStored(relative, in: directory)
                     report.orphanFiles += 1
                 }
             }
@@ -161,6 +172,7 @@ public struct CacheMaintenance: Sendable {
                 }
                 report.oldPartialJobs += 1
             }
+            report.oldPartialJobs += try removeOldTitleStaging(before: cutoff, freed: &report.bytesFreed)
         }
         for leftover in StagedObject.removeAbandoned(in: directory) {
             report.stagedImportFiles += 1
@@ -212,6 +224,27 @@ public struct CacheMaintenance: Sendable {
             stats.stagedImportBytes += staged.size
         }
         return stats
+    }
+
+    /// Titles being assembled (`partial/<key>.title`) that nothing has written to since
+    /// `cutoff`, under the age rule of partial downloads: removed under their key's lock.
+    private func removeOldTitleStaging(before cutoff: Date, freed: inout Int64) throws -> Int {
+        let suffix = "." + CachedObject.titleDirectoryExtension
+        var removed = 0
+        for name in FileSystem.contentsOfDirectory(directory.partialDirectory) where name.hasSuffix(suffix) {
+            guard let key = CacheKey(hex: String(name.dropLast(suffix.count))) else { continue }
+            let path = TitleLayout.staging(key: key, in: directory)
+            func isOld() -> Bool { (TitleOnDisk.lastModification(inTree: path) ?? Date()) < cutoff }
+            guard isOld(), let lock = try KeyLock.tryAcquire(key: key, in: directory) else { continue }
+            // A resume may have run and ended between the listing and the lock.
+            guard isOld() else { continue }
+            withExtendedLifetime(lock) {
+                freed += TitleOnDisk.storedBytes(path)
+                FileSystem.removeTree(path)
+            }
+            removed += 1
+        }
+        return removed
     }
 
     /// Earlier versions kept one lock file per key in `locks/` (now one byte of

@@ -91,12 +91,17 @@ struct IndexRebuilder {
             let pool = try open(path)
             var report = IndexRebuild(indexPath: path, damagedCopy: damaged, reason: reason, objects: 0, bytes: 0)
             for relative in directory.objectFiles() {
-                guard let object = try recovered(relative) else { continue }
+                guard let object = try recovered(relative) ?? recoveredTitle(relative) else { continue }
                 try pool.write { db in
                     try object.insert(db)
                     // The key itself names it until its cache key is known again (`gc` evicts by name).
                     try db.execute(
                         sql: "INSERT OR REPLACE INTO aliases (alias, key) VALUES (?, ?)", arguments: [object.key, object.key])
+                    // A title's manifest knows its URL: when that is its cache key, it names it again.
+                    if !object.url.isEmpty, object.cacheKey == object.url {
+                        try db.execute(
+                            sql: "INSERT OR REPLACE INTO aliases (alias, key) VALUES (?, ?)", arguments: [object.url, object.key])
+                    }
                 }
                 report.objects += 1
                 report.bytes += object.size
@@ -104,6 +109,36 @@ struct IndexRebuilder {
             IndexNotices.post(report)
             return pool
         }
+    }
+
+    /// A row for a title's directory `objects/ab/<key>.title` from its `title.json`
+    /// (URL, entry, members), when that reads as a manifest and its entry is there; its
+    /// SHA-256 is the manifest's, as at commit. A damaged one is left out, as a damaged
+    /// file is: `verify` and `gc` see it as an orphan.
+    private func recoveredTitle(_ relative: String) throws -> CachedObject? {
+        let name = (relative as NSString).lastPathComponent
+        guard name.hasSuffix("." + CachedObject.titleDirectoryExtension), let key = CacheKey(hex: String(name.prefix(64))),
+            name.dropFirst(64) == "." + CachedObject.titleDirectoryExtension,
+            TitleOnDisk.kind(directory.absolute(relative)) == .directory
+        else { return nil }
+        let manifestPath = directory.absolute(relative + "/" + TitleManifest.fileName)
+        guard TitleOnDisk.kind(manifestPath) == .regularFile, let size = FileSystem.fileSize(manifestPath),
+            size <= Int64(TitleOnDisk.maximumManifestSize), let bytes = try? FileSystem.readAll(manifestPath),
+            let manifest = try? TitleManifest.decode(bytes, path: manifestPath),
+            manifest.entry == TitleLayout.entry(for: manifest.format),
+            manifest.members.allSatisfy({ TitleOnDisk.isSafeMemberPath($0.path) })
+        else { return nil }
+        let entry = relative + "/" + manifest.entry
+        guard TitleOnDisk.kind(directory.absolute(entry)) == .regularFile else { return nil }
+        let modified = FileSystem.lastModification(of: manifestPath) ?? Date()
+        // The URL names the title again only when it was its cache key (no `cache-key=`).
+        let url = URLCredentials.withoutPassword(manifest.url)
+        let cacheKey = CacheKey(identity: url) == key ? url : key.hex
+        return CachedObject(
+            key: key, cacheKey: cacheKey, path: entry, size: manifest.totalSize(manifestBytes: bytes.count),
+            sha256: Digest.sha256Hex(bytes), faststart: .skipped("streaming title"), url: url,
+            contentType: manifest.format == .hls ? "application/vnd.apple.mpegurl" : "application/dash+xml",
+            addedAt: modified, lastUsedAt: modified)
     }
 
     /// A row for `objects/ab/<key>[.ext]`: the URL is not known yet (empty), the cache

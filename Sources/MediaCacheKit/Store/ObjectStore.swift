@@ -19,7 +19,7 @@ public final class ObjectStore: Sendable {
 
     /// The one answer to "is it there and intact?": the indexed object of `key`, with its
     /// file open, when that file is a regular file (never a link or a FIFO) of the size
-    /// the index records. What is read through it is that file, whatever happens to the
+    /// the index records (a title: see `openTitle`). What is read through it is that file, whatever happens to the
     /// name later (gc, a new version). Nil otherwise, and when the index cannot answer.
     public func openIntact(key: CacheKey) -> IntactObject? {
         guard let object = try? index.object(key: key) else { return nil }
@@ -29,6 +29,7 @@ public final class ObjectStore: Sendable {
     /// Throws when the file cannot be looked at or read (EACCES, EIO): that is not a
     /// missing object, and whoever asks must not treat it as one.
     private func open(_ object: CachedObject) throws(SystemError) -> IntactObject? {
+        if object.isTitle { return try openTitle(object) }
         let path = directory.absolute(object.path)
         switch FileSystem.entry(path) {
         case .missing, .other: return nil
@@ -43,6 +44,25 @@ public final class ObjectStore: Sendable {
         }
         guard try file.size() == object.size else { return nil }
         return IntactObject(object: object, file: file)
+    }
+
+    /// A title is intact when `TitleOnDisk` says so (its members are `verify`'s job);
+    /// its entry playlist is the file opened.
+    private func openTitle(_ object: CachedObject) throws(SystemError) -> IntactObject? {
+        guard let manifest = try TitleOnDisk.intactManifest(of: object, in: directory) else { return nil }
+        do {
+            let file = try DataFile(path: directory.absolute(object.path), mode: .readOnly)
+            return IntactObject(object: object, file: file, titleManifest: manifest.manifest)
+        } catch where error.code == ENOENT || error.code == ELOOP {
+            return nil
+        }
+    }
+
+    /// The manifest of the title `object` is, when its `title.json` is the one its row
+    /// names (for `ls` and `info`); nil for a file, or a title damaged or gone.
+    public func titleManifest(of object: CachedObject) -> TitleManifest? {
+        guard object.isTitle else { return nil }
+        return (try? TitleOnDisk.intactManifest(of: object, in: directory))??.manifest
     }
 
     /// The committed object known by `name`, even if its file is gone (for `info`).
@@ -78,8 +98,17 @@ public final class ObjectStore: Sendable {
     }
 }
 
-/// A committed object and its file, opened.
+/// A committed object and its file, opened. For a streaming title, `file` is its entry
+/// playlist and `titleManifest` its checked `title.json`.
 public struct IntactObject: Sendable {
     public let object: CachedObject
     public let file: DataFile
+    /// Nil for a file.
+    public let titleManifest: TitleManifest?
+
+    init(object: CachedObject, file: DataFile, titleManifest: TitleManifest? = nil) {
+        self.object = object
+        self.file = file
+        self.titleManifest = titleManifest
+    }
 }

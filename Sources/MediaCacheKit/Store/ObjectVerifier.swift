@@ -11,24 +11,40 @@ public final class ObjectVerifier {
         case unreadable(SystemError)
         /// A name given on the command line that the index does not know.
         case notCached
+        /// A title's directory is a file or a link.
+        case notADirectory
+        /// One file of a title (its path relative to the cache root) and what is wrong with it.
+        indirect case member(String, Problem)
+        /// A title whose `title.json` cannot vouch for it.
+        case notATitle(reason: String)
 
         /// The object itself is bad (`--repair` removes it). A file this process may
         /// not read (EACCES, EIO) may be intact: it is named, and left alone.
         public var isDamage: Bool {
             switch self {
-            case .missing, .notRegularFile, .wrongSize, .wrongHash: true
+            case .missing, .notRegularFile, .wrongSize, .wrongHash, .notADirectory, .notATitle: true
             case .unreadable, .notCached: false
+            case .member(_, let problem): problem.isDamage
             }
         }
 
-        public var description: String {
+        public var description: String { description(expected: "the index says") }
+
+        /// A member's size and hash are title.json's word, the manifest's the index's.
+        private func description(expected source: String) -> String {
             switch self {
             case .missing: "file is missing"
             case .notRegularFile: "is not a regular file"
-            case .wrongSize(let actual, let expected): "wrong size: \(actual) bytes, the index says \(expected)"
-            case .wrongHash(let actual, let expected): "wrong hash: SHA-256 \(actual), the index says \(expected)"
+            case .wrongSize(let actual, let expected): "wrong size: \(actual) bytes, \(source) \(expected)"
+            case .wrongHash(let actual, let expected): "wrong hash: SHA-256 \(actual), \(source) \(expected)"
             case .unreadable(let reason): "cannot be read: \(reason)"
             case .notCached: "not cached"
+            case .notADirectory: "is not a directory"
+            case .member(let path, let problem):
+                "\(path): "
+                    + problem.description(
+                        expected: path.hasSuffix("/" + TitleManifest.fileName) ? "the index says" : "title.json says")
+            case .notATitle(let reason): "damaged streaming title: \(reason)"
             }
         }
     }
@@ -53,7 +69,7 @@ public final class ObjectVerifier {
         public var bad: [Finding] = []
     }
 
-    private let directory: CacheDirectory
+    let directory: CacheDirectory
     private let index: CacheIndex?
 
     /// A cache without an index has nothing to verify; none is created. Throws when
@@ -69,7 +85,7 @@ public final class ObjectVerifier {
     /// state cannot be read, and temporary files of imports that were killed. Paths are
     /// relative to the cache root.
     public func orphans() throws -> [String] {
-        let known = Set(try index?.all().map(\.path) ?? [])
+        let known = Set(try index?.all().map(\.storedPath) ?? [])
         let files = directory.objectFiles().filter { !known.contains($0) }
         let readable = Set(PartialJobs.list(in: directory).jobs.map(\.key.hex))
         let jobs = FileSystem.contentsOfDirectory(directory.partialDirectory).sorted().filter {
@@ -126,7 +142,7 @@ public final class ObjectVerifier {
             if let problem {
                 // A row recovered by an index rebuild has no URL yet: its cache key names it.
                 let name = current.url.isEmpty ? current.cacheKey : current.url
-                report.bad.append(Finding(name: name, path: directory.absolute(current.path), problem: problem))
+                report.bad.append(Finding(name: name, path: directory.absolute(current.storedPath), problem: problem))
             } else {
                 report.verified += 1
                 report.bytes += current.size
@@ -138,6 +154,7 @@ public final class ObjectVerifier {
     /// What is wrong with `object`'s file, or nil; throws `CancellationError` once
     /// `isCancelled` turns true (a file read part-way is judged by nobody).
     private func check(_ object: CachedObject, isCancelled: () -> Bool, progress: (Int64) -> Void) throws -> Problem? {
+        if object.isTitle { return try checkTitle(object, isCancelled: isCancelled, progress: progress) }
         let path = directory.absolute(object.path)
         switch FileSystem.entry(path) {
         case .missing: return .missing

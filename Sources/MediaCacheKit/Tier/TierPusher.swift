@@ -12,6 +12,8 @@ public final class TierPusher: Sendable {
         /// `uploaded` is false when the tier already held these bytes under this key.
         case pushed(CachedObject, uploaded: Bool)
         case failed(CachedObject, TierError)
+        /// Left out on purpose, not a failure: `reason` says why (a streaming title).
+        case notPushed(CachedObject, reason: String)
         /// The tier cannot be used at all (unreachable, credentials, bucket): nothing
         /// more is tried in this run, and what is left stays noted for the next.
         case stopped(TierError)
@@ -41,9 +43,18 @@ public final class TierPusher: Sendable {
 
     var pendingDirectory: String { cache.root + "/tier/pending" }
 
+    public static let titleNotice = "streaming titles are not pushed to the tier yet; it stays in this cache only"
+
     /// Hands `object` over to be pushed; returns at once (safe on the transfer thread).
     /// Once pushing has stopped, the object is only noted, for the next run.
     public func push(_ object: CachedObject) {
+        // The tier's layout holds one S3 object per cached file; a title's many files
+        // need a layout of their own, which comes later.
+        if object.isTitle {
+            FileSystem.remove(pendingDirectory + "/" + object.key)
+            events(.notPushed(object, reason: Self.titleNotice))
+            return
+        }
         let accepted = state.withLock { $0.queued.insert(object.key).inserted }
         guard accepted else { return }
         group.enter()

@@ -33,14 +33,22 @@ struct Info: ParsableCommand {
         if let object = try store.object(named: url) {
             let path = directory.absolute(object.path)
             let present = FileManager.default.fileExists(atPath: path)
+            let title = object.isTitle ? TitleSummary(object, store: store) : nil
+            let state = title.map { $0.manifest != nil ? "cached" : "damaged title (run mediacache verify)" }
             fields = [
-                ("state", present ? "cached" : "missing file"), ("url", URLCredentials.masked(object.url)),
+                ("state", present ? state ?? "cached" : "missing file"), ("url", URLCredentials.masked(object.url)),
                 ("mirrors", object.mirrors.map(URLCredentials.masked)), ("cache_key", URLCredentials.masked(object.cacheKey)), ("key", object.key), ("path", path), ("size", object.size),
                 ("sha256", object.sha256), ("content_type", object.contentType ?? "-"),
                 ("faststart", object.faststart.rawValue), ("etag", object.etag ?? "-"),
                 ("last_modified", object.lastModified ?? "-"), ("name", object.name ?? "-"),
                 ("added", List.date(object.addedAt)), ("last_used", List.date(object.lastUsedAt)),
             ]
+            if let title {
+                fields += [
+                    ("kind", title.kind), ("segments", title.manifest?.segmentCount ?? 0),
+                    ("renditions", json ? title.renditionFields : title.renditionLines),
+                ]
+            }
         } else if let state = store.partialJob(named: url) {
             fields = [
                 ("state", "unfinished"), ("url", URLCredentials.masked(state.entry.url)),
@@ -62,6 +70,14 @@ struct Info: ParsableCommand {
             return
         }
         for (name, value) in fields {
+            // A title's renditions: one line each.
+            if name == "renditions", let lines = value as? [String], !lines.isEmpty {
+                for (number, line) in lines.enumerated() {
+                    let label = (number == 0 ? name : "").padding(toLength: 17, withPad: " ", startingAt: 0)
+                    Terminal.out(label + Printable.visible(line.unicodeScalars))
+                }
+                continue
+            }
             let text = (value as? [String]).map { $0.isEmpty ? "-" : $0.joined(separator: ", ") } ?? "\(value)"
             // Stored strings came from origins, lists and bundles: no terminal escapes.
             Terminal.out(name.padding(toLength: 17, withPad: " ", startingAt: 0) + Printable.visible(text.unicodeScalars))

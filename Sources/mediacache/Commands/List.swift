@@ -27,15 +27,21 @@ struct List: ParsableCommand {
             return
         }
         let objects: [CachedObject]
+        let store: ObjectStore
         do {
-            objects = try ObjectStore(directory: directory).objects()
+            store = try ObjectStore(directory: directory)
+            objects = try store.objects()
         } catch {
             Terminal.err("mediacache: \(error)")
             throw ExitStatus.cacheError
         }
         let sorted = objects.sorted(by: sort.order)
         if json {
-            for object in sorted { Terminal.out(JSONEvent.encode(Self.fields(object, directory: directory))) }
+            for object in sorted {
+                var fields = Self.fields(object, directory: directory)
+                if object.isTitle { fields["title"] = TitleSummary(object, store: store).jsonFields }
+                Terminal.out(JSONEvent.encode(fields))
+            }
             return
         }
         if sorted.isEmpty {
@@ -46,7 +52,10 @@ struct List: ParsableCommand {
         for object in sorted {
             rows.append([
                 TextTable.cutInTheMiddle(Printable.visible(object.shownName.unicodeScalars), width: Self.nameWidth),
-                ByteCount.format(object.size), Printable.name(object.contentType ?? "-", limit: 60), object.faststart.rawValue,
+                ByteCount.format(object.size),
+                object.isTitle
+                    ? TitleSummary(object, store: store).line : Printable.name(object.contentType ?? "-", limit: 60),
+                object.faststart.rawValue,
                 Self.date(object.addedAt), Self.date(object.lastUsedAt),
             ])
         }

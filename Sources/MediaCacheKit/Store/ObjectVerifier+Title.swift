@@ -1,0 +1,78 @@
+import Foundation
+
+/// `verify` of a streaming title: `title.json` against the row, then every member it
+/// lists against it (a regular file inside the title, of its size and SHA-256). The first
+/// bad member is reported by its path, relative to the cache root.
+extension ObjectVerifier {
+    func checkTitle(_ object: CachedObject, isCancelled: () -> Bool, progress: (Int64) -> Void) throws -> Problem? {
+        let inspection: TitleOnDisk.Inspection
+        do {
+            inspection = try TitleOnDisk.inspect(object, in: directory)
+        } catch {
+            return .unreadable(error)
+        }
+        guard case .intact(let manifest) = inspection else {
+            if case .damaged(let problem) = inspection { return problem }
+            return nil
+        }
+        // Only a manifest that passed `inspect` gets here: every path is a plain one inside.
+        let folder = object.titleDirectory!
+        var done = Int64(manifest.bytes.count)
+        progress(done)
+        var checkedFolders: Set<String> = []
+        for member in manifest.manifest.members {
+            if isCancelled() { throw CancellationError() }
+            let relative = folder + "/" + member.path
+            for inner in TitleOnDisk.folders(of: member.path) where !checkedFolders.contains(inner) {
+                // A folder swapped for a link would lead the check (and a player) elsewhere.
+                switch TitleOnDisk.kind(directory.absolute(folder + "/" + inner)) {
+                case .directory: checkedFolders.insert(inner)
+                case .missing: return .member(relative, .missing)
+                case .regularFile, .other: return .member(folder + "/" + inner, .notADirectory)
+                case .unreachable(let error): return .unreadable(error)
+                }
+            }
+            let before = done
+            if let problem = try checkMember(
+                relative, size: member.size, sha256: member.sha256, isCancelled: isCancelled,
+                progress: { progress(before + $0) })
+            {
+                // An unreadable file's error names its path already.
+                if case .unreadable = problem { return problem }
+                return .member(relative, problem)
+            }
+            done += member.size
+        }
+        return nil
+    }
+
+    /// What is wrong with one member file, or nil.
+    private func checkMember(
+        _ relative: String, size expected: Int64, sha256: String, isCancelled: () -> Bool, progress: (Int64) -> Void
+    ) throws -> Problem? {
+        let path = directory.absolute(relative)
+        switch FileSystem.entry(path) {
+        case .missing: return .missing
+        case .other: return .notRegularFile
+        case .unreachable(let error): return .unreadable(error)
+        case .regularFile: break
+        }
+        do {
+            let file = try DataFile(path: path, mode: .readOnly)
+            let size = try file.size()
+            guard size == expected else { return .wrongSize(actual: size, expected: expected) }
+            let digest = Digest(.sha256)
+            var done: Int64 = 0
+            try file.forEachBlock(length: size, blockSize: 4 << 20) { block in
+                if isCancelled() { throw CancellationError() }
+                digest.update(block)
+                done += Int64(block.count)
+                progress(done)
+            }
+            let actual = digest.finalizeHex()
+            return actual == sha256 ? nil : .wrongHash(actual: actual, expected: sha256)
+        } catch let error as SystemError {
+            return .unreadable(error)
+        }
+    }
+}
