@@ -184,6 +184,12 @@ struct TitleStoreTests {
         }
         #expect(!FileManager.default.fileExists(atPath: cache.root + "/b.mcbundle"))
         #expect("\(BundleError.streamingTitle(url: url))".contains("later version"))
+        // The whole cache exports its files and names the titles it leaves out.
+        let exporter = try BundleExporter(cache: cache.directory)
+        #expect(try exporter.titlesLeftOut(by: ExportSelection()) == [url])
+        #expect(try exporter.titlesLeftOut(by: ExportSelection(names: [url])) == [])
+        let whole = try exporter.manifest(for: ExportSelection(), options: ExportOptions())
+        #expect(whole.entries.isEmpty)
 
         let key = CacheKey(identity: url).hex
         #expect(EntryPathPolicy.classify(Array("objects/\(key).title/variant-0/s0.ts".utf8)) == .rejected(.streamingTitle))

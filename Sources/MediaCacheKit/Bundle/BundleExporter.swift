@@ -46,6 +46,12 @@ public final class BundleExporter {
 
     /// The manifest `export` would write for `selection`, without writing anything.
     /// Throws `.notCached` for a name the cache does not know.
+    /// The names of the streaming titles `selection` leaves out (bundles do not carry
+    /// them yet), for the command to say so.
+    public func titlesLeftOut(by selection: ExportSelection) throws -> [String] {
+        try selection.titlesLeftOut(in: index).map(\.shownName)
+    }
+
     public func manifest(for selection: ExportSelection, options: ExportOptions) throws -> BundleManifest {
         let entries = try selection.objects(in: index).map { try entry(for: $0, keepQuery: options.keepQuery) }
         return BundleManifest(created: Date(), generator: "mediacache \(MediaCacheVersion.string)", entries: entries)
