@@ -20,13 +20,6 @@ extension TitleFixtures {
         "-force_key_frames", "expr:gte(t,n_forced*2)", "-c:a", "aac", "-b:a", "64k",
     ]
 
-    /// Files ffmpeg needs that are no part of a title (a key info file, subtitles).
-    static var inputs: String {
-        let path = root + "/inputs"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
     /// A VOD media playlist `index.m3u8` of 2 s segments in `directory`.
     static func hls(_ directory: String, size: String = "320x180", _ extra: [String]) throws {
         try ffmpeg(
@@ -52,7 +45,7 @@ extension TitleFixtures {
     /// This ffmpeg (5.1) writes the subtitle rendition only for a subtitle stream that
     /// rides in a variant with video (`s:0` alone is "No streams to mux"); it then names
     /// the group on every variant. The audio group comes out as `group_aud`.
-    static func makeHLSMaster(_ directory: String) throws -> Recipe {
+    static func makeHLSMaster(_ directory: String, inputs: String) throws -> Recipe {
         let cues = (0..<duration).map { second in
             String(format: "00:00:%02d.000 --> 00:00:%02d.000\nSecond %d\n", second, second + 1, second)
         }
@@ -85,7 +78,7 @@ extension TitleFixtures {
     /// The key of `hlsAES`.
     static let aesKey: [UInt8] = Array(0x10..<0x20)
 
-    static func makeHLSAES(_ directory: String) throws -> Recipe {
+    static func makeHLSAES(_ directory: String, inputs: String) throws -> Recipe {
         FileManager.default.createFile(atPath: directory + "/key.bin", contents: Data(aesKey))
         // The URI written in the playlist, then where ffmpeg reads the key.
         let keyInfo = inputs + "/aes.keyinfo"
@@ -100,8 +93,7 @@ extension TitleFixtures {
 
     /// `hlsTS`'s segments encrypted by openssl: the first two with `key1.bin`, the rest
     /// with `key2.bin`, each with its media sequence number as IV.
-    static func makeHLSKeyRotation(_ directory: String) throws -> Recipe {
-        let clear = try TitleFixture.hlsTS.make()
+    static func makeHLSKeyRotation(_ directory: String, clear: StreamingTitle) throws -> Recipe {
         let segments = try mediaSegments(clear.entryPath)
         var playlist = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n"
         playlist += "#EXT-X-MEDIA-SEQUENCE:\(rotationFirstSequence)\n#EXT-X-PLAYLIST-TYPE:VOD\n"
@@ -126,7 +118,7 @@ extension TitleFixtures {
 
     /// The first two segments of a 320x180 fMP4 rendition (`a_*`), then the last two of
     /// a 160x90 one (`b_*`), each after its own `EXT-X-MAP`.
-    static func makeHLSTwoMaps(_ directory: String) throws -> Recipe {
+    static func makeHLSTwoMaps(_ directory: String, inputs: String) throws -> Recipe {
         var playlist = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n"
         playlist += "#EXT-X-PLAYLIST-TYPE:VOD\n"
         for (name, size, half) in [("a", "320x180", 0..<2), ("b", "160x90", 2..<4)] {
@@ -155,8 +147,7 @@ extension TitleFixtures {
 
     /// The third segment of `hlsTS` turned into a gap. This ffmpeg knows no `EXT-X-GAP`:
     /// it tries the missing file and, with `-xerror`, fails.
-    static func makeHLSGap(_ directory: String) throws -> Recipe {
-        let clear = try TitleFixture.hlsTS.make()
+    static func makeHLSGap(_ directory: String, clear: StreamingTitle) throws -> Recipe {
         let segments = try mediaSegments(clear.entryPath)
         var playlist = "#EXTM3U\n#EXT-X-VERSION:8\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n"
         playlist += "#EXT-X-PLAYLIST-TYPE:VOD\n"
@@ -190,8 +181,7 @@ extension TitleFixtures {
 
     /// `hlsTS`'s segments under a FairPlay key (they are not really encrypted: no
     /// reader gets that far).
-    static func makeHLSDRM(_ directory: String) throws -> Recipe {
-        let clear = try TitleFixture.hlsTS.make()
+    static func makeHLSDRM(_ directory: String, clear: StreamingTitle) throws -> Recipe {
         var playlist = "#EXTM3U\n#EXT-X-VERSION:5\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n"
         playlist += "#EXT-X-PLAYLIST-TYPE:VOD\n"
         playlist += "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"skd://example\",KEYFORMAT=\"com.apple.streamingkeydelivery\"\n"

@@ -89,35 +89,46 @@ enum TitleFixture: String, CaseIterable, Sendable, CustomStringConvertible {
     func make() throws -> StreamingTitle { try TitleFixtures.shared.title(self) }
 }
 
-/// Makes each fixture once per test process under one directory, removed at exit.
+/// Makes each fixture once under `root`, however many threads ask. The tests share
+/// `shared`, made once per test process and removed at exit.
 final class TitleFixtures: @unchecked Sendable {
-    static let shared = TitleFixtures()
+    static let shared: TitleFixtures = {
+        let fixtures = TitleFixtures(
+            root: NSTemporaryDirectory() + "mediacache-e2e-titles-\(getpid())-" + UUID().uuidString.prefix(8))
+        atexit { try? FileManager.default.removeItem(atPath: TitleFixtures.shared.root) }
+        return fixtures
+    }()
 
-    static let root = NSTemporaryDirectory() + "mediacache-e2e-titles-\(getpid())-" + UUID().uuidString.prefix(8)
-
+    let root: String
     /// Recursive: a fixture made from another (`hlsGap` from `hlsTS`) makes that one
     /// while holding it. One at a time is as fast as it gets on two cores: ffmpeg uses both.
     private let lock = NSRecursiveLock()
     private var made: [TitleFixture: StreamingTitle] = [:]
+    private var makings = 0
 
-    private init() {
-        atexit { try? FileManager.default.removeItem(atPath: TitleFixtures.root) }
+    /// Fixtures of its own under `root` (a test of the making); tests use `shared`.
+    init(root: String) {
+        self.root = root
     }
+
+    /// How many titles were made: each fixture once, however often asked for.
+    var titlesMade: Int { lock.withLock { makings } }
 
     func title(_ fixture: TitleFixture) throws -> StreamingTitle {
         try lock.withLock {
             if let title = made[fixture] { return title }
             let started = Date()
-            let directory = Self.root + "/" + fixture.rawValue
+            let directory = root + "/" + fixture.rawValue
             // A try that failed half-way leaves files behind.
             try? FileManager.default.removeItem(atPath: directory)
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let recipe = try Self.recipe(fixture, in: directory)
+            let recipe = try recipe(fixture, in: directory)
             let title = StreamingTitle(
                 fixture: fixture, directory: directory, entry: recipe.entry, resources: try Self.files(in: directory),
                 playback: recipe.playback ?? [recipe.entry], encryption: recipe.encryption,
                 seconds: Date().timeIntervalSince(started))
             made[fixture] = title
+            makings += 1
             return title
         }
     }
@@ -130,21 +141,24 @@ final class TitleFixtures: @unchecked Sendable {
         var encryption: [String: SegmentEncryption] = [:]
     }
 
-    private static func recipe(_ fixture: TitleFixture, in directory: String) throws -> Recipe {
-        switch fixture {
-        case .hlsTS: try makeHLSTS(directory)
-        case .hlsFMP4: try makeHLSFMP4(directory)
-        case .hlsMaster: try makeHLSMaster(directory)
-        case .hlsSingleFile: try makeHLSSingleFile(directory)
-        case .hlsAES: try makeHLSAES(directory)
-        case .hlsKeyRotation: try makeHLSKeyRotation(directory)
-        case .hlsTwoMaps: try makeHLSTwoMaps(directory)
-        case .hlsGap: try makeHLSGap(directory)
-        case .hlsLive: try makeHLSLive(directory)
-        case .hlsDRM: try makeHLSDRM(directory)
-        case .dashTemplate: try makeDASH(directory, ["-use_template", "1", "-use_timeline", "1"])
-        case .dashNumber: try makeDASH(directory, ["-use_template", "1", "-use_timeline", "0"])
-        case .dashSingleFile: try makeDASHSingleFile(directory)
+    private func recipe(_ fixture: TitleFixture, in directory: String) throws -> Recipe {
+        // Files ffmpeg needs that are no part of a title (a key info file, subtitles).
+        let inputs = root + "/inputs"
+        try FileManager.default.createDirectory(atPath: inputs, withIntermediateDirectories: true)
+        return switch fixture {
+        case .hlsTS: try Self.makeHLSTS(directory)
+        case .hlsFMP4: try Self.makeHLSFMP4(directory)
+        case .hlsMaster: try Self.makeHLSMaster(directory, inputs: inputs)
+        case .hlsSingleFile: try Self.makeHLSSingleFile(directory)
+        case .hlsAES: try Self.makeHLSAES(directory, inputs: inputs)
+        case .hlsKeyRotation: try Self.makeHLSKeyRotation(directory, clear: title(.hlsTS))
+        case .hlsTwoMaps: try Self.makeHLSTwoMaps(directory, inputs: inputs)
+        case .hlsGap: try Self.makeHLSGap(directory, clear: title(.hlsTS))
+        case .hlsLive: try Self.makeHLSLive(directory)
+        case .hlsDRM: try Self.makeHLSDRM(directory, clear: title(.hlsTS))
+        case .dashTemplate: try Self.makeDASH(directory, ["-use_template", "1", "-use_timeline", "1"])
+        case .dashNumber: try Self.makeDASH(directory, ["-use_template", "1", "-use_timeline", "0"])
+        case .dashSingleFile: try Self.makeDASHSingleFile(directory)
         }
     }
 
