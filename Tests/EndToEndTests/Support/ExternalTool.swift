@@ -28,4 +28,21 @@ enum ExternalTool {
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
             stderr: errors.finish(), seconds: Date().timeIntervalSince(started))
     }
+
+    /// `run`, but a program still running after `timeout` seconds is killed and reported
+    /// with status -1 (ffmpeg's dash demuxer, for one, can loop forever on a file it
+    /// misreads).
+    static func run(_ path: String, _ arguments: [String], timeout: Double) throws -> RunResult {
+        guard FileManager.default.isExecutableFile(atPath: path) else { throw Missing(path: path) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        return MediaCacheProcess.Running(process: process, out: out, err: err).wait(timeout: timeout)
+    }
 }
