@@ -1,5 +1,7 @@
-/// One resource of a title on its way: a GET (of `[0, end)` for a ranged file) whose
-/// body goes to its `.part` file and through SHA-256 as it arrives. It reports once, on
+import Foundation
+
+/// One resource of a title on its way: a GET (of `[0, end)` for a ranged file, of the
+/// rest for a resume) whose body goes to its file and through SHA-256 as it arrives. It reports once, on
 /// the loop thread, and decides nothing beyond its own response: retries and failures
 /// are the title's.
 final class ResourceFetch: HTTPTransferDelegate {
@@ -16,7 +18,7 @@ final class ResourceFetch: HTTPTransferDelegate {
     let url: String
     let redirectHops: Int
     private let file: DataFile
-    private let digest = Digest(.sha256)
+    private var digest = Digest(.sha256)
     private var written: Int64 = 0
     /// The body's bytes that are the resource: its range's end, or the Content-Length.
     private var expected: Int64?
@@ -25,19 +27,59 @@ final class ResourceFetch: HTTPTransferDelegate {
     private var completion: ((ResourceFetch, Outcome) -> Void)?
     private(set) var transfer: HTTPTransfer?
 
-    init(resource: TitleResource, url: String, redirectHops: Int, file: DataFile, completion: @escaping (ResourceFetch, Outcome) -> Void) {
+    /// The `If-Range` value of the response, once its head arrived: a resumed fetch of
+    /// the resource may ask for the rest of these bytes only.
+    private(set) var validator: String?
+    /// Held bytes this fetch continues from (a resume), and their version.
+    private let resumeFrom: Int64
+    private let resumeValidator: String?
+
+    /// `resume`: the first bytes of `file` are the resource's as of `validator`; the
+    /// request asks for the rest, and the origin sends it all again if it changed.
+    init(
+        resource: TitleResource, url: String, redirectHops: Int, file: DataFile,
+        resume: (bytes: Int64, validator: String)? = nil, completion: @escaping (ResourceFetch, Outcome) -> Void
+    ) {
         self.resource = resource
         self.url = url
         self.redirectHops = redirectHops
         self.file = file
         self.completion = completion
+        resumeFrom = resume?.bytes ?? 0
+        resumeValidator = resume?.validator
     }
 
-    /// Starts `request` on `loop`.
+    /// Starts on `loop` with `request` (which gets its Range and If-Range here). A
+    /// resume hashes the bytes it continues from first; if they cannot be read, it
+    /// starts from byte 0.
     func start(_ request: HTTPRequest, userAgent: String, on loop: TransferLoop, rateLimits: RateLimits?) {
+        var request = request
+        var from: Int64 = 0
+        if resumeFrom > 0, let resumeValidator, (try? hashHeld(resumeFrom)) != nil {
+            from = resumeFrom
+            written = resumeFrom
+            request.headers.append("If-Range: \(resumeValidator)")
+        } else {
+            try? file.truncate(length: 0)
+        }
+        if from > 0 || resource.range != nil {
+            let end = resource.range.map { "\($0.end - 1)" } ?? ""
+            request.headers.append("Range: bytes=\(from)-\(end)")
+        }
         let transfer = HTTPTransfer(request: request, userAgent: userAgent, delegate: self, rateLimits: rateLimits)
         self.transfer = transfer
         loop.start(transfer)
+    }
+
+    private func hashHeld(_ count: Int64) throws(SystemError) {
+        try file.truncate(length: count)
+        var offset: Int64 = 0
+        while offset < count {
+            let block = try file.read(count: Int(min(1 << 20, count - offset)), at: offset)
+            guard !block.isEmpty else { throw SystemError("read", path: file.path, code: EIO) }
+            digest.update(block)
+            offset += Int64(block.count)
+        }
     }
 
     var bytesWritten: Int64 { written }
@@ -49,14 +91,27 @@ final class ResourceFetch: HTTPTransferDelegate {
         let range = resource.range
         switch head.status {
         case 200, 206:
+            validator = Validators(etag: head.value("etag"), lastModified: head.value("last-modified")).ifRangeValue
             if head.status == 206 {
-                // Only a ranged file asks for a range, always from byte 0.
-                guard let range, let answered = head.contentRange, answered.start == 0 else {
+                // Only what was asked: from byte 0 of a ranged file, or the rest of a resume.
+                guard let answered = head.contentRange, answered.start == written, range != nil || written > 0 else {
                     verdict = .transient(reason: "\(head.status) with a Content-Range that is not the one asked for", retryAfter: nil)
                     return false
                 }
-                expected = min(range.end, answered.end + 1)
+                expected = min(range?.end ?? Int64.max, answered.end + 1)
             } else {
+                if written > 0 {
+                    // The resource changed since the held bytes (or Range is not served):
+                    // all of it again, never spliced.
+                    do {
+                        try file.truncate(length: 0)
+                    } catch {
+                        verdict = .definite(JobFailure(.io, "\(error)"))
+                        return false
+                    }
+                    written = 0
+                    digest = Digest(.sha256)
+                }
                 expected = range.map { range in head.contentLength.map { min($0, range.end) } ?? range.end } ?? head.contentLength
             }
             accepted = true

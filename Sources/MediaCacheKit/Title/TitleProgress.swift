@@ -15,6 +15,14 @@ struct TitleProgress: Sendable, Codable, Equatable {
     /// shape is another now are not the same rendition's.
     var shapes: [String: String] = [:]
     var held: [String: Held] = [:]
+    /// Resources on their way at the checkpoint: the bytes of each already on disk, and
+    /// the version they are of (its `If-Range` value), so a resume asks for the rest only.
+    var partial: [String: Partial] = [:]
+
+    struct Partial: Sendable, Codable, Equatable {
+        var bytes: Int64
+        var validator: String
+    }
 
     /// The saved progress in `staging`, keeping only resources whose file is there with
     /// its size (a file removed or cut short since is fetched again).
@@ -26,6 +34,10 @@ struct TitleProgress: Sendable, Codable, Equatable {
         let files = staging + "/" + TitleLayout.filesFolder + "/"
         progress.held = progress.held.filter { path, held in
             FileSystem.isRegularFile(files + path) && FileSystem.fileSize(files + path) == held.size
+        }
+        progress.partial = progress.partial.filter { path, partial in
+            progress.held[path] == nil && FileSystem.isRegularFile(files + path)
+                && (FileSystem.fileSize(files + path) ?? 0) >= partial.bytes
         }
         return progress
     }

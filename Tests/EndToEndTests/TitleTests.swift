@@ -1,0 +1,231 @@
+import Foundation
+import Testing
+import TestOrigin
+
+/// Streaming titles end to end: a fixture made by ffmpeg served by the test origin,
+/// prefetched, then played offline from `mediacache path` by ffmpeg with the origin gone.
+extension EndToEnd {
+    @Suite struct Titles {
+        /// Serves every file of `title` under `/t/`, playlists with their type.
+        static func serve(_ title: StreamingTitle, on origin: TestOrigin, faults: [String: Faults] = [:]) throws {
+            for file in try TitleFixtures.files(in: title.directory) {
+                let type = file.hasSuffix(".m3u8") ? "application/vnd.apple.mpegurl" : "application/octet-stream"
+                origin.serve("/t/" + file, Resource(file: title.path(file), contentType: type, faults: faults[file] ?? Faults()))
+            }
+        }
+
+        /// `ffmpeg -xerror … -f framemd5` of the cached title, as a user would run it: no
+        /// options beyond the playlist `mediacache path` prints.
+        static func playOffline(_ harness: Harness, _ url: String) throws -> (path: String, frames: String) {
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let result = try ExternalTool.run(
+                "/usr/bin/ffmpeg",
+                ["-nostdin", "-v", "error", "-xerror", "-i", path, "-map", "0", "-c", "copy", "-f", "framemd5", "-"],
+                timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            return (path, result.stdout)
+        }
+
+        /// Every kind of HLS title is cached and plays, with the origin stopped, frame for
+        /// frame as the origin's; the bytes of every media file are the origin's.
+        @Test(arguments: [
+            TitleFixture.hlsTS, .hlsFMP4, .hlsSingleFile, .hlsAES, .hlsKeyRotation, .hlsTwoMaps,
+        ])
+        func aTitleIsCachedWholeAndPlaysOffline(fixture: TitleFixture) throws {
+            let title = try fixture.make()
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin)
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            let result = try harness.prefetch(list: url)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("1 done, 0 failed"), "\(result.stderr)")
+            origin.stop()
+
+            let (path, frames) = try Self.playOffline(harness, url)
+            #expect(path.hasSuffix(".title/index.m3u8"))
+            #expect(frames == (try TitleFixtures.fingerprint(title)))
+            // Stored as served: every media file of the origin is in the title, unchanged.
+            let directory = (path as NSString).deletingLastPathComponent
+            let cached = Set(try TitleFixtures.files(in: directory).map { try Self.sha256(directory + "/" + $0) })
+            for file in title.resources where !file.hasSuffix(".m3u8") {
+                #expect(cached.contains(try Self.sha256(title.path(file))), "\(file) is not in the cached title")
+            }
+            // Every URI of the local playlists is relative: nothing points at the origin.
+            for file in try TitleFixtures.files(in: directory) where file.hasSuffix(".m3u8") {
+                #expect(!(try TitleFixtures.read(directory + "/" + file)).contains("http"), "\(file)")
+            }
+            if fixture == .hlsSingleFile {
+                // A byte-range title is one request for its one file, not one per range.
+                #expect(origin.requests(for: "/t/media.ts").count == 1)
+            }
+        }
+
+        /// The default choice: the best variant with its audio and subtitles; the other
+        /// variants' segments are never asked for.
+        @Test func aMasterPlaylistFetchesTheBestVariantAndItsAudioOnly() throws {
+            let title = try TitleFixture.hlsMaster.make()
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin)
+            let harness = Harness()
+            let url = origin.url("/t/master.m3u8")
+            let result = try harness.prefetch(list: url)
+            #expect(result.status == 0, "\(result.stderr)")
+            let asked = Set(origin.requests.map(\.path))
+            #expect(!asked.contains { $0.hasPrefix("/t/v1") || $0.hasPrefix("/t/v2") }, "\(asked.sorted())")
+            #expect(asked.contains("/t/v0_0.ts") && asked.contains("/t/v3_0.ts"), "\(asked.sorted())")
+            origin.stop()
+            // The cached variant and audio play as the origin's.
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let local = try TitleFixtures.read(path)
+            #expect(local.components(separatedBy: "#EXT-X-STREAM-INF").count == 2, "\(local)")
+            let directory = (path as NSString).deletingLastPathComponent
+            #expect(
+                try TitleFixtures.fingerprint(entry: directory + "/variant-0/index.m3u8")
+                    == TitleFixtures.fingerprint(entry: title.path("v0.m3u8")))
+            let ls = try harness.run(["ls"])
+            #expect(ls.stdout.contains("hls title"), "\(ls.stdout)")
+        }
+
+        /// A segment that cannot be had fails the title, naming it; what was fetched is
+        /// kept, and the next run, with fresh tokens in every URL, fetches only the rest.
+        @Test func aMissingSegmentFailsTheTitleAndTheNextRunFetchesOnlyTheRest() throws {
+            let title = try TitleFixture.hlsTS.make()
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin)
+            let segments = title.resources.filter { $0.hasSuffix(".ts") }.sorted()
+            let missing = try #require(segments.last)
+            origin.remove("/t/" + missing)
+            let playlist = try TitleFixtures.read(title.entryPath)
+            func tokened(_ token: String) -> String {
+                playlist.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+                    line.hasSuffix(".ts") ? "\(line)?token=\(token)" : String(line)
+                }.joined(separator: "\n")
+            }
+            origin.serve("/t/title.m3u8", Resource(Array(tokened("first").utf8), contentType: "application/vnd.apple.mpegurl"))
+            let harness = Harness()
+            let url = origin.url("/t/title.m3u8")
+            let failed = try harness.prefetch(list: url)
+            #expect(failed.status == 1)
+            #expect(failed.stderr.contains("HTTP 404 for segment"), "\(failed.stderr)")
+            #expect(failed.stderr.contains(missing), "\(failed.stderr)")
+            #expect(failed.stderr.contains("kept"), "\(failed.stderr)")
+
+            origin.clearLog()
+            origin.serve("/t/" + missing, Resource(file: title.path(missing)))
+            origin.serve("/t/title.m3u8", Resource(Array(tokened("second").utf8), contentType: "application/vnd.apple.mpegurl"))
+            let healed = try harness.prefetch(list: url)
+            #expect(healed.status == 0, "\(healed.stderr)")
+            let segmentsAsked = origin.requests.map(\.path).filter { $0.hasSuffix(".ts") }
+            #expect(segmentsAsked == ["/t/" + missing], "\(segmentsAsked)")
+            origin.stop()
+            #expect(try Self.playOffline(harness, url).frames == (try TitleFixtures.fingerprint(title)))
+        }
+
+        /// `kill -9` mid-title, twice: the title completes, and the origin sent at most
+        /// 1.15 × its bytes.
+        @Test func aTitleKilledTwiceCompletesWithoutFetchingMuchTwice() throws {
+            let title = try TitleFixture.hlsFMP4.make()
+            var slow = Faults()
+            slow.bytesPerSecond = 50_000
+            let media = title.resources.filter { !$0.hasSuffix(".m3u8") }
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin, faults: Dictionary(uniqueKeysWithValues: media.map { ($0, slow) }))
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            let size = try media.reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: title.path($1))[.size] as! Int) }
+            for round in 1...2 {
+                let run = try harness.startPrefetch(list: url, ["-x", "2"])
+                let progress = harness.scratch.cache + "/partial"
+                let saved = Harness.waitUntil(timeout: 20) {
+                    let files = (try? TitleFixtures.files(in: progress)) ?? []
+                    return files.contains { $0.hasSuffix("progress.json") }
+                        && ((try? TitleFixtures.read(progress + "/" + files.first { $0.hasSuffix("progress.json") }!))?
+                            .components(separatedBy: "sha256").count ?? 0) > round
+                }
+                #expect(saved, "round \(round): no progress saved")
+                run.signal(SIGKILL)
+                _ = run.wait()
+            }
+            let done = try harness.prefetch(list: url)
+            #expect(done.status == 0, "\(done.stderr)")
+            let served = media.reduce(0) { $0 + Harness.bytesServed(origin, "/t/" + $1) }
+            #expect(Double(served) <= 1.15 * Double(size), "served \(served) of \(size)")
+            origin.stop()
+            #expect(try Self.playOffline(harness, url).frames == (try TitleFixtures.fingerprint(title)))
+        }
+
+        /// A segment whose URL answers 403 (an expired token) has the playlists read
+        /// again once; the title completes.
+        @Test func aForbiddenSegmentReadsThePlaylistsAgain() throws {
+            let title = try TitleFixture.hlsTS.make()
+            let segment = try #require(title.resources.filter { $0.hasSuffix(".ts") }.sorted().dropFirst().first)
+            var forbidden = Faults()
+            forbidden.statusSequence = [ScriptedStatus(403)]
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin, faults: [segment: forbidden])
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            let result = try harness.prefetch(list: url)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("reading the playlists again"), "\(result.stderr)")
+            #expect(origin.requests(for: "/t/" + title.entry).count >= 3)
+            #expect(origin.requests(for: "/t/" + segment).map(\.status) == [403, 200])
+        }
+
+        /// Live titles and DRM are refused with a message that says so; the run's other
+        /// entries still complete.
+        @Test func liveAndDRMTitlesAreRefused() throws {
+            let origin = try TestOrigin()
+            for fixture in [TitleFixture.hlsLive, .hlsDRM] {
+                let title = try fixture.make()
+                for file in try TitleFixtures.files(in: title.directory) {
+                    origin.serve("/\(fixture)/" + file, Resource(file: title.path(file), contentType: "application/octet-stream"))
+                }
+            }
+            let clip = TestBytes.make(100_000, seed: 4)
+            origin.serve("/clip.mp4", Resource(clip, contentType: "video/mp4"))
+            let harness = Harness()
+            let live = try TitleFixture.hlsLive.make()
+            let drm = try TitleFixture.hlsDRM.make()
+            let result = try harness.prefetch(
+                list: [
+                    origin.url("/hlsLive/" + live.entry), origin.url("/hlsDRM/" + drm.entry), origin.url("/clip.mp4"),
+                ].joined(separator: "\n"))
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("is a live playlist"), "\(result.stderr)")
+            #expect(result.stderr.contains("DRM"), "\(result.stderr)")
+            #expect(result.stderr.contains("1 done, 2 failed"), "\(result.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/clip.mp4")) == clip)
+        }
+
+        /// `verify` re-hashes every part of a title and names a damaged one; `rm` takes
+        /// the title whole.
+        @Test func verifyAndRemoveTreatATitleAsOneObject() throws {
+            let title = try TitleFixture.hlsFMP4.make()
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin)
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            #expect(try harness.prefetch(list: url).status == 0)
+            #expect(try harness.run(["verify"]).status == 0)
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let directory = (path as NSString).deletingLastPathComponent
+            let segment = directory + "/media/s1.m4s"
+            var bytes = try #require(TestBytes.read(segment))
+            bytes[bytes.count / 2] ^= 0xFF
+            FileManager.default.createFile(atPath: segment, contents: Data(bytes))
+            let verify = try harness.run(["verify"])
+            #expect(verify.status != 0)
+            #expect(verify.stdout.contains("media/s1.m4s") || verify.stderr.contains("media/s1.m4s"), "\(verify.stdout)\(verify.stderr)")
+            #expect(try harness.run(["rm", url]).status == 0)
+            #expect(!FileManager.default.fileExists(atPath: directory))
+            #expect(try harness.run(["path", url]).status != 0)
+        }
+
+        static func sha256(_ path: String) throws -> String {
+            let result = try ExternalTool.run("/usr/bin/sha256sum", [path], timeout: 30)
+            return String(result.stdout.prefix(64))
+        }
+    }
+}
