@@ -84,6 +84,21 @@ struct DASHSegmentTests {
         #expect(segments[3].uri == "https://cdn.example/vod/title/t5500-n3")
     }
 
+    /// A long title written as one S per segment: read and expanded in linear time.
+    @Test func aTimelineOfAHundredThousandEntries() throws {
+        let entries = String(repeating: "<S d=\"2\"/>", count: 100_000)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let segments = try segments(
+            single(
+                "<Representation id=\"a\" bandwidth=\"1\"><SegmentTemplate media=\"$Time$.m4s\">"
+                    + "<SegmentTimeline>\(entries)</SegmentTimeline></SegmentTemplate></Representation>",
+                duration: "PT200000S"))
+        #expect(segments.count == 100_000)
+        #expect(segments.last?.uri == "https://cdn.example/vod/title/199998.m4s")
+        #expect(clock.now - start < .seconds(30))
+    }
+
     @Test func segmentInformationMergesDownLevelByLevel() throws {
         let text = mpd(
             """

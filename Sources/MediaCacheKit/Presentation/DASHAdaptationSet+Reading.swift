@@ -58,7 +58,8 @@ extension DASHManifestReader {
         let (initialization, media) = try resources(of: addressing)
         return DASHRepresentation(
             id: id, bandwidth: bandwidth, width: width, height: height,
-            codecs: element["codecs"] ?? adaptationSet["codecs"], mimeType: element["mimeType"] ?? adaptationSet["mimeType"],
+            codecs: element["codecs"] ?? adaptationSet["codecs"],
+            mimeType: element["mimeType"] ?? adaptationSet["mimeType"],
             initialization: initialization, media: media, line: element.line)
     }
 

@@ -95,7 +95,8 @@ struct DASHManifestReader {
             } else if let previous = written[index - 1].duration {
                 starts.append(starts[index - 1] + previous)
             } else {
-                throw malformed(period, "it has no start, and the Period before it no duration: where it begins is unknown")
+                throw malformed(
+                    period, "it has no start, and the Period before it no duration: where it begins is unknown")
             }
         }
         var timing: [(start: Double, duration: Double?)] = []
@@ -103,7 +104,8 @@ struct DASHManifestReader {
             let end = index + 1 < periods.count ? starts[index + 1] : titleDuration
             let duration = written[index].duration ?? end.map { $0 - starts[index] }
             if let duration, duration < 0 {
-                throw malformed(period, "it ends before it starts (a later Period starts earlier, or the title is shorter)")
+                throw malformed(
+                    period, "it ends before it starts (a later Period starts earlier, or the title is shorter)")
             }
             timing.append((starts[index], duration))
         }
@@ -115,7 +117,9 @@ struct DASHManifestReader {
     ) throws(PresentationError) -> DASHPeriod {
         try refuseDRM(in: period)
         let base = try baseURL(of: period, against: base)
-        let segmentInfo = try reading(period) { () throws(PlaylistSyntaxError) in try DASHSegmentInfo().merging(period) }
+        let segmentInfo = try reading(period) { () throws(PlaylistSyntaxError) in
+            try DASHSegmentInfo().merging(period)
+        }
         let context = DASHPeriodContext(start: start, duration: duration, base: base, segmentInfo: segmentInfo)
         representationIDs = []
         var adaptationSets: [DASHAdaptationSet] = []
@@ -133,7 +137,9 @@ struct DASHManifestReader {
         guard let written = element.firstChild(named: "BaseURL") else { return base }
         let text = written.text.trimmingBlanks
         guard !text.isEmpty else { return base }
-        let uri = try reading(written) { () throws(PlaylistSyntaxError) in try PlaylistURI.resolve(text, against: base.uri) }
+        let uri = try reading(written) { () throws(PlaylistSyntaxError) in
+            try PlaylistURI.resolve(text, against: base.uri)
+        }
         return Base(uri: uri, isWritten: true)
     }
 

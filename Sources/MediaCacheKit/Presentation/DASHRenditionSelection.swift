@@ -48,7 +48,9 @@ public enum DASHRenditionSelection {
                         identity: RenditionIdentity.of(kind.rawValue, fields), kind: kind, period: index,
                         representation: representation))
             }
-            choice.notes += notes.map { text in name.map { "Period \(Printable.name($0, limit: 40)): \(text)" } ?? text }
+            choice.notes += notes.map { note in
+                name.map { "Period \(Printable.name($0, limit: 40)): \(note)" } ?? note
+            }
         }
         return choice
     }
@@ -67,7 +69,8 @@ public enum DASHRenditionSelection {
             chosen.append((.video, lowest.0, lowest.1))
             let picture = lowest.1.width.flatMap { width in lowest.1.height.map { "\(width)x\($0) at " } } ?? ""
             notes.append(
-                "no video representation fits \(limits(options)); took the lowest, \(picture)\(lowest.1.bandwidth) bit/s")
+                "no video representation fits \(limits(options)); took the lowest, "
+                    + "\(picture)\(lowest.1.bandwidth) bit/s")
         } else if options.allVariants {
             chosen += fitting.map { (.video, $0.0, $0.1) }
         } else if let top = best(fitting, ranking: { ranksAbove($0.1, $1.1) }) {

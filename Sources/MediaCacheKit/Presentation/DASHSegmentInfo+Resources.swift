@@ -20,7 +20,8 @@ extension DASHManifestReader {
         guard let kind = addressing.segmentInfo.kind, let info = addressing.segmentInfo.current else {
             guard addressing.base.isWritten else {
                 throw malformed(
-                    element, "it has no SegmentTemplate, SegmentList, SegmentBase or BaseURL: nothing says where its media is")
+                    element,
+                    "it has no SegmentTemplate, SegmentList, SegmentBase or BaseURL: nothing says where its media is")
             }
             try spend(1, line: element.line)
             return (nil, .singleFile(uri: addressing.base.uri))
@@ -72,7 +73,8 @@ extension DASHManifestReader {
         if let timeline = info.timeline {
             spans = try self.timeline(timeline, timescale: timescale, offset: offset, addressing.periodDuration)
         } else {
-            spans = try evenSpans(info, kind, timescale: timescale, offset: offset, startNumber: startNumber, addressing)
+            spans = try evenSpans(
+                info, kind, timescale: timescale, offset: offset, startNumber: startNumber, addressing)
         }
         guard !spans.isEmpty else { throw malformed(addressing.representation, "it has no segments") }
         if spans.count > 1 && !media.hasSegmentValues {
@@ -81,7 +83,8 @@ extension DASHManifestReader {
                 reason: "the media template has neither $Number$ nor $Time$: every segment would be the same URI")
         }
         try spend(spans.count, line: info.line)
-        let uris = DASHTemplateURIs(media, representationID: addressing.id, bandwidth: addressing.bandwidth, base: addressing.base.uri)
+        let uris = DASHTemplateURIs(
+            media, representationID: addressing.id, bandwidth: addressing.bandwidth, base: addressing.base.uri)
         var segments: [DASHSegment] = []
         segments.reserveCapacity(spans.count)
         do throws(PlaylistSyntaxError) {
@@ -94,7 +97,8 @@ extension DASHManifestReader {
             }
         } catch {
             throw .malformedMPD(
-                url: url, line: info.attributes["media"]?.line ?? info.line, element: kind.rawValue, reason: error.reason)
+                url: url, line: info.attributes["media"]?.line ?? info.line, element: kind.rawValue,
+                reason: error.reason)
         }
         return (initialization, .segments(segments))
     }

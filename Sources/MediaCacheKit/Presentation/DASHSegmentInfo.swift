@@ -4,7 +4,7 @@
 /// attributes and child elements replacing the higher's; the kind written at the
 /// lowest level is the one that addresses the representation.
 struct DASHSegmentInfo {
-    enum Kind: String, CaseIterable {
+    enum Kind: String {
         case base = "SegmentBase"
         case list = "SegmentList"
         case template = "SegmentTemplate"
@@ -19,8 +19,6 @@ struct DASHSegmentInfo {
         var segmentURLs: [XMLElementTree.Element] = []
         /// The line of the lowest element merged in.
         var line = 0
-
-        func value(_ name: String) -> String? { attributes[name]?.value }
     }
 
     private var merged: [Kind: Merged] = [:]

@@ -32,7 +32,9 @@ extension DASHManifestReader {
                 let rounded = exact <= 1e-6 ? 0 : (exact - 1e-6).rounded(.up)
                 count = rounded <= Double(segmentBudget) ? Int64(rounded) : Int64(segmentBudget) + 1
             }
-            guard count <= Int64(segmentBudget - spans.count) else { throw .tooManySegments(url: url, line: entry.line) }
+            guard count <= Int64(segmentBudget - spans.count) else {
+                throw .tooManySegments(url: url, line: entry.line)
+            }
             var time = start
             for _ in 0..<count {
                 spans.append((time, duration))

@@ -31,7 +31,8 @@ struct DASHTemplate: Equatable {
             let afterDollar = rest.index(after: dollar)
             guard let close = rest[afterDollar...].firstIndex(of: "$") else {
                 throw PlaylistSyntaxError(
-                    "the template \(PlaylistSyntaxError.quote(written)) has a '$' that is not closed (write $$ for '$')")
+                    "the template \(PlaylistSyntaxError.quote(written)) has a '$' that is not closed "
+                        + "(write $$ for '$')")
             }
             let inside = rest[afterDollar..<close]
             rest = rest[rest.index(after: close)...]
@@ -77,7 +78,8 @@ struct DASHTemplate: Equatable {
             let width = Int(format.dropFirst().dropLast()), (1...maxWidth).contains(width)
         else {
             throw PlaylistSyntaxError(
-                "the template \(PlaylistSyntaxError.quote(written)) has the format %\(Printable.name(String(format), limit: 20)) "
+                "the template \(PlaylistSyntaxError.quote(written)) has the format "
+                    + "%\(Printable.name(String(format), limit: 20)) "
                     + "after \(name); only %0<width>d with a width of 1 to \(maxWidth), after Number, Time or "
                     + "Bandwidth, is supported")
         }
@@ -94,8 +96,9 @@ struct DASHTemplate: Equatable {
     /// The text with every identifier replaced; `number` and `time` are only read when
     /// the template has them.
     func filled(representationID: String, bandwidth: Int, number: Int = 0, time: Int64 = 0) -> String {
-        parts.map { Self.text(of: $0, representationID: representationID, bandwidth: bandwidth, number: number, time: time) }
-            .joined()
+        parts.map {
+            Self.text(of: $0, representationID: representationID, bandwidth: bandwidth, number: number, time: time)
+        }.joined()
     }
 
     static func text(of part: Part, representationID: String, bandwidth: Int, number: Int, time: Int64) -> String {

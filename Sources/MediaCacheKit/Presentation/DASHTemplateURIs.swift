@@ -1,3 +1,5 @@
+import Foundation
+
 /// The segment URIs of one representation's `SegmentTemplate@media`, resolved against
 /// its BaseURL once rather than once per segment: a timeline of a million segments
 /// would spend seconds in Foundation's URL resolution. The template is resolved with a

@@ -63,7 +63,8 @@ enum DASHValues {
     static func unsigned(_ text: String, name: String, max: Int64 = .max) throws(PlaylistSyntaxError) -> Int64 {
         let digits = text.trimmingBlanks
         guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            throw PlaylistSyntaxError("\(name) must be a whole number of 0 or more, found \(PlaylistSyntaxError.quote(text))")
+            throw PlaylistSyntaxError(
+                "\(name) must be a whole number of 0 or more, found \(PlaylistSyntaxError.quote(text))")
         }
         guard let value = Int64(digits), value <= max else {
             throw PlaylistSyntaxError("\(name) \(PlaylistSyntaxError.quote(text)) is larger than \(max)")

@@ -1,3 +1,5 @@
+import Foundation
+
 extension XMLElementTree {
     /// Reads a UTF-8 document (a byte order mark allowed): elements, attributes in
     /// either quotes, character data, CDATA, the five predefined entities and character
