@@ -63,9 +63,14 @@ struct DASHTemplateURIs {
             }
         }
         // The marker must be the template's own only where it was put.
-        guard values.count <= 10, probe.lowercased().components(separatedBy: Self.marker).count == values.count + 1,
-            let resolved = try? PlaylistURI.resolve(probe, against: base)
+        guard values.count <= 10, probe.lowercased().components(separatedBy: Self.marker).count == values.count + 1
         else { return nil }
+        // A fragment is never fetched: resolution drops it, and the values in it.
+        if let hash = probe.firstIndex(of: "#") {
+            probe = String(probe[..<hash])
+            values = Array(values.prefix(probe.components(separatedBy: Self.marker).count - 1))
+        }
+        guard let resolved = try? PlaylistURI.resolve(probe, against: base) else { return nil }
         let texts = resolved.components(separatedBy: Self.marker)
         guard texts.count == values.count + 1 else { return nil }
         var pieces: [Piece] = [.text(texts[0])]
