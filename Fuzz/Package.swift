@@ -14,5 +14,6 @@ let package = Package(
         .executableTarget(name: "FuzzMP4", dependencies: kit),
         .executableTarget(name: "FuzzBundle", dependencies: kit),
         .executableTarget(name: "FuzzM3U8", dependencies: kit),
+        .executableTarget(name: "FuzzMPD", dependencies: kit),
     ]
 )

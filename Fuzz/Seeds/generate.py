@@ -9,8 +9,11 @@ list/    written by hand (the DESIGN example, BOM + CRLF, bad lines)
 m3u8/    playlists from ffmpeg's hls muxer (fMP4, single_file byte ranges, a master with
          an audio group); the others written by hand (key rotation, two maps and a gap,
          EXT-X-DEFINE, live FairPlay)
+mpd/     MPDs from ffmpeg's dash muxer (a SegmentList, templates with and without timeline,
+         single_file byte ranges); the others written by hand (prefixed names, Periods,
+         inherited templates, r="-1"; SegmentBase, CDATA, a list with a timeline; live DRM)
 """
-import hashlib, io, json, shutil, struct, subprocess, tarfile, tempfile
+import hashlib, io, json, os, shutil, struct, subprocess, tarfile, tempfile
 
 def ffmpeg(*args):
     subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", *args], check=True)
@@ -79,3 +82,15 @@ with tempfile.TemporaryDirectory() as work:
     shutil.copy(f"{work}/out.m3u8", "m3u8/ffmpeg-fmp4.m3u8")
     shutil.copy(f"{work}/single.m3u8", "m3u8/ffmpeg-single-file.m3u8")
     shutil.copy(f"{work}/master.m3u8", "m3u8/ffmpeg-master-audio-group.m3u8")
+
+with tempfile.TemporaryDirectory() as work:
+    source = ["-f", "lavfi", "-i", "testsrc=d=6:s=320x240", "-f", "lavfi", "-i", "sine=d=6", "-c:v", "libx264",
+              "-c:a", "aac", "-g", "25", "-f", "dash", "-seg_duration", "2"]
+    for name, options in [("segment-list", ["-use_template", "0", "-use_timeline", "0"]),
+                          ("timeline", ["-use_template", "1", "-use_timeline", "1"]),
+                          ("numbered", ["-use_template", "1", "-use_timeline", "0"]),
+                          ("single-file", ["-single_file", "1"])]:
+        # Each as out.mpd in a folder of its own: single_file names its files after it.
+        os.mkdir(f"{work}/{name}")
+        ffmpeg(*source, *options, f"{work}/{name}/out.mpd")
+        shutil.copy(f"{work}/{name}/out.mpd", f"mpd/ffmpeg-{name}.mpd")

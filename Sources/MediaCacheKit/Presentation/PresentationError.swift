@@ -1,11 +1,12 @@
-/// Why a playlist (or a key it names) cannot become a cached title. Every message names
-/// the playlist URL, the line where that helps, and what the user can do.
+/// Why a playlist or MPD (or a key it names) cannot become a cached title. Every message
+/// names the playlist URL, the line where that helps, and what the user can do.
 public enum PresentationError: Error, Equatable, CustomStringConvertible {
     /// The body does not start with `#EXTM3U` (an error or login page, or another format).
     case notAPlaylist(url: String)
     /// The body is larger than `PlaylistText.maxBytes`.
     case tooLarge(url: String, bytes: Int)
-    /// More segments than `HLSMediaPlaylist.maxSegments`.
+    /// More segments than `HLSMediaPlaylist.maxSegments` (in an MPD: in all its
+    /// representations together).
     case tooManySegments(url: String, line: Int)
     /// A tag or URI line that does not follow RFC 8216 (`tag` nil for a URI line or the
     /// playlist as a whole).
@@ -14,12 +15,25 @@ public enum PresentationError: Error, Equatable, CustomStringConvertible {
     case wrongKind(url: String, isMaster: Bool)
     /// No `EXT-X-ENDLIST` and not `EXT-X-PLAYLIST-TYPE:VOD`: the title is still growing.
     case live(url: String)
-    /// A key needs a DRM system (FairPlay `skd://`, a KEYFORMAT other than identity).
+    /// A key needs a DRM system (FairPlay `skd://`, a KEYFORMAT other than identity), or
+    /// an MPD's `ContentProtection` names one.
     case drm(url: String, line: Int, reason: String)
     /// An `EXT-X-KEY` METHOD that RFC 8216 does not define.
     case unknownKeyMethod(url: String, line: Int, method: String)
     /// A fetched AES-128 key whose body is not 16 bytes.
     case badKeyLength(keyURI: String, bytes: Int)
+    /// A body whose root element is not `MPD` (an error page, another format).
+    case notAnMPD(url: String)
+    /// An MPD larger than `XMLElementTree.maxBytes`.
+    case mpdTooLarge(url: String, bytes: Int)
+    /// An MPD that is not well-formed XML, or XML this reader refuses (an internal DTD
+    /// subset, another encoding, nesting or element count past the bounds).
+    case notWellFormed(url: String, line: Int, reason: String)
+    /// An element of an MPD that does not follow ISO/IEC 23009-1, or uses what is not
+    /// supported (remote elements, `$SubNumber$`).
+    case malformedMPD(url: String, line: Int, element: String, reason: String)
+    /// `MPD@type="dynamic"`: the title is live.
+    case liveMPD(url: String)
 
     public var message: String {
         switch self {
@@ -53,6 +67,23 @@ public enum PresentationError: Error, Equatable, CustomStringConvertible {
         case .badKeyLength(let keyURI, let bytes):
             "the AES-128 key \(Self.shown(keyURI)) is \(bytes) bytes, not 16 (an error page?); "
                 + "check the key URL and the headers it needs"
+        case .notAnMPD(let url):
+            "\(Self.shown(url)) is not a DASH MPD: its root element is not <MPD> (an error or login page?); "
+                + "check the URL and its headers"
+        case .mpdTooLarge(let url, let bytes):
+            "\(Self.shown(url)) is \(bytes) bytes; MPDs over \(XMLElementTree.maxBytes) bytes are refused "
+                + "(no real title needs one); check the URL"
+        case .notWellFormed(let url, let line, let reason):
+            "\(Self.shown(url)) line \(line): the MPD cannot be read as XML: \(Printable.name(reason, limit: 400)); "
+                + "check the URL (is the body cut short?) or ask its publisher"
+        case .malformedMPD(let url, let line, let element, let reason):
+            "\(Self.shown(url)) line \(line): malformed <\(Printable.name(element, limit: 40))>: "
+                + "\(Printable.name(reason, limit: 400)); "
+                + "the MPD does not follow ISO/IEC 23009-1 or uses what mediacache does not support "
+                + "(ask its publisher, or check the URL)"
+        case .liveMPD(let url):
+            "\(Self.shown(url)) is a live MPD (type=\"dynamic\"); "
+                + "only complete (VOD) titles are cached: try again when it has ended"
         }
     }
 

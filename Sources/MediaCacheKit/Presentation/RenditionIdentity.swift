@@ -7,10 +7,16 @@ enum RenditionIdentity {
 
     /// `audio-<group>-<name>` or `subtitles-<group>-<name>`.
     static func of(_ kind: SelectedRendition.Kind, group: String, name: String) -> String {
-        let identity = "\(kind.rawValue)-\(escaped(group))-\(escaped(name))"
+        of(kind.rawValue, [group, name])
+    }
+
+    /// `<kind>-<field>-<field>...`, each field escaped: `video-720p`, `audio-en-a1` for
+    /// a DASH representation.
+    static func of(_ kind: String, _ fields: [String]) -> String {
+        let identity = ([kind] + fields.map(escaped)).joined(separator: "-")
         guard identity.utf8.count > maxLength else { return identity }
         // Long names keep a readable start and stay distinct by a digest of the whole.
-        let digest = Digest.sha256Hex("\(kind.rawValue)\n\(group)\n\(name)").prefix(16)
+        let digest = Digest.sha256Hex(([kind] + fields).joined(separator: "\n")).prefix(16)
         return String(decoding: identity.utf8.prefix(maxLength - 17), as: UTF8.self) + "~" + digest
     }
 
