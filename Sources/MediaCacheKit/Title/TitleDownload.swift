@@ -53,7 +53,7 @@ final class TitleDownload {
             end(.failed(JobFailure(
                 .badResponse,
                 "\(Printable.url(url)) is a DASH manifest; this version of mediacache caches HLS titles only "
-                    + "(DASH support is coming); nothing was stored")))
+                    + "(fetching DASH titles comes in a later version); nothing was stored")))
             return
         }
         reader().read(url) { [self] result in
@@ -109,6 +109,9 @@ final class TitleDownload {
             // Held files of renditions changed or no longer chosen are not the title's.
             let planned = Set(plan.resources.map(\.path))
             loaded.held = loaded.held.filter { planned.contains($0.key) && !changed.contains($0.value.rendition) }
+            loaded.partial = loaded.partial.filter { path, _ in
+                planned.contains(path) && !changed.contains(String(path.prefix { $0 != "/" }))
+            }
             loaded.shapes = shapes
             progress = loaded
             pending = plan.resources.filter { progress.held[$0.path] == nil }
@@ -179,8 +182,7 @@ final class TitleDownload {
         case .done(let size, let sha256):
             if resource.kind == .key, size != 16 {
                 let error = PresentationError.badKeyLength(keyURI: finished.url, bytes: Int(size))
-                end(.failed(JobFailure(.badResponse, error.message)))
-                return
+                return fail(JobFailure(.badResponse, error.message))
             }
             failures[resource.path] = nil
             progress.held[resource.path] = TitleProgress.Held(size: size, sha256: sha256, rendition: resource.rendition)
@@ -189,8 +191,8 @@ final class TitleDownload {
             noteProgress()
         case .redirect(let target):
             guard finished.redirectHops < 10, URLParts.problem(with: target) == nil else {
-                end(.failed(JobFailure(.redirect, "\(resource.label): too many or bad redirects, last from \(Printable.url(finished.url))")))
-                return
+                return fail(JobFailure(
+                    .redirect, "\(resource.label): too many or bad redirects, last from \(Printable.url(finished.url))"))
             }
             fetch(resource, url: target, hops: finished.redirectHops + 1)
             return
