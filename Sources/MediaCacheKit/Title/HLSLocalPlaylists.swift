@@ -102,7 +102,7 @@ enum HLSLocalPlaylists {
             if let codecs = variant.codecs { attributes.append("CODECS=\(quoted(codecs))") }
             if let resolution = variant.resolution { attributes.append("RESOLUTION=\(resolution.width)x\(resolution.height)") }
             if let rate = variant.frameRate { attributes.append("FRAME-RATE=\(decimal(rate))") }
-            if let group = variant.audioGroup, hasRenditions(master, .audio, group) {
+            if let group = variant.audioGroup, hasRenditions(master, .audio, group, fetched: fetched) {
                 attributes.append("AUDIO=\(quoted(group))")
             }
             if let group = variant.subtitlesGroup, hasRenditions(master, .subtitles, group, fetched: fetched) {
@@ -114,15 +114,14 @@ enum HLSLocalPlaylists {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Whether `group` still has a rendition in the local master (a subtitle group
-    /// whose tracks were all left out must not be named).
+    /// Whether `group` still has a rendition in the local master (a group whose
+    /// tracks were all left out must not be named).
     private static func hasRenditions(
         _ master: HLSMasterPlaylist, _ type: HLSRendition.MediaType, _ group: String,
-        fetched: [String: HLSTitlePlan.Rendition]? = nil
+        fetched: [String: HLSTitlePlan.Rendition]
     ) -> Bool {
         master.renditions(type, group: group).contains { rendition in
-            guard let fetched, let uri = rendition.uri else { return true }
-            return fetched[uri] != nil
+            rendition.uri.map { fetched[$0] != nil } ?? true
         }
     }
 
