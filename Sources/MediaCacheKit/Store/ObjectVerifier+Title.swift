@@ -33,7 +33,7 @@ extension ObjectVerifier {
                 }
             }
             let before = done
-            if let problem = try checkMember(
+            if let problem = try checkFile(
                 relative, size: member.size, sha256: member.sha256, isCancelled: isCancelled,
                 progress: { progress(before + $0) })
             {
@@ -44,35 +44,5 @@ extension ObjectVerifier {
             done += member.size
         }
         return nil
-    }
-
-    /// What is wrong with one member file, or nil.
-    private func checkMember(
-        _ relative: String, size expected: Int64, sha256: String, isCancelled: () -> Bool, progress: (Int64) -> Void
-    ) throws -> Problem? {
-        let path = directory.absolute(relative)
-        switch FileSystem.entry(path) {
-        case .missing: return .missing
-        case .other: return .notRegularFile
-        case .unreachable(let error): return .unreadable(error)
-        case .regularFile: break
-        }
-        do {
-            let file = try DataFile(path: path, mode: .readOnly)
-            let size = try file.size()
-            guard size == expected else { return .wrongSize(actual: size, expected: expected) }
-            let digest = Digest(.sha256)
-            var done: Int64 = 0
-            try file.forEachBlock(length: size, blockSize: 4 << 20) { block in
-                if isCancelled() { throw CancellationError() }
-                digest.update(block)
-                done += Int64(block.count)
-                progress(done)
-            }
-            let actual = digest.finalizeHex()
-            return actual == sha256 ? nil : .wrongHash(actual: actual, expected: sha256)
-        } catch let error as SystemError {
-            return .unreadable(error)
-        }
     }
 }

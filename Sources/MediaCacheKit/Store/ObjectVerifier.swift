@@ -155,7 +155,15 @@ public final class ObjectVerifier {
     /// `isCancelled` turns true (a file read part-way is judged by nobody).
     private func check(_ object: CachedObject, isCancelled: () -> Bool, progress: (Int64) -> Void) throws -> Problem? {
         if object.isTitle { return try checkTitle(object, isCancelled: isCancelled, progress: progress) }
-        let path = directory.absolute(object.path)
+        return try checkFile(object.path, size: object.size, sha256: object.sha256, isCancelled: isCancelled, progress: progress)
+    }
+
+    /// What is wrong with the file at `relative` (a file object, or a member of a
+    /// title), given the size and SHA-256 it must have; nil when nothing is.
+    func checkFile(
+        _ relative: String, size expected: Int64, sha256: String, isCancelled: () -> Bool, progress: (Int64) -> Void
+    ) throws -> Problem? {
+        let path = directory.absolute(relative)
         switch FileSystem.entry(path) {
         case .missing: return .missing
         case .other: return .notRegularFile
@@ -165,7 +173,7 @@ public final class ObjectVerifier {
         do {
             let file = try DataFile(path: path, mode: .readOnly)
             let size = try file.size()
-            guard size == object.size else { return .wrongSize(actual: size, expected: object.size) }
+            guard size == expected else { return .wrongSize(actual: size, expected: expected) }
             let digest = Digest(.sha256)
             var done: Int64 = 0
             try file.forEachBlock(length: size, blockSize: 4 << 20) { block in
@@ -174,8 +182,8 @@ public final class ObjectVerifier {
                 done += Int64(block.count)
                 progress(done)
             }
-            let sha256 = digest.finalizeHex()
-            return sha256 == object.sha256 ? nil : .wrongHash(actual: sha256, expected: object.sha256)
+            let actual = digest.finalizeHex()
+            return actual == sha256 ? nil : .wrongHash(actual: actual, expected: sha256)
         } catch let error as SystemError {
             return .unreadable(error)
         }
