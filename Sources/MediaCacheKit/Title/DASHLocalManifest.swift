@@ -84,7 +84,9 @@ enum DASHLocalManifest {
             out += "        <BaseURL>\(escaped(url(uri)))</BaseURL>\n"
             if let initialization { out += "        <SegmentBase>\(initialization)</SegmentBase>\n" }
         case .segments(let segments):
-            out += "        <SegmentList timescale=\"\(timescale)\" startNumber=\"\(segments.first?.number ?? 1)\">\n"
+            // No startNumber: ffmpeg 5.1 then takes the list for a template ("missing
+            // template URL"). The numbers live on in the stored paths.
+            out += "        <SegmentList timescale=\"\(timescale)\">\n"
             if let timeline = timeline(segments) { out += "          " + timeline + "\n" }
             if let initialization { out += "          " + initialization + "\n" }
             for segment in segments {
