@@ -25,8 +25,8 @@ extension EndToEnd {
 
         /// Each representation is one ranged file. ffmpeg 5.1 misreads `mediaRange`s
         /// (the fixture's own MPD does not play either), so the local MPD does not play
-        /// in it yet; a `<BaseURL>` alone per representation does (checked by hand over the
-        /// origin's whole files, not the stored [0, end) copies): which to write is open.
+        /// in it yet; a `<BaseURL>` alone per representation does (checked by hand; here
+        /// each ranged file's [0, end) is the whole file): which to write is open.
         @Test func singleFileIsOneRangedFilePerRepresentation() throws {
             let title = try TitleFixture.dashSingleFile.make()
             let plan = try Self.plan(title)
