@@ -1,0 +1,162 @@
+/// Writes a cached DASH title's own MPD: a static MPD of the chosen representations
+/// whose every URL points at the stored copy, relative to the MPD. Written from what was
+/// read (not by editing the origin's text), so no token, BaseURL or unchosen
+/// representation survives into it.
+///
+/// Every representation is a `SegmentList` (`Initialization@sourceURL`, one
+/// `SegmentURL@media` per segment, `@mediaRange` into a ranged file) with a
+/// `SegmentTimeline` in microseconds when the durations are known: ffmpeg 5.1's dash
+/// demuxer plays that frame for frame as the origin's `SegmentTemplate`. A single file
+/// is a `BaseURL` (with `SegmentBase` when its initialization is a file of its own).
+///
+/// Stored paths are written as they are: ffmpeg opens relative paths without
+/// percent-decoding, so a `%` of an escaped identity must stay `%` (a player that does
+/// decode would miss such a file; identities of plain ids have no `%`).
+enum DASHLocalManifest {
+    /// Durations are written in this timescale: exact enough for any source timescale
+    /// up to 1 MHz, and each start is rounded from the running total so nothing drifts.
+    static let timescale: Int64 = 1_000_000
+
+    /// The MPD of `plan`, to be stored at `path` (relative to the title directory).
+    static func mpd(_ plan: DASHTitlePlan, at path: String = "manifest.mpd", link: HLSLocalPlaylists.Link = HLSLocalPlaylists.relative) -> String {
+        let manifest = plan.manifest
+        var out = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+        out += "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" type=\"static\""
+        out += " profiles=\"urn:mpeg:dash:profile:full:2011\" minBufferTime=\"PT2S\""
+        if let duration = manifest.duration ?? totalDuration(manifest) {
+            out += " mediaPresentationDuration=\"\(seconds(duration))\""
+        }
+        out += ">\n"
+        for (index, period) in manifest.periods.enumerated() {
+            let chosen = plan.renditions.filter { $0.selected.period == index }
+            guard !chosen.isEmpty else { continue }
+            out += "  <Period" + attributes([
+                ("id", period.id), ("start", seconds(period.start)), ("duration", period.duration.map(seconds)),
+            ]) + ">\n"
+            // One AdaptationSet per chosen set, in the MPD's order; its representations
+            // in the MPD's order too.
+            for set in period.adaptationSets {
+                let members = set.representations.compactMap { representation in
+                    chosen.first { $0.selected.representation == representation }
+                }
+                guard !members.isEmpty else { continue }
+                out += adaptationSet(set, members, period: period, from: path, link: link)
+            }
+            out += "  </Period>\n"
+        }
+        return out + "</MPD>\n"
+    }
+
+    private static func adaptationSet(
+        _ set: DASHAdaptationSet, _ members: [DASHTitlePlan.Rendition], period: DASHPeriod, from path: String,
+        link: HLSLocalPlaylists.Link
+    ) -> String {
+        var out = "    <AdaptationSet" + attributes([
+            ("id", set.id), ("contentType", set.contentType == .unknown ? nil : set.contentType.rawValue),
+            ("lang", set.language),
+        ]) + ">\n"
+        for role in set.roles {
+            out += "      <Role schemeIdUri=\"urn:mpeg:dash:role:2011\" value=\"\(escaped(role))\"/>\n"
+        }
+        for rendition in members {
+            out += representation(rendition, period: period, from: path, link: link)
+        }
+        return out + "    </AdaptationSet>\n"
+    }
+
+    private static func representation(
+        _ rendition: DASHTitlePlan.Rendition, period: DASHPeriod, from path: String, link: HLSLocalPlaylists.Link
+    ) -> String {
+        let representation = rendition.selected.representation
+        func url(_ uri: String) -> String { link(rendition.storedPaths[uri] ?? uri, path) }
+        var out = "      <Representation" + attributes([
+            ("id", representation.id), ("bandwidth", String(representation.bandwidth)),
+            ("width", representation.width.map(String.init)), ("height", representation.height.map(String.init)),
+            ("codecs", representation.codecs), ("mimeType", representation.mimeType),
+        ]) + ">\n"
+        let initialization = representation.initialization.map { resource in
+            "<Initialization" + attributes([
+                ("sourceURL", url(resource.uri)), ("range", resource.byteRange.map(inclusive)),
+            ]) + "/>"
+        }
+        switch representation.media {
+        case .singleFile(let uri):
+            out += "        <BaseURL>\(escaped(url(uri)))</BaseURL>\n"
+            if let initialization { out += "        <SegmentBase>\(initialization)</SegmentBase>\n" }
+        case .segments(let segments):
+            // No startNumber: ffmpeg 5.1 then takes the list for a template ("missing
+            // template URL"). The numbers live on in the stored paths.
+            out += "        <SegmentList timescale=\"\(timescale)\">\n"
+            if let timeline = timeline(segments) { out += "          " + timeline + "\n" }
+            if let initialization { out += "          " + initialization + "\n" }
+            for segment in segments {
+                out += "          <SegmentURL" + attributes([
+                    ("media", url(segment.uri)), ("mediaRange", segment.byteRange.map(inclusive)),
+                ]) + "/>\n"
+            }
+            out += "        </SegmentList>\n"
+        }
+        return out + "      </Representation>\n"
+    }
+
+    /// A `SegmentTimeline` of the segments' durations, equal ones run together with
+    /// `@r`; nil when some duration is unknown (a SegmentList that gave none).
+    static func timeline(_ segments: [DASHSegment]) -> String? {
+        var durations: [Int64] = []
+        var total = 0.0
+        var previous: Int64 = 0
+        for segment in segments {
+            guard let duration = segment.duration else { return nil }
+            total += duration
+            let end = Int64((total * Double(timescale)).rounded())
+            durations.append(end - previous)
+            previous = end
+        }
+        guard !durations.isEmpty else { return nil }
+        var out = "<SegmentTimeline>"
+        var index = 0
+        while index < durations.count {
+            var repeats = 0
+            while index + repeats + 1 < durations.count, durations[index + repeats + 1] == durations[index] { repeats += 1 }
+            out += "<S" + (index == 0 ? " t=\"0\"" : "") + " d=\"\(durations[index])\"" + (repeats > 0 ? " r=\"\(repeats)\"" : "") + "/>"
+            index += repeats + 1
+        }
+        return out + "</SegmentTimeline>"
+    }
+
+    /// Where the last Period known to end ends, when the MPD does not say its length.
+    private static func totalDuration(_ manifest: DASHManifest) -> Double? {
+        guard let last = manifest.periods.last, let duration = last.duration else { return nil }
+        return last.start + duration
+    }
+
+    /// `first-last`, inclusive, as MPDs write byte ranges.
+    private static func inclusive(_ range: ByteRange) -> String { "\(range.start)-\(range.end - 1)" }
+
+    /// An `xs:duration` in seconds: `PT7.04S`.
+    static func seconds(_ value: Double) -> String { "PT" + HLSLocalPlaylists.decimal(value) + "S" }
+
+    /// ` name="value"` for each value present, escaped.
+    private static func attributes(_ pairs: [(String, String?)]) -> String {
+        pairs.compactMap { name, value in value.map { " \(name)=\"\(escaped($0))\"" } }.joined()
+    }
+
+    /// `text` safe inside a double-quoted attribute or as element content.
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\n": out += "&#10;"
+            case "\t": out += "&#9;"
+            case "\r": out += "&#13;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,216 @@
+import Testing
+@testable import MediaCacheKit
+
+private let origin = "https://cdn.example/vod/manifest.mpd?token=abc"
+private let local = "http://127.0.0.1/title/manifest.mpd"
+
+private func mpd(_ body: String, duration: String = "PT5S") -> String {
+    "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" type=\"static\" mediaPresentationDuration=\"\(duration)\">\n"
+        + body + "\n</MPD>\n"
+}
+
+/// The default choice of `text` planned.
+private func plan(_ text: String, url: String = origin) throws -> DASHTitlePlan {
+    let manifest = try DASHManifest(parsing: text, url: url)
+    return DASHTitlePlan(manifest: manifest, chosen: DASHRenditionSelection.choose(from: manifest).representations)
+}
+
+/// The local MPD of `plan` read back at `local`: every representation has the same
+/// segments (numbers, byte ranges, durations to the microsecond), each URI the stored
+/// file's.
+private func expectRoundTrip(_ plan: DASHTitlePlan, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let text = DASHLocalManifest.mpd(plan)
+    let reread = try DASHManifest(parsing: text, url: local)
+    #expect(reread.duration == plan.manifest.duration, sourceLocation: sourceLocation)
+    let again = DASHRenditionSelection.choose(from: reread).representations
+    #expect(again.map(\.identity) == plan.renditions.map(\.selected.identity), sourceLocation: sourceLocation)
+    let base = "http://127.0.0.1/title/"
+    for (rendition, copy) in zip(plan.renditions, again) {
+        let original = rendition.selected.representation
+        let read = copy.representation
+        func stored(_ uri: String) -> String { base + (rendition.storedPaths[uri] ?? "?") }
+        #expect(read.id == original.id, sourceLocation: sourceLocation)
+        #expect(read.bandwidth == original.bandwidth && read.codecs == original.codecs, sourceLocation: sourceLocation)
+        #expect(read.width == original.width && read.height == original.height, sourceLocation: sourceLocation)
+        #expect(read.mimeType == original.mimeType, sourceLocation: sourceLocation)
+        #expect(read.initialization?.uri == original.initialization.map { stored($0.uri) }, sourceLocation: sourceLocation)
+        #expect(read.initialization?.byteRange == original.initialization?.byteRange, sourceLocation: sourceLocation)
+        let segments = read.media.segments
+        let expected = original.media.segments
+        #expect(segments.map(\.uri) == expected.map { stored($0.uri) }, sourceLocation: sourceLocation)
+        #expect(segments.map(\.byteRange) == expected.map(\.byteRange), sourceLocation: sourceLocation)
+        // Numbered from 1: the local MPD writes no startNumber (ffmpeg 5.1 refuses it).
+        #expect(segments.map(\.number) == Array(1...max(1, expected.count)).prefix(expected.count).map { $0 }, sourceLocation: sourceLocation)
+        for (a, b) in zip(segments, expected) {
+            #expect(abs((a.duration ?? -1) - (b.duration ?? -1)) < 2e-6, sourceLocation: sourceLocation)
+        }
+        if case .singleFile(let uri) = original.media {
+            #expect(read.media == .singleFile(uri: stored(uri)), sourceLocation: sourceLocation)
+        }
+    }
+}
+
+@Suite("DASH title plans")
+struct DASHTitlePlanTests {
+    static let template = mpd(
+        """
+        <Period>
+          <AdaptationSet contentType="video" mimeType="video/mp4">
+            <SegmentTemplate timescale="1000" duration="2000" initialization="$RepresentationID$/init.mp4"
+              media="$RepresentationID$/seg-$Number$.m4s?tok=1"/>
+            <Representation id="v1" bandwidth="1000" width="640" height="360" codecs="avc1.4d401e"/>
+            <Representation id="v2" bandwidth="2000" width="1280" height="720" codecs="avc1.4d401f"/>
+          </AdaptationSet>
+          <AdaptationSet contentType="audio" lang="en" mimeType="audio/mp4" codecs="mp4a.40.2">
+            <Role schemeIdUri="urn:mpeg:dash:role:2011" value="main"/>
+            <SegmentTemplate timescale="1000" duration="2500" initialization="a/init" media="a/$Number$"/>
+            <Representation id="a1" bandwidth="64000"/>
+          </AdaptationSet>
+        </Period>
+        """)
+
+    @Test func templateInPresentationOrderWithPathsFromIdentityAndNumber() throws {
+        let plan = try plan(Self.template)
+        #expect(plan.resources.map(\.path) == [
+            "video-v2/init.mp4", "video-v2/s1.m4s", "audio-en-a1/init.mp4", "audio-en-a1/s1.m4s",
+            "video-v2/s2.m4s", "audio-en-a1/s2.m4s", "video-v2/s3.m4s",
+        ])
+        #expect(plan.resources[1].url == "https://cdn.example/vod/v2/seg-1.m4s?tok=1")
+        #expect(plan.resources.map(\.kind) == [.initSection, .segment, .initSection, .segment, .segment, .segment, .segment])
+        #expect(plan.resources.allSatisfy { $0.range == nil })
+        #expect(plan.resources[4].label == "segment 2 of video-v2")
+        #expect(Set(plan.shapes.keys) == ["video-v2", "audio-en-a1"])
+        try expectRoundTrip(plan)
+    }
+
+    @Test func freshTokensKeepTheShapeAndARecutChangesIt() throws {
+        let first = try plan(Self.template)
+        let tokens = try plan(Self.template.replacingOccurrences(of: "tok=1", with: "tok=2"), url: origin + "x")
+        #expect(tokens.shapes == first.shapes)
+        #expect(tokens.resources.map(\.path) == first.resources.map(\.path))
+        let recut = try plan(Self.template.replacingOccurrences(of: "duration=\"2500\"", with: "duration=\"2000\""))
+        #expect(recut.shapes["audio-en-a1"] != first.shapes["audio-en-a1"])
+        #expect(recut.shapes["video-v2"] == first.shapes["video-v2"])
+    }
+
+    @Test func timelineWithTimeNamesByNumberNotTime() throws {
+        let plan = try plan(
+            mpd(
+                """
+                <Period><AdaptationSet contentType="video">
+                  <Representation id="v" bandwidth="1" mimeType="video/mp4" codecs="avc1">
+                    <SegmentTemplate timescale="10" startNumber="5" initialization="init-$RepresentationID$.mp4" media="t-$Time$.m4s">
+                      <SegmentTimeline><S t="100" d="20" r="1"/><S d="10"/></SegmentTimeline>
+                    </SegmentTemplate>
+                  </Representation>
+                </AdaptationSet></Period>
+                """))
+        #expect(plan.resources.map(\.path) == ["video-v/init.mp4", "video-v/s5.m4s", "video-v/s6.m4s", "video-v/s7.m4s"])
+        #expect(plan.resources.map(\.url).last == "https://cdn.example/vod/t-140.m4s")
+        #expect(DASHLocalManifest.timeline(plan.renditions[0].selected.representation.media.segments)
+            == "<SegmentTimeline><S t=\"0\" d=\"2000000\" r=\"1\"/><S d=\"1000000\"/></SegmentTimeline>")
+        try expectRoundTrip(plan)
+    }
+
+    @Test func rangesOfOneFileAreOneRangedFile() throws {
+        let plan = try plan(
+            mpd(
+                """
+                <Period><AdaptationSet contentType="video">
+                  <Representation id="r" bandwidth="1" mimeType="video/mp4">
+                    <BaseURL>media/file.mp4?sig=1</BaseURL>
+                    <SegmentList timescale="1000" duration="2000">
+                      <Initialization range="0-99"/>
+                      <SegmentURL mediaRange="100-199"/><SegmentURL mediaRange="200-349"/>
+                    </SegmentList>
+                  </Representation>
+                </AdaptationSet></Period>
+                """, duration: "PT4S"))
+        #expect(plan.resources.count == 1)
+        let file = try #require(plan.resources.first)
+        #expect(file.path == "video-r/file-1.mp4")
+        #expect(file.kind == .rangedFile && file.range == ByteRange(0, 350))
+        #expect(file.url == "https://cdn.example/vod/media/file.mp4?sig=1")
+        let text = DASHLocalManifest.mpd(plan)
+        #expect(text.contains("<SegmentURL media=\"video-r/file-1.mp4\" mediaRange=\"200-349\"/>"))
+        #expect(text.contains("<Initialization sourceURL=\"video-r/file-1.mp4\" range=\"0-99\"/>"))
+        try expectRoundTrip(plan)
+    }
+
+    @Test func listWithoutDurationsAndAWholeFileAlsoRanged() throws {
+        // The second URL is fetched whole by one segment and by range by another: one
+        // whole file serves both.
+        let plan = try plan(
+            mpd(
+                """
+                <Period><AdaptationSet contentType="audio" lang="fr">
+                  <Representation id="a" bandwidth="1" mimeType="audio/mp4">
+                    <SegmentList><Initialization sourceURL="i.mp4"/>
+                      <SegmentURL media="one.m4s"/><SegmentURL media="two.mp4"/>
+                      <SegmentURL media="two.mp4" mediaRange="10-19"/>
+                    </SegmentList>
+                  </Representation>
+                </AdaptationSet></Period>
+                """))
+        #expect(plan.resources.map(\.path) == ["audio-fr-a/init.mp4", "audio-fr-a/s1.m4s", "audio-fr-a/s2.mp4"])
+        #expect(plan.resources.allSatisfy { $0.range == nil })
+        #expect(!DASHLocalManifest.mpd(plan).contains("SegmentTimeline"))
+        try expectRoundTrip(plan)
+    }
+
+    @Test func severalPeriodsPlayInOrder() throws {
+        let period = { (id: String, duration: String) in
+            """
+            <Period id="\(id)" duration="\(duration)">
+              <AdaptationSet contentType="video"><Representation id="v" bandwidth="9" mimeType="video/mp4">
+                <SegmentTemplate duration="2" initialization="\(id)/v-init.mp4" media="\(id)/v-$Number$.m4s"/>
+              </Representation></AdaptationSet>
+              <AdaptationSet contentType="audio" lang="en"><Representation id="a" bandwidth="1" mimeType="audio/mp4">
+                <SegmentTemplate duration="2" initialization="\(id)/a-init.mp4" media="\(id)/a-$Number$.m4s"/>
+              </Representation></AdaptationSet>
+            </Period>
+            """
+        }
+        let plan = try plan(mpd(period("ad", "PT2S") + period("main", "PT4S"), duration: "PT6S"))
+        #expect(plan.resources.map(\.path) == [
+            "video-v-ad/init.mp4", "video-v-ad/s1.m4s", "audio-en-a-ad/init.mp4", "audio-en-a-ad/s1.m4s",
+            "video-v-main/init.mp4", "video-v-main/s1.m4s", "audio-en-a-main/init.mp4", "audio-en-a-main/s1.m4s",
+            "video-v-main/s2.m4s", "audio-en-a-main/s2.m4s",
+        ])
+        let text = DASHLocalManifest.mpd(plan)
+        #expect(text.components(separatedBy: "<Period").count == 3)
+        #expect(text.contains("<Period id=\"main\" start=\"PT2S\" duration=\"PT4S\">"))
+        try expectRoundTrip(plan)
+    }
+
+    @Test func singleFileIsOneResourceAndABaseURL() throws {
+        let plan = try plan(
+            mpd(
+                """
+                <Period><AdaptationSet contentType="video">
+                  <Representation id="s" bandwidth="1" mimeType="video/mp4"><BaseURL>whole.mp4?t=1</BaseURL>
+                    <SegmentBase indexRange="800-899"><Initialization range="0-799"/></SegmentBase>
+                  </Representation>
+                </AdaptationSet></Period>
+                """))
+        #expect(plan.resources.map(\.path) == ["video-s/file.mp4"])
+        #expect(plan.resources.first?.range == nil)
+        #expect(DASHLocalManifest.mpd(plan).contains("<BaseURL>video-s/file.mp4</BaseURL>"))
+        try expectRoundTrip(plan)
+    }
+
+    @Test func attributeValuesAreEscaped() throws {
+        let plan = try plan(
+            mpd(
+                """
+                <Period id="a&amp;&quot;b&lt;"><AdaptationSet contentType="text" lang="x&apos;y">
+                  <Representation id="t" bandwidth="1" mimeType="text/vtt" codecs="a&amp;b"><BaseURL>s.vtt</BaseURL></Representation>
+                </AdaptationSet></Period>
+                """))
+        let text = DASHLocalManifest.mpd(plan)
+        #expect(text.contains("id=\"a&amp;&quot;b&lt;\""))
+        #expect(text.contains("lang=\"x&apos;y\""))
+        #expect(plan.resources.map(\.path) == ["text-x%27y-t/file.vtt"])
+        try expectRoundTrip(plan)
+    }
+}
