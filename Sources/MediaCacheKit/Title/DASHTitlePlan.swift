@@ -136,5 +136,3 @@ struct DASHTitlePlan: Sendable {
         return segmented ? "m4s" : "mp4"
     }
 }
-
-extension DASHTitlePlan: TitlePlan {}

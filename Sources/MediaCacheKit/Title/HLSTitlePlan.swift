@@ -12,12 +12,16 @@ struct HLSTitlePlan: Sendable {
         var localPlaylist: String
     }
 
+    /// The master playlist the renditions were chosen from; nil for a media playlist
+    /// given directly.
+    var master: HLSMasterPlaylist?
     var renditions: [Rendition]
     var resources: [TitleResource]
 
     /// Plans `renditions` (each selected rendition with its media playlist, in choice
-    /// order); a media playlist given directly is one rendition called `media`.
-    init(renditions chosen: [(SelectedRendition, HLSMediaPlaylist)]) {
+    /// order) of `master`; a media playlist given directly is one rendition called `media`.
+    init(master: HLSMasterPlaylist? = nil, renditions chosen: [(SelectedRendition, HLSMediaPlaylist)]) {
+        self.master = master
         var planned: [Rendition] = []
         var timeline: [(time: Double, order: Int, resource: TitleResource)] = []
         for (order, (selected, playlist)) in chosen.enumerated() {
