@@ -113,6 +113,13 @@ final class TitleDownload {
                 job.emit(.notice(url: job.url, message: "resuming: \(held) of \(plan.resources.count) parts of the title are held"))
             }
             job.emit(.notice(url: job.url, message: plan.summary))
+            if !job.startedEventSent {
+                job.startedEventSent = true
+                job.emit(
+                    .started(
+                        url: job.url, name: job.name, length: nil, resumedBytes: progress.bytesHeld,
+                        connections: max(1, options.connectionsPerFile), source: .origin))
+            }
             bytesAtLastEvent = progress.bytesHeld
             lastProgressEvent = TransferLoop.now()
             fill()
@@ -270,9 +277,14 @@ final class TitleDownload {
         job.emit(
             .progress(
                 url: job.url, name: job.name, bytesDone: done, length: nil, bytesPerSecond: max(0, rate),
-                connections: running.count))
+                connections: running.count, title: counts(listingMissing: false)))
         lastProgressEvent = now
         bytesAtLastEvent = done
+    }
+
+    /// How many segments and files are held, of the plan's (none before it is made).
+    private func counts(listingMissing: Bool) -> TitleCounts? {
+        plan.map { TitleCounts(resources: $0.resources, isHeld: { progress.held[$0] != nil }, listingMissing: listingMissing) }
     }
 
     /// Flushes the files held so far, then saves the progress that names them.
@@ -354,6 +366,7 @@ final class TitleDownload {
         stopFetches()
         var result = result
         if case .failed(var failure) = result {
+            failure.title = counts(listingMissing: true)
             failure.keptForResume = !progress.held.isEmpty || !progress.partial.isEmpty
             if failure.keptForResume {
                 failure.message += "; the \(progress.held.count) parts held are kept: run again to fetch the rest"
