@@ -31,6 +31,10 @@ public final class TierTitlePuller: Sendable {
         guard let manifestSize = record.titleManifestSize, let key = CacheKey(hex: record.key) else {
             throw .localFile("the record of \(record.url) is not a streaming title's")
         }
+        // Read whole into memory: a record may claim anything, a title.json is bounded.
+        guard manifestSize <= Int64(TitleOnDisk.maximumManifestSize) else {
+            throw unusable(store.layout.objectKey(for: record), .manifestUnreadable("the record says it holds \(manifestSize) bytes, more than a title manifest may"))
+        }
         if let existing = objects.openIntact(key: key)?.object, existing.sha256 == record.sha256 {
             return .alreadyCached(existing)
         }
@@ -42,7 +46,7 @@ public final class TierTitlePuller: Sendable {
             let pack = store.layout.objectKey(for: record)
             var assembly: TitleAssembly
             do {
-                let bytes = try fetch(pack, ByteRange(0, min(manifestSize, record.size)))
+                let bytes = try fetch(pack, ByteRange(0, manifestSize))
                 assembly = try TitleAssembly(manifestBytes: bytes, sha256: record.sha256, size: record.size)
             } catch let problem as TitleAssembly.Problem {
                 throw unusable(pack, problem)
