@@ -165,7 +165,11 @@ final class DownloadJob: @unchecked Sendable {
         let now = TransferLoop.now()
         partial.restartCheckpointClock(at: now)
         lastProgress = now
-        if !startedEventSent {
+        // A playlist by its type becomes a title, which says when it starts (with no
+        // playlist's size for the title's).
+        let titleByType = source.kind == .origin && state.bytesDone == 0
+            && PresentationDetection.format(contentType: state.contentType, firstBytes: []) != nil
+        if !startedEventSent, !titleByType {
             startedEventSent = true
             emit(
                 .started(

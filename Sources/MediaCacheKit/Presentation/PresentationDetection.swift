@@ -2,6 +2,14 @@
 public enum PresentationFormat: String, Sendable, Hashable {
     case hls
     case dash
+
+    /// The Content-Type a title's entry is stored and served with.
+    public var mediaType: String {
+        switch self {
+        case .hls: "application/vnd.apple.mpegurl"
+        case .dash: "application/dash+xml"
+        }
+    }
 }
 
 /// Tells a playlist or manifest from a file by its Content-Type and first bytes, with

@@ -137,7 +137,7 @@ struct IndexRebuilder {
         return CachedObject(
             key: key, cacheKey: cacheKey, path: entry, size: manifest.totalSize(manifestBytes: bytes.count),
             sha256: Digest.sha256Hex(bytes), faststart: .skipped("streaming title"), url: url,
-            contentType: manifest.format == .hls ? "application/vnd.apple.mpegurl" : "application/dash+xml",
+            contentType: manifest.format.mediaType,
             addedAt: modified, lastUsedAt: modified)
     }
 

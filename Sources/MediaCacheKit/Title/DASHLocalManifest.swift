@@ -3,15 +3,15 @@
 /// read (not by editing the origin's text), so no token, BaseURL or unchosen
 /// representation survives into it.
 ///
-/// Every representation is a `SegmentList` (`Initialization@sourceURL`, one
-/// `SegmentURL@media` per segment, `@mediaRange` into a ranged file) with a
-/// `SegmentTimeline` in microseconds when the durations are known: ffmpeg 5.1's dash
-/// demuxer plays that frame for frame as the origin's `SegmentTemplate`. A single file
-/// is a `BaseURL` (with `SegmentBase` when its initialization is a file of its own).
+/// A segmented representation is a `SegmentList` (`Initialization@sourceURL`, one
+/// `SegmentURL@media` per segment) with a `SegmentTimeline` in microseconds when the
+/// durations are known: ffmpeg 5.1's dash demuxer plays that frame for frame as the
+/// origin's `SegmentTemplate`. A single file, or segments that are byte ranges of one
+/// file, is a `BaseURL` (with `SegmentBase` when its initialization is a file of its own).
 ///
-/// Stored paths are written as they are: ffmpeg opens relative paths without
-/// percent-decoding, so a `%` of an escaped identity must stay `%` (a player that does
-/// decode would miss such a file; identities of plain ids have no `%`).
+/// Stored paths are written as they are: they hold only letters, digits, `.`, `_`, `-`
+/// and `~` (see `RenditionIdentity`), so a player that percent-decodes a relative URL
+/// and one that does not (ffmpeg) open the same file.
 enum DASHLocalManifest {
     /// Durations are written in this timescale: exact enough for any source timescale
     /// up to 1 MHz, and each start is rounded from the running total so nothing drifts.
@@ -80,6 +80,10 @@ enum DASHLocalManifest {
             ]) + "/>"
         }
         switch representation.media {
+        case .segments(let segments) where isOneFile(segments, initialization: representation.initialization):
+            // Byte ranges of one file, stored as one file that holds them all: a BaseURL
+            // alone plays in ffmpeg 5.1, whose dash demuxer misreads `mediaRange`.
+            out += "        <BaseURL>\(escaped(url(segments[0].uri)))</BaseURL>\n"
         case .singleFile(let uri):
             out += "        <BaseURL>\(escaped(url(uri)))</BaseURL>\n"
             if let initialization { out += "        <SegmentBase>\(initialization)</SegmentBase>\n" }
@@ -97,6 +101,13 @@ enum DASHLocalManifest {
             out += "        </SegmentList>\n"
         }
         return out + "      </Representation>\n"
+    }
+
+    /// Whether every segment (and the initialization) is a byte range of one and the same file.
+    static func isOneFile(_ segments: [DASHSegment], initialization: DASHResource?) -> Bool {
+        guard let uri = segments.first?.uri else { return false }
+        let uses = segments.map { DASHResource(uri: $0.uri, byteRange: $0.byteRange) } + [initialization].compactMap(\.self)
+        return uses.allSatisfy { $0.uri == uri && $0.byteRange != nil }
     }
 
     /// A `SegmentTimeline` of the segments' durations, equal ones run together with

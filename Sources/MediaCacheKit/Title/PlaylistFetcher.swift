@@ -10,15 +10,16 @@ final class PlaylistFetcher {
         self.job = job
     }
 
-    func fetch(_ url: String, completion: @escaping Completion) {
-        fetch(url, hops: 0, failures: 0, completion: completion)
+    /// Fetches `url`, refusing a body over `maxBytes` (an HLS playlist's limit by default).
+    func fetch(_ url: String, maxBytes: Int = PlaylistText.maxBytes, completion: @escaping Completion) {
+        fetch(url, maxBytes: maxBytes, hops: 0, failures: 0, completion: completion)
     }
 
-    private func fetch(_ url: String, hops: Int, failures: Int, completion: @escaping Completion) {
+    private func fetch(_ url: String, maxBytes: Int, hops: Int, failures: Int, completion: @escaping Completion) {
         let options = job.options
         let request = job.source.request(url: url, urlOrigin: URLParts(url)?.origin, rangeHeaders: [], options: options)
         HTTPExchange.start(
-            request, userAgent: job.source.userAgent(options: options), maxBodyBytes: PlaylistText.maxBytes, on: job.loop
+            request, userAgent: job.source.userAgent(options: options), maxBodyBytes: maxBytes, on: job.loop
         ) { [weak self] outcome in
             guard let self else { return }
             let shown = Printable.url(url)
@@ -30,7 +31,7 @@ final class PlaylistFetcher {
                 let delay = job.retryPolicy.delay(attempt: failures + 1, retryAfter: retryAfter)
                 job.emit(.retry(url: job.url, attempt: failures + 1, delay: delay, reason: "the playlist \(shown): \(reason)"))
                 _ = job.loop.after(delay) { [weak self] in
-                    self?.fetch(url, hops: hops, failures: failures + 1, completion: completion)
+                    self?.fetch(url, maxBytes: maxBytes, hops: hops, failures: failures + 1, completion: completion)
                 }
             }
             switch outcome {
@@ -45,7 +46,7 @@ final class PlaylistFetcher {
                     completion(.failure(JobFailure(.redirect, "the playlist \(shown) redirected too often or to no usable URL")))
                     return
                 }
-                fetch(target, hops: hops + 1, failures: failures, completion: completion)
+                fetch(target, maxBytes: maxBytes, hops: hops + 1, failures: failures, completion: completion)
             case .success(let response) where response.head.status == 200:
                 completion(.success((response.body, url)))
             case .success(let response) where RetryPolicy.isTransient(status: response.head.status):

@@ -8,9 +8,7 @@ struct TitleCommit: Sendable {
     let key: CacheKey
     let cache: CacheDirectory
     let entry: ListEntry
-    let format: PresentationFormat
-    let master: HLSMasterPlaylist?
-    let plan: HLSTitlePlan
+    let plan: any TitlePlan
     let progress: TitleProgress
     let staging: String
 
@@ -22,30 +20,15 @@ struct TitleCommit: Sendable {
             guard let held = progress.held[resource.path] else { throw CommitError.incomplete(url: entry.url) }
             return TitleManifest.Member(path: resource.path, size: held.size, sha256: held.sha256)
         }
-        // The local playlists: each rendition's, then the entry (a master playlist, or
-        // for a media playlist given directly, that playlist with paths from the top).
-        var playlists: [(path: String, text: String)] = plan.renditions.map { ($0.localPlaylist, HLSLocalPlaylists.media($0)) }
-        let entryPath = TitleLayout.entry(for: format)
-        if let master {
-            playlists.append((entryPath, HLSLocalPlaylists.master(master, renditions: plan.renditions, entry: entryPath)))
-        } else if var only = plan.renditions.first {
-            only.localPlaylist = entryPath
-            playlists = [(entryPath, HLSLocalPlaylists.media(only))]
-        }
-        for (path, text) in playlists {
+        let entryPath = TitleLayout.entry(for: plan.format)
+        for (path, text) in plan.localFiles(entry: entryPath) {
             let bytes = Array(text.utf8)
             try Self.write(bytes, to: files + "/" + path)
             members.append(TitleManifest.Member(path: path, size: Int64(bytes.count), sha256: Digest.sha256Hex(bytes)))
         }
         let manifest = TitleManifest(
-            format: format, url: URLCredentials.withoutPassword(entry.url), entry: entryPath,
-            renditions: plan.renditions.map { rendition in
-                TitleManifest.Rendition(
-                    identity: rendition.selected.identity, kind: rendition.selected.kind.rawValue,
-                    playlist: master == nil ? entryPath : rendition.localPlaylist,
-                    segments: rendition.playlist.segments.count, duration: rendition.playlist.duration)
-            },
-            members: members)
+            format: plan.format, url: URLCredentials.withoutPassword(entry.url), entry: entryPath,
+            renditions: plan.manifestRenditions(entry: entryPath), members: members)
         let manifestBytes = manifest.encoded()
         try Self.write(manifestBytes, to: files + "/" + TitleManifest.fileName)
 
@@ -62,7 +45,7 @@ struct TitleCommit: Sendable {
             size: manifest.totalSize(manifestBytes: manifestBytes.count), sha256: Digest.sha256Hex(manifestBytes),
             faststart: .skipped("streaming title"), url: URLCredentials.withoutPassword(entry.url),
             mirrors: entry.urls.dropFirst().map(URLCredentials.withoutPassword), name: entry.outName,
-            contentType: format == .hls ? "application/vnd.apple.mpegurl" : "application/dash+xml",
+            contentType: plan.format.mediaType,
             addedAt: now, lastUsedAt: now)
         return CommitBatcher.Publication(
             source: files, unnamed: nil, durable: false, destination: cache.absolute(directory), object: object,

@@ -16,8 +16,7 @@ final class TitleDownload {
     private var options: PrefetchOptions { job.options }
     private let playlists: PlaylistFetcher
 
-    private var plan: HLSTitlePlan?
-    private var master: HLSMasterPlaylist?
+    private var plan: (any TitlePlan)?
     private var progress = TitleProgress()
     /// Resources not held yet, in the order they are wanted.
     private var pending: [TitleResource] = []
@@ -49,33 +48,27 @@ final class TitleDownload {
 
     /// Reads the title's playlist from `url` (where the job found it) and goes on from there.
     func start(url: String) {
-        guard format == .hls else {
-            end(.failed(JobFailure(
-                .badResponse,
-                "\(Printable.url(url)) is a DASH manifest; this version of mediacache caches HLS titles only "
-                    + "(fetching DASH titles comes in a later version); nothing was stored")))
-            return
-        }
-        reader().read(url) { [self] result in
+        read(url) { [self] result in
             guard !ended else { return }
             switch result {
             case .failure(let failure):
                 end(.failed(failure))
             case .success(let title):
                 for note in title.notes { job.emit(.notice(url: job.url, message: note)) }
-                master = title.master
-                planned(title.renditions)
+                planned(title.plan)
             }
         }
     }
 
-    private func reader() -> HLSTitleReader {
-        HLSTitleReader(playlists: playlists, selection: job.request.entry.renditions.applied(to: options.renditions))
+    /// Reads and plans the title at `url` with the entry's choice of renditions.
+    private func read(_ url: String, completion: @escaping TitleReader.Completion) {
+        TitleReader.read(
+            url, format: format, playlists: playlists,
+            selection: job.request.entry.renditions.applied(to: options.renditions), completion: completion)
     }
 
     /// The plan is made: load what an earlier run held (off the loop), then fetch the rest.
-    private func planned(_ renditions: [(SelectedRendition, HLSMediaPlaylist)]) {
-        let plan = HLSTitlePlan(renditions: renditions)
+    private func planned(_ plan: any TitlePlan) {
         self.plan = plan
         let (staging, files) = (staging, filesDirectory)
         let folders = Set(plan.resources.map { ($0.path as NSString).deletingLastPathComponent })
@@ -119,12 +112,14 @@ final class TitleDownload {
             if held > 0 {
                 job.emit(.notice(url: job.url, message: "resuming: \(held) of \(plan.resources.count) parts of the title are held"))
             }
-            let segments = plan.renditions.reduce(0) { $0 + $1.playlist.segments.count }
-            job.emit(
-                .notice(
-                    url: job.url,
-                    message: "an HLS title: \(plan.renditions.map(\.selected.identity).joined(separator: ", ")); "
-                        + "\(segments) segments, \(plan.resources.count) files to hold"))
+            job.emit(.notice(url: job.url, message: plan.summary))
+            if !job.startedEventSent {
+                job.startedEventSent = true
+                job.emit(
+                    .started(
+                        url: job.url, name: job.name, length: nil, resumedBytes: progress.bytesHeld,
+                        connections: max(1, options.connectionsPerFile), source: .origin))
+            }
             bytesAtLastEvent = progress.bytesHeld
             lastProgressEvent = TransferLoop.now()
             fill()
@@ -234,13 +229,13 @@ final class TitleDownload {
         urlsRefreshed = true
         refreshing = true
         job.emit(.notice(url: job.url, message: "\(resource.label) answered HTTP \(status): reading the playlists again for fresh URLs"))
-        reader().read(job.url) { [self] result in
+        read(job.url) { [self] result in
             refreshing = false
             guard !ended else { return }
             guard case .success(let title) = result else {
                 return fail(failure)
             }
-            let fresh = HLSTitlePlan(renditions: title.renditions)
+            let fresh = title.plan
             let urls = Dictionary(fresh.resources.map { ($0.path, $0.url) }, uniquingKeysWith: { first, _ in first })
             guard let url = urls[resource.path] else { return fail(failure) }
             for index in pending.indices { pending[index].url = urls[pending[index].path] ?? pending[index].url }
@@ -282,9 +277,14 @@ final class TitleDownload {
         job.emit(
             .progress(
                 url: job.url, name: job.name, bytesDone: done, length: nil, bytesPerSecond: max(0, rate),
-                connections: running.count))
+                connections: running.count, title: counts(listingMissing: false)))
         lastProgressEvent = now
         bytesAtLastEvent = done
+    }
+
+    /// How many segments and files are held, of the plan's (none before it is made).
+    private func counts(listingMissing: Bool) -> TitleCounts? {
+        plan.map { TitleCounts(resources: $0.resources, isHeld: { progress.held[$0] != nil }, listingMissing: listingMissing) }
     }
 
     /// Flushes the files held so far, then saves the progress that names them.
@@ -319,7 +319,7 @@ final class TitleDownload {
         guard let plan, !committing else { return }
         committing = true
         let commit = TitleCommit(
-            key: job.key, cache: job.cache, entry: job.request.entry, format: format, master: master, plan: plan,
+            key: job.key, cache: job.cache, entry: job.request.entry, plan: plan,
             progress: progress, staging: staging)
         let (job, commits, index, loop) = (job, job.service.commits, job.service.index, loop)
         job.partial.diskQueue.async {
@@ -366,6 +366,7 @@ final class TitleDownload {
         stopFetches()
         var result = result
         if case .failed(var failure) = result {
+            failure.title = counts(listingMissing: true)
             failure.keptForResume = !progress.held.isEmpty || !progress.partial.isEmpty
             if failure.keptForResume {
                 failure.message += "; the \(progress.held.count) parts held are kept: run again to fetch the rest"

@@ -1,13 +1,75 @@
-/// What `TitleDownload` needs of a plan, whatever the format: the resources in
-/// presentation order and a digest of each rendition's shape. Both `HLSTitlePlan` and
-/// `DASHTitlePlan` conform; the download still takes an `HLSTitlePlan` (rewiring it to
-/// this protocol, plus a way to name renditions and write the local manifest, is the
-/// next step for DASH titles).
+/// What `TitleDownload` and `TitleCommit` need of a plan, whatever the format: the
+/// resources in presentation order, a digest of each rendition's shape, and the local
+/// playlists or MPD to write beside the resources once they are all held.
 protocol TitlePlan: Sendable {
+    var format: PresentationFormat { get }
     /// Every resource to hold, in the order a player needs them.
     var resources: [TitleResource] { get }
     /// Rendition identity → digest of its make-up, never of its URLs.
     var shapes: [String: String] { get }
+    /// The renditions chosen, as `title.json` lists them; `entry` is the entry
+    /// playlist's or MPD's stored path.
+    func manifestRenditions(entry: String) -> [TitleManifest.Rendition]
+    /// The local playlists (HLS) or MPD (DASH) to write, each with its stored path; the
+    /// one at `entry` is what a player opens.
+    func localFiles(entry: String) -> [(path: String, text: String)]
 }
 
-extension HLSTitlePlan: TitlePlan {}
+extension TitlePlan {
+    /// How many media segments the chosen renditions have.
+    var segmentCount: Int { manifestRenditions(entry: "").reduce(0) { $0 + $1.segments } }
+
+    /// `hls title: variant-0, audio-aac-en; 300 segments, 305 files to hold`: what the
+    /// user is told once the plan is made.
+    var summary: String {
+        let names = manifestRenditions(entry: "").map(\.identity).joined(separator: ", ")
+        let kind = format == .hls ? "an HLS title" : "a DASH title"
+        return "\(kind): \(names); \(segmentCount) segments, \(resources.count) files to hold"
+    }
+}
+
+extension HLSTitlePlan: TitlePlan {
+    var format: PresentationFormat { .hls }
+
+    func manifestRenditions(entry: String) -> [TitleManifest.Rendition] {
+        renditions.map { rendition in
+            TitleManifest.Rendition(
+                identity: rendition.selected.identity, kind: rendition.selected.kind.rawValue,
+                playlist: master == nil ? entry : rendition.localPlaylist,
+                segments: rendition.playlist.segments.count, duration: rendition.playlist.duration)
+        }
+    }
+
+    /// Each rendition's media playlist, then the entry: the local master, or for a media
+    /// playlist given directly, that playlist with paths from the top.
+    func localFiles(entry: String) -> [(path: String, text: String)] {
+        if let master {
+            return renditions.map { ($0.localPlaylist, HLSLocalPlaylists.media($0)) }
+                + [(entry, HLSLocalPlaylists.master(master, renditions: renditions, entry: entry))]
+        }
+        guard var only = renditions.first else { return [] }
+        only.localPlaylist = entry
+        return [(entry, HLSLocalPlaylists.media(only))]
+    }
+}
+
+extension DASHTitlePlan: TitlePlan {
+    var format: PresentationFormat { .dash }
+
+    func manifestRenditions(entry: String) -> [TitleManifest.Rendition] {
+        renditions.map { rendition in
+            let representation = rendition.selected.representation
+            let period = manifest.periods[rendition.selected.period]
+            let durations = representation.media.segments.compactMap(\.duration)
+            let known = durations.count == representation.media.segments.count && !durations.isEmpty
+            return TitleManifest.Rendition(
+                identity: rendition.selected.identity, kind: rendition.selected.kind.rawValue, playlist: entry,
+                segments: max(1, representation.media.segments.count),
+                duration: known ? durations.reduce(0, +) : period.duration ?? 0)
+        }
+    }
+
+    func localFiles(entry: String) -> [(path: String, text: String)] {
+        [(entry, DASHLocalManifest.mpd(self, at: entry))]
+    }
+}

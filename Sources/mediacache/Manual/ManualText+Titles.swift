@@ -5,11 +5,13 @@ extension ManualText {
             .text(
                 """
                 A URL that answers with an HLS playlist (its Content-Type, or a body that starts \
-                with #EXTM3U; no .m3u8 needed) is cached as one title: the media playlists, init \
+                with #EXTM3U; no .m3u8 needed) or a static DASH MPD (application/dash+xml, or an \
+                XML body whose root is MPD) is cached as one title: the media playlists, init \
                 sections, segments, byte-range files and AES-128 keys of the chosen renditions, \
                 stored as served, fetched up to -x at once in presentation order, and committed \
                 whole. By default: the variant with the highest BANDWIDTH, its DEFAULT or \
-                AUTOSELECT audio, every subtitle rendition. --max-height, --max-bandwidth, \
+                AUTOSELECT audio, every subtitle rendition (for DASH: the best video \
+                representation, the main audio set's best, every text set). --max-height, --max-bandwidth, \
                 --all-variants and --audio-lang choose otherwise (and max-height=, max-bandwidth=, \
                 all-variants=, audio-lang= for one entry).
                 """),
@@ -19,11 +21,12 @@ extension ManualText {
             ]),
             .text(
                 """
-                path prints the title's local master playlist, whose URIs are all relative: \
+                path prints the title's local master playlist (index.m3u8) or MPD (index.mpd), \
+                whose URIs are all relative: \
                 ffmpeg, mpv and VLC play it offline. A segment that cannot be had fails the title \
                 and names it; what was fetched is kept and the next run fetches only the rest, \
                 even when the URLs carry new tokens. Live playlists and DRM are refused with a \
-                message. DASH manifests are not fetched yet.
+                message.
                 """),
             .text(
                 """

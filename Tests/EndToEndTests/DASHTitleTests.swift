@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+import TestOrigin
+
+/// DASH titles end to end: an MPD made by ffmpeg served by the test origin (as
+/// `application/octet-stream`, so the MPD is known by its root element), prefetched,
+/// then played offline from `mediacache path` with the origin gone.
+extension EndToEnd {
+    @Suite struct DASHTitles {
+        @Test(arguments: [TitleFixture.dashTemplate, .dashNumber, .dashSingleFile])
+        func aDASHTitleIsCachedWholeAndPlaysOffline(fixture: TitleFixture) throws {
+            let title = try fixture.make()
+            let origin = try TestOrigin()
+            try Titles.serve(title, on: origin)
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            let result = try harness.prefetch(list: url)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("1 done, 0 failed"), "\(result.stderr)")
+            #expect(result.stderr.contains("a DASH title: video-0, audio-und-1"), "\(result.stderr)")
+            origin.stop()
+
+            let (path, frames) = try Titles.playOffline(harness, url)
+            #expect(path.hasSuffix(".title/index.mpd"))
+            // A single-file title is the same encode as the template one, cut differently;
+            // ffmpeg 5.1 does not play the origin's own single-file MPD.
+            let reference = fixture == .dashSingleFile ? try TitleFixture.dashTemplate.make() : title
+            #expect(frames == (try TitleFixtures.fingerprint(reference)))
+            let directory = (path as NSString).deletingLastPathComponent
+            #expect(!(try TitleFixtures.read(path)).contains("http"), "the local MPD names the origin")
+            if fixture == .dashSingleFile {
+                // One request per representation's file, not one per range.
+                for file in title.resources where file.hasSuffix(".mp4") {
+                    #expect(origin.requests(for: "/t/" + file).count == 1, "\(file)")
+                }
+            } else {
+                // Stored as served: every media file of the origin is in the title, unchanged.
+                let cached = Set(try TitleFixtures.files(in: directory).map { try Titles.sha256(directory + "/" + $0) })
+                for file in title.resources where !file.hasSuffix(".mpd") {
+                    #expect(cached.contains(try Titles.sha256(title.path(file))), "\(file) is not in the cached title")
+                }
+            }
+            #expect(try harness.run(["verify"]).status == 0)
+            let listed = try harness.run(["ls"])
+            #expect(listed.stdout.contains("dash title"), "\(listed.stdout)")
+        }
+
+        /// A segment that cannot be had fails the title, naming it; healed, the next run
+        /// fetches only what it lacks.
+        @Test func aMissingDASHSegmentFailsTheTitleAndTheNextRunFetchesTheRest() throws {
+            let title = try TitleFixture.dashNumber.make()
+            let origin = try TestOrigin()
+            let missing = try #require(title.resources.filter { $0.hasSuffix(".m4s") }.sorted().dropFirst(3).first)
+            try Titles.serve(title, on: origin)
+            origin.remove("/t/" + missing)
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            let failed = try harness.prefetch(list: url, ["--json"])
+            #expect(failed.status == 1)
+            let events = failed.stdout.split(separator: "\n").compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            }
+            let failure = try #require(events.first { $0["event"] as? String == "failed" }, "\(failed.stdout)")
+            let reason = failure["reason"] as? String ?? ""
+            #expect(reason.contains("HTTP 404") && reason.contains("segment"), "\(reason)")
+            #expect(reason.contains("run again to fetch the rest"), "\(reason)")
+            // The event says what is missing: the segment's number under its rendition.
+            // ffmpeg names it `chunk-stream0-00004.m4s`: representation 0's segment 4.
+            #expect(missing.hasPrefix("chunk-stream0-"))
+            let number = try #require(missing.split(separator: "-").last.flatMap { Int($0.prefix(while: \.isNumber)) })
+            #expect(failure["missing"] as? [String: [String]] == ["video-0": [String(number)]], "\(failure)")
+            let total = failure["segments_total"] as? Int ?? 0
+            #expect(total > 0 && failure["segments_done"] as? Int == total - 1, "\(failure)")
+
+            origin.clearLog()
+            origin.serve("/t/" + missing, Resource(file: title.path(missing)))
+            let healed = try harness.prefetch(list: url)
+            #expect(healed.status == 0, "\(healed.stderr)")
+            let again = origin.requests.map(\.path).filter { !$0.hasSuffix(".mpd") }
+            #expect(again == ["/t/" + missing], "\(again)")
+            origin.stop()
+            #expect(try Titles.playOffline(harness, url).frames == (try TitleFixtures.fingerprint(title)))
+        }
+    }
+}
