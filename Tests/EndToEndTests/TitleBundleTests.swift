@@ -3,7 +3,7 @@ import MediaCacheKit
 import Testing
 import TestOrigin
 
-/// Streaming titles travel whole in bundles: an HLS title prefetched from the origin,
+/// Streaming titles travel whole in bundles: an HLS or DASH title prefetched from the origin,
 /// exported, imported into a fresh cache, plays offline frame for frame as the origin's;
 /// a bundle whose title has a member missing, extra or altered imports none of it.
 extension EndToEnd {
@@ -51,24 +51,25 @@ extension EndToEnd {
             }
         }
 
-        @Test(arguments: [TitleFixture.hlsAES, .hlsFMP4])
+        @Test(arguments: [TitleFixture.hlsAES, .hlsFMP4, .dashTemplate])
         func anExportedTitleImportsIntoAFreshCacheAndPlaysOffline(fixture: TitleFixture) throws {
             let exported = try Exported(fixture)
             let info = try exported.target.run(["bundle-info", exported.bundle])
             #expect(info.status == 0, "\(info.stderr)")
-            #expect(info.stdout.contains("hls title"), "\(info.stdout)")
+            let kind = fixture.isHLS ? "hls title" : "dash title"
+            #expect(info.stdout.contains(kind), "\(info.stdout)")
 
             let imported = try exported.target.run(["import", exported.bundle])
             #expect(imported.status == 0, "\(imported.stderr)")
             #expect(imported.stderr.contains("1 imported"), "\(imported.stderr)")
             exported.origin.stop()
             let (path, frames) = try Titles.playOffline(exported.target, exported.url)
-            #expect(path.hasSuffix(".title/index.m3u8"))
+            #expect(path.hasSuffix(fixture.isHLS ? ".title/index.m3u8" : ".title/index.mpd"))
             #expect(frames == (try TitleFixtures.fingerprint(exported.title)))
             let verify = try exported.target.run(["verify"])
             #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
             let ls = try exported.target.run(["ls"])
-            #expect(ls.stdout.contains("hls title"), "\(ls.stdout)")
+            #expect(ls.stdout.contains(kind), "\(ls.stdout)")
 
             let again = try exported.target.run(["import", exported.bundle])
             #expect(again.status == 0, "\(again.stderr)")
