@@ -44,16 +44,9 @@ public final class TierTitlePuller: Sendable {
         }
         return try withExtendedLifetime(lock) { () throws(TierError) -> Outcome in
             let pack = store.layout.objectKey(for: record)
-            var assembly: TitleAssembly
-            do {
+            var assembly = try checking(pack, writing: TitleManifest.fileName) {
                 let bytes = try fetch(pack, ByteRange(0, manifestSize))
-                assembly = try TitleAssembly(manifestBytes: bytes, sha256: record.sha256, size: record.size)
-            } catch let problem as TitleAssembly.Problem {
-                throw unusable(pack, problem)
-            } catch let error as TierError {
-                throw error
-            } catch {
-                throw .localFile("\(error)")
+                return try TitleAssembly(manifestBytes: bytes, sha256: record.sha256, size: record.size)
             }
             let staged = try local { try StagedTitle(cache: cache) }
             try local { try staged.writeManifest(assembly.manifestBytes) }
@@ -77,7 +70,7 @@ public final class TierTitlePuller: Sendable {
         var window: [UInt8] = []
         var windowStart = offset
         for member in assembly.manifest.members {
-            do {
+            try checking(pack, writing: staged.directory + "/" + member.path) {
                 let listed = try assembly.begin(member.path)
                 let file = try staged.create(member.path)
                 let digest = Digest(.sha256)
@@ -95,14 +88,22 @@ public final class TierTitlePuller: Sendable {
                     done += Int64(bytes.count)
                 }
                 try TitleAssembly.check(listed, size: done, sha256: digest.finalizeHex())
-            } catch let problem as TitleAssembly.Problem {
-                throw unusable(pack, problem)
-            } catch let error as TierError {
-                throw error
-            } catch {
-                throw .localFile("writing \(member.path) into \(staged.directory): \(error)")
             }
             offset += member.size
+        }
+    }
+
+    /// Runs `body`, which reads the pack and writes `path`: a check that fails makes the
+    /// pack unusable, a tier error stays one, anything else is this cache's.
+    private func checking<T>(_ pack: String, writing path: String, _ body: () throws -> T) throws(TierError) -> T {
+        do {
+            return try body()
+        } catch let problem as TitleAssembly.Problem {
+            throw unusable(pack, problem)
+        } catch let error as TierError {
+            throw error
+        } catch {
+            throw .localFile("writing \(path): \(error)")
         }
     }
 
