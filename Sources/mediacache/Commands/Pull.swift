@@ -10,8 +10,8 @@ struct Pull: ParsableCommand {
             key, in parallel ranges like a prefetch: resumable after Ctrl-C or a crash, and \
             each object is cached only if its SHA-256 is the one its record names. A \
             streaming title comes back whole, every file checked against its title.json, \
-            or not at all. Objects already cached are skipped. A name the tier has no record for, or a copy that \
-            fails its check, makes the exit status 1. A record whose URL had a query (the \
+            or not at all. Objects already cached are skipped. A name the tier has no \
+            record for, or a copy that fails its check, makes the exit status 1. A record whose URL had a query (the \
             tier keeps URLs without one) is pulled only when named by its full URL.
             """)
 
@@ -102,7 +102,7 @@ struct Pull: ParsableCommand {
                 }
                 if json {
                     Terminal.out(JSONEvent.encode([
-                        "event": pulled ? "title-pulled" : "title-cached", "url": identity, "key": record.key,
+                        "event": pulled ? "title-pulled" : "title-cached", "url": URLCredentials.withoutPassword(identity), "key": record.key,
                         "size": record.size,
                     ]))
                 } else if !quiet {
@@ -111,7 +111,7 @@ struct Pull: ParsableCommand {
             } catch {
                 failed += 1
                 if json {
-                    Terminal.out(JSONEvent.encode(["event": "title-failed", "url": identity, "key": record.key, "reason": "\(error)"]))
+                    Terminal.out(JSONEvent.encode(["event": "title-failed", "url": URLCredentials.withoutPassword(identity), "key": record.key, "reason": "\(error)"]))
                 } else {
                     Terminal.err("FAILED   pull of \(name): \(error)")
                 }
