@@ -202,6 +202,30 @@ struct TitleStoreTests {
         #expect(again.alreadyCached == 1 && again.imported == 0)
     }
 
+    @Test func aDryRunChecksATitleAndWritesNothing() throws {
+        let cache = try BundleTestCache("mediacache-title")
+        try TitleFixture.write(url: url, in: cache.directory, index: cache.index)
+        let bundle = try cache.export()
+        let target = try BundleTestCache("mediacache-title-target")
+        let (summary, events) = try target.importBundle(bundle, options: ImportOptions(dryRun: true))
+        #expect(summary.imported == 1 && summary.isComplete)
+        #expect(events.contains { if case .verified = $0 { true } else { false } })
+        #expect(try target.index.all().isEmpty)
+        #expect(FileSystem.contentsOfDirectory(target.directory.root + "/objects").isEmpty)
+        #expect(target.partialFiles.isEmpty)
+    }
+
+    @Test func anAbandonedStagedTitleGoesWithItsLockFile() throws {
+        let cache = try BundleTestCache("mediacache-title")
+        let owner = cache.directory.partialDirectory + "/" + StagedObject.prefix + "killed"
+        FileManager.default.createFile(atPath: owner, contents: Data())
+        try FileSystem.makeDirectory(owner + StagedTitle.folderSuffix + "/variant-0", durable: false)
+        FileManager.default.createFile(atPath: owner + StagedTitle.folderSuffix + "/variant-0/s0.ts", contents: Data(count: 500))
+        #expect(StagedObject.all(in: cache.directory).map(\.size) == [500])
+        #expect(StagedObject.removeAbandoned(in: cache.directory).count == 1)
+        #expect(cache.partialFiles.isEmpty)
+    }
+
     @Test func titleMemberNamesAreClassified() {
         let key = CacheKey(identity: url)
         #expect(EntryPathPolicy.classify(Array("objects/\(key.hex).title/variant-0/s0.ts".utf8)) == .titleMember(key: key, member: "variant-0/s0.ts"))
