@@ -120,7 +120,9 @@ final class PartialFile: @unchecked Sendable {
             }
             stateMayBeOnDisk = false
         }
-        try file.truncate(length: 0)
+        // Not a new, empty file: ext4 flushes a file truncated to 0 when it is closed
+        // (auto_da_alloc), a cost paid on the loop thread for nothing.
+        if try file.size() > 0 { try file.truncate(length: 0) }
         guard let length, length > 0 else { return }
         // A length the disk cannot hold (or a lie: 10 GB for 1,000 bytes) is refused
         // before it is reserved. Below 64 MiB the reservation itself says ENOSPC, and a

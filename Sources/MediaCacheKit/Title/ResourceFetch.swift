@@ -1,12 +1,12 @@
 import Foundation
 
 /// One resource of a title on its way: a GET (of `[0, end)` for a ranged file, of the
-/// rest for a resume) whose body goes to its file and through SHA-256 as it arrives. It reports once, on
-/// the loop thread, and decides nothing beyond its own response: retries and failures
-/// are the title's.
+/// rest for a resume) whose body goes to its file as it arrives (the title hashes the
+/// file once it is whole: `ResourceHasher`). It reports once, on the loop thread, and
+/// decides nothing beyond its own response: retries and failures are the title's.
 final class ResourceFetch: HTTPTransferDelegate {
     enum Outcome {
-        case done(size: Int64, sha256: String)
+        case done(size: Int64)
         case redirect(to: String)
         /// Asking again may help (a cut connection, 503, 429 with its Retry-After).
         case transient(reason: String, retryAfter: Double?)
@@ -18,7 +18,6 @@ final class ResourceFetch: HTTPTransferDelegate {
     let url: String
     let redirectHops: Int
     private let file: DataFile
-    private var digest = Digest(.sha256)
     private var written: Int64 = 0
     /// The body's bytes that are the resource: its range's end, or the Content-Length.
     private var expected: Int64?
@@ -50,16 +49,18 @@ final class ResourceFetch: HTTPTransferDelegate {
     }
 
     /// Starts on `loop` with `request` (which gets its Range and If-Range here). A
-    /// resume hashes the bytes it continues from first; if they cannot be read, it
-    /// starts from byte 0.
+    /// resume drops what the file has beyond the bytes it continues from; if it cannot,
+    /// it starts from byte 0.
     func start(_ request: HTTPRequest, userAgent: String, on loop: TransferLoop, rateLimits: RateLimits?) {
         var request = request
         var from: Int64 = 0
-        if resumeFrom > 0, let resumeValidator, (try? hashHeld(resumeFrom)) != nil {
+        if resumeFrom > 0, let resumeValidator, (try? file.truncate(length: resumeFrom)) != nil {
             from = resumeFrom
             written = resumeFrom
             request.headers.append("If-Range: \(resumeValidator)")
-        } else {
+        } else if (try? file.size()) != 0 {
+            // Only a file with bytes: ext4 flushes a file truncated to 0 when it is
+            // closed (auto_da_alloc), which a new file would pay for on the loop thread.
             try? file.truncate(length: 0)
         }
         if from > 0 || resource.range != nil {
@@ -69,17 +70,6 @@ final class ResourceFetch: HTTPTransferDelegate {
         let transfer = HTTPTransfer(request: request, userAgent: userAgent, delegate: self, rateLimits: rateLimits)
         self.transfer = transfer
         loop.start(transfer)
-    }
-
-    private func hashHeld(_ count: Int64) throws(SystemError) {
-        try file.truncate(length: count)
-        var offset: Int64 = 0
-        while offset < count {
-            let block = try file.read(count: Int(min(1 << 20, count - offset)), at: offset)
-            guard !block.isEmpty else { throw SystemError("read", path: file.path, code: EIO) }
-            digest.update(block)
-            offset += Int64(block.count)
-        }
     }
 
     var bytesWritten: Int64 { written }
@@ -110,7 +100,6 @@ final class ResourceFetch: HTTPTransferDelegate {
                         return false
                     }
                     written = 0
-                    digest = Digest(.sha256)
                 }
                 expected = range.map { range in head.contentLength.map { min($0, range.end) } ?? range.end } ?? head.contentLength
             }
@@ -149,7 +138,6 @@ final class ResourceFetch: HTTPTransferDelegate {
             verdict = .definite(JobFailure(.io, "\(error)"))
             return 0
         }
-        digest.update(taken.bytes)
         written += Int64(count)
         return count
     }
@@ -161,9 +149,9 @@ final class ResourceFetch: HTTPTransferDelegate {
         if let verdict {
             outcome = verdict
         } else if accepted, let expected, written == expected {
-            outcome = .done(size: written, sha256: digest.finalizeHex())
+            outcome = .done(size: written)
         } else if accepted, expected == nil, error == nil {
-            outcome = .done(size: written, sha256: digest.finalizeHex())
+            outcome = .done(size: written)
         } else if let error, error.kind == .refused || error.kind == .untrustedCertificate {
             outcome = .definite(JobFailure(error.kind == .refused ? .badURL : .tls, "\(resource.label) (\(Printable.url(url))): \(error.message)", cause: .transfer(error.kind)))
         } else if let error {

@@ -77,7 +77,7 @@ struct TitleCommit: Sendable {
     /// Written, not flushed: the commit group flushes the file system once before the rename.
     private static func write(_ bytes: [UInt8], to path: String) throws(SystemError) {
         let file = try DataFile(path: path, mode: .readWrite)
-        try file.truncate(length: 0)
+        if try file.size() > 0 { try file.truncate(length: 0) }
         try file.write(bytes, at: 0)
     }
 

@@ -23,6 +23,9 @@ final class TitleDownload {
     /// Resources not held yet, in the order they are wanted.
     private var pending: [TitleResource] = []
     private var running: [String: ResourceFetch] = [:]
+    /// Fetched, being hashed (off the loop), by stored path: their sizes.
+    private var hashing: [String: Int64] = [:]
+    private let hasher = ResourceHasher()
     /// Failures in a row, by stored path.
     private var failures: [String: Int] = [:]
     /// Finished since the last checkpoint began.
@@ -167,7 +170,7 @@ final class TitleDownload {
         while running.count < max(1, options.connectionsPerFile), !pending.isEmpty {
             fetch(pending.removeFirst(), url: nil, hops: 0)
         }
-        if running.isEmpty && pending.isEmpty && !refreshing { commit() }
+        if running.isEmpty && hashing.isEmpty && pending.isEmpty && !refreshing { commit() }
     }
 
     private func fetch(_ resource: TitleResource, url: String?, hops: Int) {
@@ -203,17 +206,17 @@ final class TitleDownload {
         running[resource.path] = nil
         guard !ended else { return }
         switch outcome {
-        case .done(let size, let sha256):
+        case .done(let size):
             if resource.kind == .key, size != 16 {
                 let error = PresentationError.badKeyLength(keyURI: finished.url, bytes: Int(size))
                 return fail(JobFailure(.badResponse, error.message))
             }
             failures[resource.path] = nil
-            progress.held[resource.path] = TitleProgress.Held(size: size, sha256: sha256, rendition: resource.rendition)
-            view?.didHold(resource.path, size: size)
-            job.bytesFetched += size
-            unsaved += 1
-            noteProgress()
+            hashing[resource.path] = size
+            let download = job.download
+            hasher.hash(filesDirectory + "/" + resource.path, size: size, on: loop) { digest in
+                download.job?.onTitle { $0.hashed(resource, size: size, digest) }
+            }
         case .redirect(let target):
             guard finished.redirectHops < 10, URLParts.problem(with: target) == nil else {
                 return fail(JobFailure(
@@ -252,6 +255,22 @@ final class TitleDownload {
         fill()
     }
 
+    /// A fetched resource's file is hashed: it is held (and a player waiting for it gets it).
+    fileprivate func hashed(_ resource: TitleResource, size: Int64, _ digest: Result<String, SystemError>) {
+        guard hashing.removeValue(forKey: resource.path) != nil, !ended else { return }
+        switch digest {
+        case .failure(let error):
+            fail(JobFailure(.io, "\(error)"))
+        case .success(let sha256):
+            progress.held[resource.path] = TitleProgress.Held(size: size, sha256: sha256, rendition: resource.rendition)
+            view?.didHold(resource.path, size: size)
+            job.bytesFetched += size
+            unsaved += 1
+            noteProgress()
+            fill()
+        }
+    }
+
     /// A resource answered as if its URL had expired (a signed URL's token): the title's
     /// playlists are read once more, and what is still to fetch takes the URLs they name
     /// now, matched by stored path (the rendition and the place in it), never by URL.
@@ -283,7 +302,7 @@ final class TitleDownload {
         pending = []
         // Resources waiting to be asked again are not on their way.
         running = running.filter { $0.value.isOnItsWay }
-        if running.isEmpty && !refreshing { end(.failed(failing ?? failure)) }
+        if running.isEmpty && hashing.isEmpty && !refreshing { end(.failed(failing ?? failure)) }
     }
 
     /// Four times a second while fetching: progress is shown and saved, resources on
@@ -301,7 +320,7 @@ final class TitleDownload {
         let now = TransferLoop.now()
         if unsaved > 0, now - lastCheckpoint >= Self.tickInterval { checkpoint() }
         guard now - lastProgressEvent >= 0.5 else { return }
-        let done = progress.bytesHeld + running.values.reduce(0) { $0 + $1.bytesWritten }
+        let done = progress.bytesHeld + hashing.values.reduce(0, +) + running.values.reduce(0) { $0 + $1.bytesWritten }
         let rate = Double(done - bytesAtLastEvent) / max(0.001, now - lastProgressEvent)
         job.download.activity.withLock { $0 = (max(0, rate), running.count) }
         job.emit(
