@@ -61,16 +61,23 @@ struct MediaResponder: Sendable {
         } catch {
             return (Self.failed(error, url: source.url), .error)
         }
+        var firstBytes: [UInt8] = []
         if let length = data.length, length > 0, !(data.contentType.map(MediaTypes.isMedia) ?? false) {
             // Whether this is media at all (or an error page sent with 200) is decided by
             // its first bytes: the status waits for them, so a page is a 502, not a 200
             // cut short.
             do {
-                _ = try await reader.available(from: 0, upTo: min(length, 512))
+                let count = Int(try await reader.available(from: 0, upTo: min(length, 512)))
+                firstBytes = (try? await BlockingWork.run { try reader.read(at: 0, count: count) }) ?? []
             } catch {
                 reader.close()
                 return (Self.failed(error, url: source.url), .error)
             }
+        }
+        if PresentationDetection.format(contentType: data.contentType, firstBytes: firstBytes) != nil {
+            // The download has become a title's: the playlist's bytes are not what plays.
+            reader.close()
+            return (Self.titleNotReady(source.url), .error)
         }
         // As `etag(of:)` will name the object these bytes become; when the origin names
         // no version, one for this download's bytes, so If-Range protects a seek across a
@@ -92,6 +99,17 @@ struct MediaResponder: Sendable {
     }
 
     // MARK: Cached objects
+
+    /// A streaming title not cached yet: it is being fetched whole (the download goes on
+    /// without this reader) and plays from the same local URL once committed.
+    static func titleNotReady(_ url: String) -> Response {
+        var response = PlainText.response(
+            .serviceUnavailable,
+            "\(Printable.url(url)) is a streaming title: it is being cached whole now and plays from this URL once it is "
+                + "(playing a title while it downloads is not there yet); `mediacache status` shows how far it is")
+        response.headers[.retryAfter] = "5"
+        return response
+    }
 
     private func fromObject(_ cached: IntactObject, request: Request, name: String) -> Response {
         let (object, file) = (cached.object, cached.file)

@@ -150,6 +150,27 @@ extension EndToEnd {
             #expect(served.server.process.process.isRunning)
         }
 
+        /// A title not cached yet: its local URL says so (503, Retry-After) rather than
+        /// send the origin's playlist, fetches it whole meanwhile, and plays once it is.
+        @Test func aTitleNotCachedYetIsFetchedAndPlaysOnceCommitted() throws {
+            let title = try TitleFixture.hlsTS.make()
+            let origin = try TestOrigin()
+            try Titles.serve(title, on: origin)
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let local = try server.localURL(origin.url("/t/" + title.entry))
+            let first = try CurlResponse.fetch(local)
+            #expect(first.status == 503, "\(first.status)")
+            #expect(first.headers["retry-after"] == "5")
+            #expect(String(decoding: first.body, as: UTF8.self).contains("is a streaming title"))
+            #expect(Harness.waitUntil(timeout: 30) { (try? CurlResponse.fetch(local).status) == 200 })
+            origin.stop()
+            let result = try ExternalTool.run(
+                "/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", local, "-map", "0", "-c", "copy", "-f", "framemd5", "-"],
+                timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout == (try TitleFixtures.fingerprint(title)))
+        }
+
         /// The status page links a cached title; Chromium, which plays HLS itself, plays
         /// it from that link in a `<video>`.
         @Test func theStatusPageLinksATitleAndChromiumPlaysIt() throws {
