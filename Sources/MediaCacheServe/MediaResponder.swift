@@ -58,6 +58,8 @@ struct MediaResponder: Sendable {
             }
             if cached.object.isTitle { return try await titles.entry(of: cached, request: request) }
             return (fromObject(cached, request: request, name: name), .cache)
+        } catch ReaderError.title {
+            return (Self.titleNotReady(source.url), .error)
         } catch {
             return (Self.failed(error, url: source.url), .error)
         }
@@ -69,6 +71,9 @@ struct MediaResponder: Sendable {
             do {
                 let count = Int(try await reader.available(from: 0, upTo: min(length, 512)))
                 firstBytes = (try? await BlockingWork.run { try reader.read(at: 0, count: count) }) ?? []
+            } catch ReaderError.title {
+                reader.close()
+                return (Self.titleNotReady(source.url), .error)
             } catch {
                 reader.close()
                 return (Self.failed(error, url: source.url), .error)
@@ -101,7 +106,8 @@ struct MediaResponder: Sendable {
     // MARK: Cached objects
 
     /// A streaming title not cached yet: it is being fetched whole (the download goes on
-    /// without this reader) and plays from the same local URL once committed.
+    /// without this reader) and plays from the same local URL once committed. Its files
+    /// while it downloads (`TitleInProgress`) are not served yet.
     static func titleNotReady(_ url: String) -> Response {
         var response = PlainText.response(
             .serviceUnavailable,

@@ -55,10 +55,22 @@ extension EndToEnd {
             origin.remove("/t/" + missing)
             let harness = Harness()
             let url = origin.url("/t/" + title.entry)
-            let failed = try harness.prefetch(list: url)
+            let failed = try harness.prefetch(list: url, ["--json"])
             #expect(failed.status == 1)
-            #expect(failed.stderr.contains("HTTP 404") && failed.stderr.contains("segment"), "\(failed.stderr)")
-            #expect(failed.stderr.contains("run again to fetch the rest"), "\(failed.stderr)")
+            let events = failed.stdout.split(separator: "\n").compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            }
+            let failure = try #require(events.first { $0["event"] as? String == "failed" }, "\(failed.stdout)")
+            let reason = failure["reason"] as? String ?? ""
+            #expect(reason.contains("HTTP 404") && reason.contains("segment"), "\(reason)")
+            #expect(reason.contains("run again to fetch the rest"), "\(reason)")
+            // The event says what is missing: the segment's number under its rendition.
+            // ffmpeg names it `chunk-stream0-00004.m4s`: representation 0's segment 4.
+            #expect(missing.hasPrefix("chunk-stream0-"))
+            let number = try #require(missing.split(separator: "-").last.flatMap { Int($0.prefix(while: \.isNumber)) })
+            #expect(failure["missing"] as? [String: [String]] == ["video-0": [String(number)]], "\(failure)")
+            let total = failure["segments_total"] as? Int ?? 0
+            #expect(total > 0 && failure["segments_done"] as? Int == total - 1, "\(failure)")
 
             origin.clearLog()
             origin.serve("/t/" + missing, Resource(file: title.path(missing)))

@@ -39,7 +39,7 @@ private func choose(_ options: RenditionSelectionOptions = .init(), _ text: Stri
     DASHRenditionSelection.choose(from: try DASHManifest(parsing: text, url: url), options: options)
 }
 
-private let defaultAudioAndText = ["audio-de-de128", "text-en-suben", "text-fr%2Fca-subfr"]
+private let defaultAudioAndText = ["audio-de-de128", "text-en-suben", "text-fr_ca-subfr~cce0b1f150a9"]
 
 @Suite("DASH rendition selection")
 struct DASHRenditionSelectionTests {
@@ -77,9 +77,9 @@ struct DASHRenditionSelectionTests {
     }
 
     @Test(arguments: [
-        (RenditionSelectionOptions.AudioLanguages.matching(["en"]), ["audio-en-en128", "audio-en%2DGB-gb"]),
-        (.matching(["EN-gb", "de"]), ["audio-de-de128", "audio-en%2DGB-gb"]),
-        (.all, ["audio-en-en128", "audio-de-de128", "audio-en%2DGB-gb"]),
+        (RenditionSelectionOptions.AudioLanguages.matching(["en"]), ["audio-en-en128", "audio-en_GB-gb~64ddae412b62"]),
+        (.matching(["EN-gb", "de"]), ["audio-de-de128", "audio-en_GB-gb~64ddae412b62"]),
+        (.all, ["audio-en-en128", "audio-de-de128", "audio-en_GB-gb~64ddae412b62"]),
     ])
     func audioLanguages(languages: RenditionSelectionOptions.AudioLanguages, audio: [String]) throws {
         let choice = try choose(RenditionSelectionOptions(audioLanguages: languages))

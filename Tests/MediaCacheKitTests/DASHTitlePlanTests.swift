@@ -214,7 +214,7 @@ struct DASHTitlePlanTests {
         let text = DASHLocalManifest.mpd(plan)
         #expect(text.contains("id=\"a&amp;&quot;b&lt;\""))
         #expect(text.contains("lang=\"x&apos;y\""))
-        #expect(plan.resources.map(\.path) == ["text-x%27y-t/file.vtt"])
+        #expect(plan.resources.map(\.path) == ["text-x_y-t~4135722b0373/file.vtt"])
         try expectRoundTrip(plan)
     }
 }

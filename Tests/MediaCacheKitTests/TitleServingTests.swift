@@ -20,7 +20,7 @@ struct TitleServingTests {
             Self.manifest(["index.m3u8", "variant-0/index.m3u8", "variant-0/s1.ts", "audio-aud-English%20%28US%29/s1.m4s"]))
         #expect(members.entry?.path == "index.m3u8")
         #expect(members.member(requested: "variant-0/s1.ts")?.path == "variant-0/s1.ts")
-        // A folder whose name has `%XX` in it (an escaped rendition name) matches as sent.
+        // A folder whose name has `%XX` in it (older versions escaped rendition names) matches as sent.
         #expect(members.member(requested: "audio-aud-English%20%28US%29/s1.m4s") != nil)
         // A client that encoded a character the playlist did not still finds the file.
         #expect(members.member(requested: "variant%2D0/s1.ts")?.path == "variant-0/s1.ts")

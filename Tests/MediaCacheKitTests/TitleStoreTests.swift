@@ -176,25 +176,63 @@ struct TitleStoreTests {
         #expect(try ObjectStore(directory: cache.directory).openIntact(key: title.key) != nil)
     }
 
-    @Test func exportRefusesATitleAndImportRefusesTitleEntries() throws {
+    @Test func aTitleTravelsWholeThroughABundle() throws {
+        let cache = try BundleTestCache("mediacache-title")
+        let title = try TitleFixture.write(url: url, in: cache.directory, index: cache.index)
+        let bundle = try cache.export()
+        let manifest = try BundleManifest.read(bundleAt: bundle)
+        let entry = try #require(manifest.entries.first)
+        #expect(manifest.entries.count == 1)
+        #expect(entry.path == "objects/\(title.key.hex).title")
+        #expect(entry.title == .init(format: .hls, files: title.manifest.members.count, segments: 3))
+        #expect(entry.sha256 == title.object.sha256 && entry.size == title.object.size)
+
+        let target = try BundleTestCache("mediacache-title-target")
+        let (summary, _) = try target.importBundle(bundle)
+        #expect(summary.imported == 1 && summary.isComplete)
+        let intact = try #require(ObjectStore(directory: target.directory).openIntact(key: title.key))
+        #expect(intact.object.sha256 == title.object.sha256 && intact.object.size == title.object.size)
+        #expect(intact.titleManifest == title.manifest)
+        for (member, bytes) in title.members {
+            let copy = FileManager.default.contents(atPath: target.directory.absolute(title.relativePath(of: member)))
+            #expect(copy.map(Array.init) == bytes, "\(member)")
+        }
+        #expect(target.partialFiles.isEmpty)
+        let (again, _) = try target.importBundle(bundle)
+        #expect(again.alreadyCached == 1 && again.imported == 0)
+    }
+
+    @Test func aDryRunChecksATitleAndWritesNothing() throws {
         let cache = try BundleTestCache("mediacache-title")
         try TitleFixture.write(url: url, in: cache.directory, index: cache.index)
-        #expect(throws: BundleError.streamingTitle(url: url)) {
-            _ = try cache.export(ExportSelection(names: [url]))
-        }
-        #expect(!FileManager.default.fileExists(atPath: cache.root + "/b.mcbundle"))
-        #expect("\(BundleError.streamingTitle(url: url))".contains("later version"))
-        // The whole cache exports its files and names the titles it leaves out.
-        let exporter = try BundleExporter(cache: cache.directory)
-        #expect(try exporter.titlesLeftOut(by: ExportSelection()) == [url])
-        #expect(try exporter.titlesLeftOut(by: ExportSelection(names: [url])) == [])
-        let whole = try exporter.manifest(for: ExportSelection(), options: ExportOptions())
-        #expect(whole.entries.isEmpty)
+        let bundle = try cache.export()
+        let target = try BundleTestCache("mediacache-title-target")
+        let (summary, events) = try target.importBundle(bundle, options: ImportOptions(dryRun: true))
+        #expect(summary.imported == 1 && summary.isComplete)
+        #expect(events.contains { if case .verified = $0 { true } else { false } })
+        #expect(try target.index.all().isEmpty)
+        #expect(FileSystem.contentsOfDirectory(target.directory.root + "/objects").isEmpty)
+        #expect(target.partialFiles.isEmpty)
+    }
 
-        let key = CacheKey(identity: url).hex
-        #expect(EntryPathPolicy.classify(Array("objects/\(key).title/variant-0/s0.ts".utf8)) == .rejected(.streamingTitle))
-        #expect(EntryPathPolicy.classify(Array("objects/\(key).title/../../../etc/passwd".utf8)) == .rejected(.parentComponent))
-        #expect(EntryPathPolicy.classify(Array("objects/\(key).title".utf8)) == .object(key: CacheKey(identity: url), extension: "title"))
+    @Test func anAbandonedStagedTitleGoesWithItsLockFile() throws {
+        let cache = try BundleTestCache("mediacache-title")
+        let owner = cache.directory.partialDirectory + "/" + StagedObject.prefix + "killed"
+        FileManager.default.createFile(atPath: owner, contents: Data())
+        try FileSystem.makeDirectory(owner + StagedTitle.folderSuffix + "/variant-0", durable: false)
+        FileManager.default.createFile(atPath: owner + StagedTitle.folderSuffix + "/variant-0/s0.ts", contents: Data(count: 500))
+        #expect(StagedObject.all(in: cache.directory).map(\.size) == [500])
+        #expect(StagedObject.removeAbandoned(in: cache.directory).count == 1)
+        #expect(cache.partialFiles.isEmpty)
+    }
+
+    @Test func titleMemberNamesAreClassified() {
+        let key = CacheKey(identity: url)
+        #expect(EntryPathPolicy.classify(Array("objects/\(key.hex).title/variant-0/s0.ts".utf8)) == .titleMember(key: key, member: "variant-0/s0.ts"))
+        #expect(EntryPathPolicy.classify(Array("objects/\(key.hex).title/../../../etc/passwd".utf8)) == .rejected(.parentComponent))
+        #expect(EntryPathPolicy.classify(Array("objects/\(key.hex).title/a//b.ts".utf8)) == .rejected(.unexpectedName))
+        #expect(EntryPathPolicy.classify(Array("objects/\(key.hex).title/./b.ts".utf8)) == .rejected(.unexpectedName))
+        #expect(EntryPathPolicy.classify(Array("objects/\(key.hex).title".utf8)) == .object(key: key, extension: "title"))
     }
 
     @Test func memberPathsStayInsideTheTitle() {

@@ -20,8 +20,6 @@ public enum BundleError: Error, CustomStringConvertible, Equatable {
     case corruptObject(url: String, path: String, reason: String)
     /// Stopped by SIGINT/SIGTERM; temporary files were removed.
     case cancelled
-    /// A streaming title was selected: bundles do not carry titles yet.
-    case streamingTitle(url: String)
 
     /// The stream broke or was abandoned part-way: what was read before is still good.
     public var isDamage: Bool {
@@ -58,9 +56,6 @@ public enum BundleError: Error, CustomStringConvertible, Equatable {
             "cached object \(url) (\(path)) \(reason); run `mediacache verify` and fetch it again; nothing was exported"
         case .cancelled:
             "interrupted; temporary files were removed"
-        case .streamingTitle(let url):
-            "\(Printable.url(url)) is a streaming title (HLS or DASH); bundles of streaming titles come in a later "
-                + "version of mediacache; nothing was exported: name the other objects to export them"
         }
     }
 }
@@ -77,8 +72,10 @@ public enum RejectionReason: Sendable, Equatable, CustomStringConvertible {
     /// A device, FIFO or socket.
     case specialFile(kind: String)
     case directory
-    /// A file of a streaming title (`objects/<key>.title/...`): not carried by bundles yet.
-    case streamingTitle
+    /// A streaming title that cannot be taken whole (a member missing, extra, or
+    /// not matching its `title.json`; `title.json` itself not what the manifest says):
+    /// what is wrong, naming the member. Nothing of the title is kept.
+    case titleNotImported(String)
     case notInManifest
     case duplicate
     /// The archive header claims more bytes than the manifest, or the data ran past it.
@@ -96,14 +93,12 @@ public enum RejectionReason: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .absolutePath: "absolute path"
         case .parentComponent: "path with a '..' component"
-        case .unexpectedName: "unexpected name (bundles hold only manifest.json and objects/<key>.<ext>)"
+        case .unexpectedName: "unexpected name (bundles hold only manifest.json, objects/<key>.<ext> and objects/<key>.title/<file>)"
         case .symbolicLink(let target): "symbolic link (to \(Printable.name(target)))"
         case .hardLink(let target): "hard link (to \(Printable.name(target)))"
         case .specialFile(let kind): "\(kind), not a regular file"
         case .directory: "directory entry (bundles hold only files)"
-        case .streamingTitle:
-            "part of a streaming title; bundles of streaming titles come in a later version of mediacache: "
-                + "prefetch the title on this machine instead"
+        case .titleNotImported(let reason): "streaming title not imported: \(reason); nothing of it was kept"
         case .notInManifest: "not listed in the manifest"
         case .duplicate: "appears twice in the bundle"
         case .largerThanManifest(let atLeast, let manifest):

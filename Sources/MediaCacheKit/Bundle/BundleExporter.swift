@@ -46,12 +46,6 @@ public final class BundleExporter {
 
     /// The manifest `export` would write for `selection`, without writing anything.
     /// Throws `.notCached` for a name the cache does not know.
-    /// The names of the streaming titles `selection` leaves out (bundles do not carry
-    /// them yet), for the command to say so.
-    public func titlesLeftOut(by selection: ExportSelection) throws -> [String] {
-        try selection.titlesLeftOut(in: index).map(\.shownName)
-    }
-
     public func manifest(for selection: ExportSelection, options: ExportOptions) throws -> BundleManifest {
         let entries = try selection.objects(in: index).map { try entry(for: $0, keepQuery: options.keepQuery) }
         return BundleManifest(created: Date(), generator: "mediacache \(MediaCacheVersion.string)", entries: entries)
@@ -72,10 +66,15 @@ public final class BundleExporter {
             guard let object = try index.object(key: CacheKey(identity: entry.cacheKey)), object.sha256 == entry.sha256 else {
                 throw BundleError.corruptObject(url: entry.url, path: entry.path, reason: "was removed or replaced during the export")
             }
-            try writer.writeObject(entry, file: cache.absolute(object.path), progress: { bytes in
+            let report = { (bytes: Int64) in
                 progress(ExportProgress(
                     objectsDone: number, objects: manifest.entries.count, bytesDone: done + bytes, bytes: total))
-            }, isCancelled: isCancelled)
+            }
+            if entry.isTitle {
+                try writeTitle(entry, object: object, to: writer, progress: report, isCancelled: isCancelled)
+            } else {
+                try writer.writeObject(entry, file: cache.absolute(object.path), progress: report, isCancelled: isCancelled)
+            }
             done += entry.size
             progress(ExportProgress(objectsDone: number + 1, objects: manifest.entries.count, bytesDone: done, bytes: total))
         }
@@ -85,11 +84,42 @@ public final class BundleExporter {
             compressionThreads: writer.compressionThreads, seconds: Date().timeIntervalSince(started))
     }
 
+    /// A title's files under `objects/<key>.title/`: `title.json` first (import checks
+    /// every other file against it), then each file it lists, re-hashed on the way.
+    private func writeTitle(
+        _ entry: BundleManifest.Entry, object: CachedObject, to writer: BundleWriter, progress: (Int64) -> Void,
+        isCancelled: () -> Bool
+    ) throws {
+        let title = try intactTitle(object)
+        let folder = cache.absolute(object.titleDirectory!)
+        try writer.writeFile(
+            folder + "/" + TitleManifest.fileName, as: entry.path + "/" + TitleManifest.fileName,
+            size: Int64(title.bytes.count), sha256: object.sha256, of: entry, progress: progress,
+            isCancelled: isCancelled)
+        var done = Int64(title.bytes.count)
+        for member in title.manifest.members {
+            try writer.writeFile(
+                folder + "/" + member.path, as: entry.path + "/" + member.path, size: member.size,
+                sha256: member.sha256, of: entry, progress: { progress(done + $0) }, isCancelled: isCancelled)
+            done += member.size
+        }
+    }
+
+    /// The title's manifest, when its directory and `title.json` are the ones the index
+    /// names (its other files are checked as they are written).
+    private func intactTitle(_ object: CachedObject) throws -> TitleOnDisk.Manifest {
+        guard let title = try TitleOnDisk.intactManifest(of: object, in: cache) else {
+            throw BundleError.corruptObject(
+                url: object.shownName, path: cache.absolute(object.storedPath), reason: "is missing or damaged")
+        }
+        return title
+    }
+
     private func entry(for object: CachedObject, keepQuery: Bool) throws -> BundleManifest.Entry {
-        // Checked before anything is written: a bundle never holds half a title.
-        if object.isTitle { throw BundleError.streamingTitle(url: object.url.isEmpty ? object.cacheKey : object.url) }
         let path = cache.absolute(object.path)
-        guard FileSystem.isRegularFile(path) else {
+        // Checked before anything is written: a bundle never holds half a title.
+        let title = try object.isTitle ? intactTitle(object) : nil
+        guard title != nil || FileSystem.isRegularFile(path) else {
             throw BundleError.corruptObject(url: object.url, path: path, reason: "is missing")
         }
         let key = CacheKey(identity: object.cacheKey)
@@ -100,11 +130,15 @@ public final class BundleExporter {
         let urls = TokenRedaction.shareable(
             url: URLCredentials.withoutPassword(object.url), mirrors: object.mirrors.map(URLCredentials.withoutPassword),
             cacheKey: cacheKey, keepQuery: keepQuery)
+        let entryPath = title == nil ? EntryPathPolicy.objectPath(key: key, extension: ext) : EntryPathPolicy.titlePath(key: key)
         return BundleManifest.Entry(
-            key: key.hex, path: EntryPathPolicy.objectPath(key: key, extension: ext), url: urls.url,
+            key: key.hex, path: entryPath, url: urls.url,
             mirrors: urls.mirrors, cacheKey: cacheKey, name: object.name, size: object.size,
             sha256: object.sha256, contentType: object.contentType, faststart: object.faststart,
             validators: .init(etag: object.etag, lastModified: object.lastModified), added: object.addedAt,
-            urlsRedacted: urls.redacted)
+            urlsRedacted: urls.redacted,
+            title: title.map { title in
+                .init(format: title.manifest.format, files: title.manifest.members.count, segments: title.manifest.segmentCount)
+            })
     }
 }

@@ -53,15 +53,15 @@ public struct ImportSummary: Sendable {
 /// name in the archive. An interrupted import leaves only temporary files, which `gc`
 /// and the next import remove once no import holds them.
 public final class BundleImporter {
-    private let cache: CacheDirectory
-    private let index: CacheIndex?
+    let cache: CacheDirectory
+    let index: CacheIndex?
     /// The cache's objects, through `index`.
-    private let objects: ObjectStore?
-    private let batcher: CommitBatcher?
-    private let options: ImportOptions
+    let objects: ObjectStore?
+    let batcher: CommitBatcher?
+    let options: ImportOptions
     private let events: (ImportEvent) -> Void
-    private let isCancelled: () -> Bool
-    private let digests = DigestPipeline()
+    let isCancelled: () -> Bool
+    let digests = DigestPipeline()
 
     /// A dry run into a cache that does not exist yet creates nothing.
     public init(
@@ -115,7 +115,8 @@ public final class BundleImporter {
             for (commit, result) in finished {
                 switch result {
                 case .success:
-                    commit.staged.published()
+                    commit.staged?.published()
+                    commit.stagedTitle?.didPublish()
                     if let previous = commit.replacedPath, previous != commit.relativePath {
                         FileSystem.remove(cache.absolute(previous))
                     }
@@ -127,6 +128,35 @@ public final class BundleImporter {
                 }
             }
             if let failure { throw failure }
+        }
+
+        func apply(_ outcome: Outcome, to entry: BundleManifest.Entry) {
+            switch outcome {
+            case .committing:
+                break
+            case .verified(let bytes):
+                summary.imported += 1
+                summary.bytes += bytes
+                events(.verified(entry))
+            case .alreadyCached:
+                summary.alreadyCached += 1
+                events(.alreadyCached(entry))
+            case .skipped(let reason):
+                summary.skipped += 1
+                events(.skipped(entry, reason: reason))
+            case .rejected(let reason):
+                reject(EntryRejection(bundle: name, entry: entry.path, url: entry.url, reason: reason))
+            }
+        }
+        // The title whose files are being read: it ends at the first entry that is not
+        // one of its files (or at the end of the bundle), and is committed only then.
+        var title: TitleInProgress?
+        func endTitle() throws {
+            guard let ending = title else { return }
+            title = nil
+            if let outcome = try finish(ending, damaged: summary.damage != nil, commits: commits) {
+                apply(outcome, to: ending.entry)
+            }
         }
 
         while true {
@@ -141,6 +171,7 @@ public final class BundleImporter {
                 break
             }
             guard let item else { break }
+            if !item.continues(title) { try endTitle() }
             switch item {
             case .rejected(let rejection):
                 reject(rejection)
@@ -149,31 +180,35 @@ public final class BundleImporter {
                     let outcome = try take(entry, from: reader, commits: commits) { done in
                         events(.progress(done: handled + done, total: total))
                     }
-                    switch outcome {
-                    case .committing:
-                        break
-                    case .verified(let bytes):
-                        summary.imported += 1
-                        summary.bytes += bytes
-                        events(.verified(entry))
-                    case .alreadyCached:
-                        summary.alreadyCached += 1
-                        events(.alreadyCached(entry))
-                    case .skipped(let reason):
-                        summary.skipped += 1
-                        events(.skipped(entry, reason: reason))
-                    case .rejected(let reason):
-                        reject(EntryRejection(bundle: name, entry: entry.path, url: entry.url, reason: reason))
-                    }
+                    apply(outcome, to: entry)
                 } catch let error as BundleError where error.isDamage {
                     summary.damage = error
                     reject(EntryRejection(bundle: name, entry: entry.path, url: entry.url, reason: .truncated))
                 }
                 handled += entry.size
                 events(.progress(done: handled, total: total))
+            case .titleMember(let entry, let member):
+                func progress(_ done: Int64) { events(.progress(done: handled + done, total: total)) }
+                do {
+                    if var current = title {
+                        let (outcome, bytes) = try take(member, of: &current, from: reader, progress: progress)
+                        title = current
+                        handled += bytes
+                        if let outcome { apply(outcome, to: entry) }
+                    } else {
+                        let (started, outcome, bytes) = try startTitle(entry, first: member, from: reader, progress: progress)
+                        title = started
+                        handled += bytes
+                        if let outcome { apply(outcome, to: entry) }
+                    }
+                } catch let error as BundleError where error.isDamage {
+                    summary.damage = error
+                }
+                events(.progress(done: handled, total: total))
             }
             if summary.damage != nil { break }
         }
+        try endTitle()
         try report(commits.waitForAll())
         let missing: RejectionReason =
             switch summary.damage {
@@ -187,7 +222,7 @@ public final class BundleImporter {
         return summary
     }
 
-    private enum Outcome {
+    enum Outcome {
         /// Staged and verified, handed to the batcher; reported when it is published.
         case committing
         /// Dry run: the object checked out.
@@ -264,59 +299,12 @@ public final class BundleImporter {
 
     /// Already cached with the same bytes, or a different version the options keep;
     /// nil when the object should be imported (absent, or its file lost or damaged).
-    private func existingOutcome(for entry: BundleManifest.Entry, key: CacheKey) throws -> Outcome? {
+    func existingOutcome(for entry: BundleManifest.Entry, key: CacheKey) throws -> Outcome? {
         guard let existing = objects?.openIntact(key: key)?.object else { return nil }
         if existing.sha256 == entry.sha256 && existing.size == entry.size { return .alreadyCached }
         if options.replace { return nil }
         return .skipped(
             "the cache holds a different version (sha256 \(existing.sha256.prefix(16))…, \(existing.size) bytes); "
                 + "kept it: import with --replace to take the bundle's")
-    }
-}
-
-/// An imported object on its way into the cache: its temporary file and job lock are
-/// kept until the batcher has published it (or failed to).
-private struct PendingCommit {
-    let entry: BundleManifest.Entry
-    let staged: StagedObject
-    let lock: KeyLock?
-    let relativePath: String
-    /// The file of the version `--replace` took out of the index.
-    let replacedPath: String?
-}
-
-/// Objects handed to the `CommitBatcher` and not yet reported; the importing thread
-/// picks up the finished ones between entries, so events stay on that thread. Only the
-/// list of finished ids is shared with the batcher's queue.
-private final class PendingCommits {
-    private let outstanding = DispatchGroup()
-    private let finished = LockedValue<[(Int, Result<Void, CacheError>)]>([])
-    private var waiting: [Int: PendingCommit] = [:]
-    private var nextID = 0
-
-    func submit(_ commit: PendingCommit, _ publication: CommitBatcher.Publication, to batcher: CommitBatcher) {
-        nextID += 1
-        let id = nextID
-        waiting[id] = commit
-        outstanding.enter()
-        batcher.publish(publication) { [finished, outstanding] result in
-            finished.withLock { $0.append((id, result)) }
-            outstanding.leave()
-        }
-    }
-
-    /// The commits finished so far, without waiting.
-    func takeFinished() -> [(PendingCommit, Result<Void, CacheError>)] {
-        let done = finished.withLock { finished in
-            defer { finished = [] }
-            return finished
-        }
-        return done.compactMap { id, result in waiting.removeValue(forKey: id).map { ($0, result) } }
-    }
-
-    /// Waits until every submitted commit has finished, and returns those not taken yet.
-    func waitForAll() -> [(PendingCommit, Result<Void, CacheError>)] {
-        outstanding.wait()
-        return takeFinished()
     }
 }

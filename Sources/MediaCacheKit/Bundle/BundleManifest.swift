@@ -42,6 +42,20 @@ public struct BundleManifest: Sendable, Codable, Equatable {
         /// True when `url` and `mirrors` lost their query (expiring tokens): they are
         /// shown, but only the cache key names the object after import.
         public var urlsRedacted: Bool
+        /// Set for a streaming title: `path` is then `objects/<key>.title`, a folder whose
+        /// `title.json` comes first (its SHA-256 is `sha256`) and lists every other file;
+        /// `size` is all of them together. Absent for a file, so bundles without titles
+        /// read as before.
+        public var title: TitleInfo? = nil
+
+        public struct TitleInfo: Sendable, Codable, Equatable {
+            public var format: PresentationFormat
+            /// Files besides `title.json`.
+            public var files: Int
+            public var segments: Int
+        }
+
+        public var isTitle: Bool { title != nil }
 
         public struct Validators: Sendable, Codable, Equatable {
             public var etag: String?
@@ -54,7 +68,7 @@ public struct BundleManifest: Sendable, Codable, Equatable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case key, path, url, mirrors, name, size, sha256, faststart, validators, added
+            case key, path, url, mirrors, name, size, sha256, faststart, validators, added, title
             case cacheKey = "cache_key"
             case contentType = "content_type"
             case urlsRedacted = "urls_redacted"
@@ -133,8 +147,14 @@ enum BundleManifestCodec {
             guard CacheKey(identity: entry.cacheKey) == key else {
                 return "\(at): key is not the SHA-256 of its cache key"
             }
-            guard let (pathKey, _) = EntryPathPolicy.parseObjectPath(entry.path), pathKey == key else {
-                return "\(at): path \(Printable.name(entry.path)) is not objects/<key>.<ext>"
+            if entry.isTitle {
+                guard entry.path == EntryPathPolicy.titlePath(key: key) else {
+                    return "\(at): path \(Printable.name(entry.path)) is not objects/<key>.title"
+                }
+            } else {
+                guard let (pathKey, _) = EntryPathPolicy.parseObjectPath(entry.path), pathKey == key else {
+                    return "\(at): path \(Printable.name(entry.path)) is not objects/<key>.<ext>"
+                }
             }
             guard entry.size >= 0 else { return "\(at): negative size" }
             guard entry.size <= maximumTotalSize - total else { return "\(at): sizes add up to more than 1 EiB" }

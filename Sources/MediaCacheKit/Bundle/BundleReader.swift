@@ -20,6 +20,10 @@ final class BundleReader {
         /// whose header does not claim more than the manifest allows. Its bytes are not
         /// checked yet.
         case object(BundleManifest.Entry)
+        /// A file of the streaming title `entry` (the manifest lists the title), at
+        /// `member` inside it: `title.json` or one of the files it lists, which the
+        /// importer checks against it.
+        case titleMember(BundleManifest.Entry, member: String)
         case rejected(EntryRejection)
     }
 
@@ -93,9 +97,18 @@ final class BundleReader {
         // The entry this name claims to be, if any: rejections name its URL, and it is
         // not reported again as missing.
         var claimed: BundleManifest.Entry?
-        if case .object = name, let entry = entriesByPath[display] {
+        if case .object = name, let entry = entriesByPath[display], !entry.isTitle {
             claimed = entry
             guard seenPaths.insert(display).inserted else { return reject(display, entry, .duplicate) }
+        }
+        if case .titleMember(let key, let member) = name, let entry = entriesByPath[EntryPathPolicy.titlePath(key: key)],
+            entry.isTitle
+        {
+            claimed = entry
+            // A title is met when its title.json is; its other files are the importer's to count.
+            if member == TitleManifest.fileName, !seenPaths.insert(entry.path).inserted {
+                return reject(display, entry, .duplicate)
+            }
         }
         if case .rejected(let reason) = name, reason == .absolutePath || reason == .parentComponent {
             return reject(display, claimed, reason)
@@ -116,6 +129,12 @@ final class BundleReader {
                 return reject(display, entry, .largerThanManifest(atLeast: size, manifest: entry.size))
             }
             return .object(entry)
+        case .titleMember(_, let member):
+            guard let entry = claimed else { return reject(display, nil, .notInManifest) }
+            if let size = header.size, size > entry.size {
+                return reject(display, entry, .largerThanManifest(atLeast: size, manifest: entry.size))
+            }
+            return .titleMember(entry, member: member)
         }
     }
 

@@ -44,18 +44,29 @@ final class BundleWriter {
     func writeObject(
         _ entry: BundleManifest.Entry, file path: String, progress: (Int64) -> Void, isCancelled: () -> Bool
     ) throws {
+        try writeFile(
+            path, as: entry.path, size: entry.size, sha256: entry.sha256, of: entry, progress: progress,
+            isCancelled: isCancelled)
+    }
+
+    /// Streams the file at `path` into the bundle as `name`, checking that it holds `size`
+    /// bytes with SHA-256 `sha256` (what the index, or a title's `title.json`, says).
+    func writeFile(
+        _ path: String, as name: String, size expectedSize: Int64, sha256 expectedSHA256: String,
+        of entry: BundleManifest.Entry, progress: (Int64) -> Void, isCancelled: () -> Bool
+    ) throws {
         let file = try DataFile(path: path, mode: .readOnly)
         let size = try file.size()
-        guard size == entry.size else {
+        guard size == expectedSize else {
             throw BundleError.corruptObject(
-                url: entry.url, path: path, reason: "holds \(size) bytes, the index says \(entry.size)")
+                url: entry.url, path: path, reason: "holds \(size) bytes, the index says \(expectedSize)")
         }
         digests.start([.sha256])
         var done: Int64 = 0
-        try archive.beginEntry(path: entry.path, size: entry.size, modified: entry.added)
+        try archive.beginEntry(path: name, size: size, modified: entry.added)
         while try digests.feed(
             fill: { buffer in
-                let want = Int(min(Int64(buffer.count), entry.size - done))
+                let want = Int(min(Int64(buffer.count), size - done))
                 guard want > 0 else { return 0 }
                 let n = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]), at: done)
                 guard n > 0 else {
@@ -76,9 +87,9 @@ final class BundleWriter {
             })
         {}
         let sha256 = digests.finish()[.sha256]!
-        guard sha256 == entry.sha256 else {
+        guard sha256 == expectedSHA256 else {
             throw BundleError.corruptObject(
-                url: entry.url, path: path, reason: "has SHA-256 \(sha256), the index says \(entry.sha256)")
+                url: entry.url, path: path, reason: "has SHA-256 \(sha256), the index says \(expectedSHA256)")
         }
         try archive.finishEntry()
     }

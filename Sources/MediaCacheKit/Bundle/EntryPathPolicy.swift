@@ -1,16 +1,20 @@
 import Foundation
 
-/// The names a bundle may hold, and the only names `export` writes: `manifest.json` and
+/// The names a bundle may hold, and the only names `export` writes: `manifest.json`,
 /// `objects/<key>` or `objects/<key>.<ext>` (key: 64 lowercase hex digits, ext: 1–8
-/// lowercase ASCII letters or digits). Nothing from a URL or `out=` ever becomes a path,
-/// and import never writes to a path taken from the bundle: it derives the destination
-/// from the key, after these checks.
+/// lowercase ASCII letters or digits), and a streaming title's files
+/// `objects/<key>.title/<member>` (a plain relative path, `TitleOnDisk.isSafeMemberPath`).
+/// Nothing from a URL or `out=` ever becomes a path, and import never writes to a path
+/// taken from the bundle unchecked: it derives the destination from the key, after these
+/// checks, and a title member's path only inside that title's staging folder.
 enum EntryPathPolicy {
     static let manifestName = "manifest.json"
 
     enum Name: Equatable {
         case manifest
         case object(key: CacheKey, extension: String?)
+        /// A file of a streaming title: `member` is its path inside the title.
+        case titleMember(key: CacheKey, member: String)
         case rejected(RejectionReason)
     }
 
@@ -19,24 +23,35 @@ enum EntryPathPolicy {
         if raw.first == UInt8(ascii: "/") { return .rejected(.absolutePath) }
         let components = raw.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         if components.contains(where: { $0.elementsEqual("..".utf8) }) { return .rejected(.parentComponent) }
+        if let title = titleMember(raw) { return title }
         // Only printable ASCII can match below; anything else is refused by name.
         guard raw.allSatisfy({ $0 > 0x20 && $0 < 0x7F }), let path = String(bytes: raw, encoding: .ascii) else {
             return .rejected(.unexpectedName)
         }
         if path == manifestName { return .manifest }
         if let (key, ext) = parseObjectPath(path) { return .object(key: key, extension: ext) }
-        if isTitleMember(path) { return .rejected(.streamingTitle) }
         return .rejected(.unexpectedName)
     }
 
-    /// `objects/<key>.title/...`: how a bundle of a later version may carry a title's
-    /// files. Refused by name, so the reason says what it is.
-    static func isTitleMember(_ path: String) -> Bool {
-        let prefix = "objects/"
-        let suffix = "." + CachedObject.titleDirectoryExtension + "/"
-        guard path.hasPrefix(prefix) else { return false }
-        let name = path.dropFirst(prefix.count)
-        return CacheKey(hex: String(name.prefix(64))) != nil && name.dropFirst(64).hasPrefix(suffix)
+    /// `objects/<key>.title/<member>`: a title's file; a member path that is not plain
+    /// (empty, `.` components, control characters, too deep) is refused by name.
+    private static func titleMember(_ raw: [UInt8]) -> Name? {
+        let prefix = Array("objects/".utf8)
+        let suffix = Array(StagedTitle.folderSuffix.utf8) + [UInt8(ascii: "/")]
+        guard raw.count > prefix.count + 64 + suffix.count, raw.starts(with: prefix) else { return nil }
+        let afterKey = raw[(prefix.count + 64)...]
+        guard afterKey.starts(with: suffix),
+            let key = CacheKey(hex: String(decoding: raw[prefix.count..<(prefix.count + 64)], as: UTF8.self))
+        else { return nil }
+        guard let member = String(validating: afterKey.dropFirst(suffix.count), as: UTF8.self),
+            TitleOnDisk.isSafeMemberPath(member)
+        else { return .rejected(.unexpectedName) }
+        return .titleMember(key: key, member: member)
+    }
+
+    /// `objects/<key>.title`: a title's folder inside a bundle, and its entry's `path`.
+    static func titlePath(key: CacheKey) -> String {
+        "objects/" + key.hex + StagedTitle.folderSuffix
     }
 
     /// `objects/<key>.<ext>`: the name an object has inside a bundle.

@@ -21,9 +21,7 @@ public struct ExportSelection: Sendable {
     func objects(in index: CacheIndex) throws -> [CachedObject] {
         var chosen: [CachedObject]
         if names.isEmpty {
-            // Bundles do not carry streaming titles yet: the whole cache is the files
-            // (`titlesLeftOut` names the rest); a title named outright is refused.
-            chosen = try index.all().filter { !$0.isTitle }
+            chosen = try index.all()
         } else {
             chosen = []
             var keys: Set<String> = []
@@ -36,12 +34,6 @@ public struct ExportSelection: Sendable {
         let known = Set(excluded.flatMap { $0.entries.map { $0.key + ":" + $0.sha256 } })
         if !known.isEmpty { chosen.removeAll { known.contains($0.key + ":" + $0.sha256) } }
         return chosen
-    }
-
-    /// The streaming titles an export of the whole cache leaves out.
-    func titlesLeftOut(in index: CacheIndex) throws -> [CachedObject] {
-        guard names.isEmpty else { return [] }
-        return try index.all().filter { object in object.isTitle && since.map { object.addedAt >= $0 } ?? true }
     }
 
     /// `2026-03-01` (local midnight), `2026-03-01T14:30`, `2026-03-01T14:30:00`

@@ -59,11 +59,16 @@ final class StagedObject {
     }
 
     /// Every import's temporary file, for `stats`.
+    /// A title's staging folder (`StagedTitle`) is counted with the file that locks it.
     static func all(in cache: CacheDirectory) -> [Leftover] {
-        FileSystem.contentsOfDirectory(cache.partialDirectory).filter { $0.hasPrefix(prefix) }.map {
-            let path = cache.partialDirectory + "/" + $0
-            return Leftover(path: path, size: FileSystem.fileSize(path) ?? 0)
-        }
+        let titleSuffix = StagedTitle.folderSuffix
+        return FileSystem.contentsOfDirectory(cache.partialDirectory)
+            .filter { $0.hasPrefix(prefix) && !$0.hasSuffix(titleSuffix) }
+            .map {
+                let path = cache.partialDirectory + "/" + $0
+                let folder = TitleOnDisk.storedBytes(path + titleSuffix)
+                return Leftover(path: path, size: (FileSystem.fileSize(path) ?? 0) + folder)
+            }
     }
 
     /// Temporary files no live import holds (it was killed before it could clean up).
@@ -75,7 +80,10 @@ final class StagedObject {
     /// file's age, tells a killed import from a live one. Returns what was removed.
     @discardableResult
     static func removeAbandoned(in cache: CacheDirectory) -> [Leftover] {
-        abandoned(in: cache) { FileSystem.remove($0.path) }
+        abandoned(in: cache) { leftover in
+            FileSystem.removeTree(leftover.path + StagedTitle.folderSuffix)
+            FileSystem.remove(leftover.path)
+        }
     }
 
     /// Hands each abandoned file to `body` while holding its lock, so no import can take

@@ -295,6 +295,7 @@ extension DownloadJob {
     func becomeTitle(_ format: PresentationFormat, playlistURL: String) {
         cancelAllTransfers()
         partial.remove()
+        download.held.becomeTitle()
         let title = TitleDownload(job: self, format: format)
         phase = .title(title)
         title.start(url: playlistURL)

@@ -159,13 +159,17 @@ final class DownloadJob: @unchecked Sendable {
     func beginFetching() {
         guard let attempt else { return }
         phase = .fetching(attempt)
-        if let dataFile = partial.dataFile {
+        // A playlist by its type becomes a title: readers wait for its plan, and it says
+        // when it starts (with no playlist's size for the title's).
+        let titleByType = source.kind == .origin && state.bytesDone == 0
+            && PresentationDetection.format(contentType: state.contentType, firstBytes: []) != nil
+        if let dataFile = partial.dataFile, !titleByType {
             download.held.publish(file: dataFile, completed: state.completed, about: source.readersData(state: state))
         }
         let now = TransferLoop.now()
         partial.restartCheckpointClock(at: now)
         lastProgress = now
-        if !startedEventSent {
+        if !startedEventSent, !titleByType {
             startedEventSent = true
             emit(
                 .started(

@@ -29,6 +29,9 @@ final class HeldBytes: Sendable {
         let nonce = UInt64.random(in: 0...UInt64.max)
         /// Set once, when the download ends: readers of its bytes can still read them.
         var result: DownloadResult?
+        /// Set when the download turned out to be a streaming title and planned it:
+        /// readers read its files instead.
+        var title: TitleInProgress?
         var waiters: [Waiter] = []
         var nextWaiterID = 0
 
@@ -45,6 +48,7 @@ final class HeldBytes: Sendable {
 
         /// Nil while the waiter must wait.
         func answer(_ waiter: Waiter) -> Result<Availability, Error>? {
+            if let title { return .failure(ReaderError.title(title)) }
             if let reading = waiter.reading, reading.generation != generation {
                 return .failure(ReaderError.dataStartedOver)
             }
@@ -111,6 +115,21 @@ final class HeldBytes: Sendable {
         }
     }
 
+    /// The download is a streaming title, not a file: what was published of the
+    /// playlist's bytes is withdrawn, and readers wait for the title's plan.
+    func becomeTitle() {
+        changing { state in
+            state.held = RangeSet()
+            state.length = nil
+            state.file = nil
+        }
+    }
+
+    /// The title is planned: readers now read its files.
+    func publish(title: TitleInProgress) {
+        changing { $0.title = title }
+    }
+
     func didWrite(_ range: ByteRange) {
         changing { $0.held.insert(range) }
     }
@@ -122,9 +141,12 @@ final class HeldBytes: Sendable {
 
     /// The download ended: the data file is let go (readers that read it keep it open).
     func finish(_ result: DownloadResult) {
+        let title = state.withLock { $0.title }
+        title?.finish(result)
         changing { state in
             state.result = result
             state.file = nil
+            state.title = nil
         }
     }
 
@@ -232,12 +254,15 @@ public enum ReaderError: Error, CustomStringConvertible {
     case interrupted
     /// The object is in the cache; read it there.
     case cached(CachedObject)
+    /// The download is a streaming title: read its files from it.
+    case title(TitleInProgress)
 
     public var description: String {
         switch self {
         case .dataStartedOver: "the file changed on the origin while it was being read"
         case .interrupted: "the download was stopped before these bytes arrived"
         case .cached(let object): "the file is cached at \(object.path)"
+        case .title: "the URL is a streaming title, not a file"
         }
     }
 }

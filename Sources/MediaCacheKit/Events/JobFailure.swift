@@ -41,6 +41,8 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public var cause: Cause
     /// Set when the job ends: its state is kept under `partial/`, so `resume` tries again.
     public var keptForResume = false
+    /// A streaming title's counts when it failed, with what it still lacks.
+    public var title: TitleCounts?
 
     /// `cause` may be left out where the code says it all (answers, storage, the tier).
     public init(_ code: Code, _ message: String, cause: Cause? = nil) {

@@ -4,9 +4,11 @@ public enum PrefetchEvent: Sendable {
     /// A file started downloading (`resumedBytes` > 0 when partial data was kept).
     case started(
         url: String, name: String, length: Int64?, resumedBytes: Int64, connections: Int, source: DownloadSource)
-    /// Bytes on disk so far; emitted at most a few times per second per file.
+    /// Bytes on disk so far; emitted at most a few times per second per file. A
+    /// streaming title's progress also counts its segments and files.
     case progress(
-        url: String, name: String, bytesDone: Int64, length: Int64?, bytesPerSecond: Double, connections: Int)
+        url: String, name: String, bytesDone: Int64, length: Int64?, bytesPerSecond: Double, connections: Int,
+        title: TitleCounts? = nil)
     /// A transient failure; the file continues after `delay` seconds.
     case retry(url: String, attempt: Int, delay: Double, reason: String)
     /// Something the user should know that does not stop the file.

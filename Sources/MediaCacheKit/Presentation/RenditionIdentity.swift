@@ -10,31 +10,35 @@ enum RenditionIdentity {
         of(kind.rawValue, [group, name])
     }
 
-    /// `<kind>-<field>-<field>...`, each field escaped: `video-720p`, `audio-en-a1` for
-    /// a DASH representation.
+    /// `<kind>-<field>-<field>...`: `video-720p`, `audio-en-a1` for a DASH
+    /// representation. A field with any byte other than ASCII letters, digits, `.` and
+    /// `_` has each such byte (`-` included) written as `_`, and the identity then ends
+    /// in `~` and a digest of the fields as given: distinct renditions never share a
+    /// name, and the name needs no percent-escape in a playlist URI (players differ on
+    /// whether they decode one in a local path).
     static func of(_ kind: String, _ fields: [String]) -> String {
-        let identity = ([kind] + fields.map(escaped)).joined(separator: "-")
-        guard identity.utf8.count > maxLength else { return identity }
-        // Long names keep a readable start and stay distinct by a digest of the whole.
-        let digest = Digest.sha256Hex(([kind] + fields).joined(separator: "\n")).prefix(16)
-        return String(decoding: identity.utf8.prefix(maxLength - 17), as: UTF8.self) + "~" + digest
+        let plain = fields.map(plain)
+        var identity = ([kind] + plain).joined(separator: "-")
+        let digest = Digest.sha256Hex(([kind] + fields).joined(separator: "\n")).prefix(12)
+        let changed = plain != fields
+        if changed || identity.utf8.count > maxLength {
+            // Long names keep a readable start.
+            identity = String(decoding: identity.utf8.prefix(maxLength - 13), as: UTF8.self) + "~" + digest
+        }
+        return identity
     }
 
-    /// `text` with every byte other than ASCII letters, digits, `.` and `_` written as
-    /// `%XX`, `-` included: then the dashes between kind, group and name are the only
-    /// ones, and two different (group, name) pairs never give the same identity.
-    static func escaped(_ text: String) -> String {
-        var result = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"):
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = String(byte, radix: 16, uppercase: true)
-                result += byte < 16 ? "%0" + hex : "%" + hex
-            }
-        }
-        return result
+    /// `text` with every byte other than ASCII letters, digits, `.` and `_` written as `_`.
+    static func plain(_ text: String) -> String {
+        String(
+            decoding: text.utf8.map { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"):
+                    byte
+                default:
+                    UInt8(ascii: "_")
+                }
+            }, as: UTF8.self)
     }
 }

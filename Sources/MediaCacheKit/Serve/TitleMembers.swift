@@ -18,10 +18,10 @@ public struct TitleMembers: Sendable {
     /// The entry playlist or MPD; nil only for a manifest that does not list it.
     public var entry: TitleManifest.Member? { byPath[manifest.entry] }
 
-    /// The member that `requested` (the request's path after `/m/TOKEN/`, as sent) names.
-    /// A listed path is matched as sent first: a rendition folder may have `%XX` in its
-    /// name (`RenditionIdentity`), which the playlists write as is; then percent-decoded,
-    /// for a client that encoded a character the playlist did not.
+    /// The member that `requested` (the request's path after `/m/TOKEN/`, as sent) names:
+    /// matched as sent first (the playlists write stored paths as they are, so a `%` in
+    /// one, from a title of an older version, comes back as sent), then percent-decoded,
+    /// for a client that encoded a character the playlist wrote plainly.
     public func member(requested: String) -> TitleManifest.Member? {
         if let member = byPath[requested] { return member }
         guard let decoded = requested.removingPercentEncoding, decoded != requested else { return nil }

@@ -74,6 +74,20 @@ public final class S3Client: Sendable {
         return response.head.status == 404 ? nil : response.body
     }
 
+    /// Exactly `range` of the object `key`, or nil when there is none.
+    public func getObject(_ key: String, range: ByteRange) throws(TierError) -> [UInt8]? {
+        let response = try send(
+            "get", method: .get, key: key, headers: ["Range: " + range.httpRangeValue], accepting: [404],
+            maxBodyBytes: Int(range.count))
+        guard response.head.status != 404 else { return nil }
+        guard response.head.status == 206 || range.start == 0, response.body.count == Int(range.count) else {
+            throw .invalidResponse(
+                operation: "get", target: target(key),
+                reason: "asked for bytes \(range), got HTTP \(response.head.status) with \(response.body.count) bytes")
+        }
+        return response.body
+    }
+
     /// `getObject` on the transfer loop, beside the downloads (call on its thread):
     /// `completion` runs there, after the same retries of transient failures.
     func getObject(

@@ -1,6 +1,7 @@
 /// Where the tier keeps things in its bucket: objects by content
 /// (`PREFIX/objects/<sha256>`), so two caches pushing the same bytes write the same key,
-/// and one small record per cache key (`PREFIX/keys/<cache key hex>.json`).
+/// streaming titles as one pack each (`PREFIX/titles/<sha256 of title.json>`, see
+/// `TitlePack`), and one small record per cache key (`PREFIX/keys/<cache key hex>.json`).
 public struct TierLayout: Sendable, Equatable {
     public let location: TierLocation
 
@@ -9,6 +10,14 @@ public struct TierLayout: Sendable, Equatable {
     }
 
     public func objectKey(sha256: String) -> String { location.key("objects/" + sha256) }
+
+    /// A streaming title's pack (`TitlePack`), by its `title.json`'s SHA-256.
+    public func titleKey(sha256: String) -> String { location.key("titles/" + sha256) }
+
+    /// Where `record`'s bytes are: a file's object, or a title's pack.
+    public func objectKey(for record: TierRecord) -> String {
+        record.isTitle ? titleKey(sha256: record.sha256) : objectKey(sha256: record.sha256)
+    }
 
     public func recordKey(for key: CacheKey) -> String { location.key("keys/" + key.hex + ".json") }
 

@@ -12,8 +12,6 @@ public final class TierPusher: Sendable {
         /// `uploaded` is false when the tier already held these bytes under this key.
         case pushed(CachedObject, uploaded: Bool)
         case failed(CachedObject, TierError)
-        /// Left out on purpose, not a failure: `reason` says why (a streaming title).
-        case notPushed(CachedObject, reason: String)
         /// The tier cannot be used at all (unreachable, credentials, bucket): nothing
         /// more is tried in this run, and what is left stays noted for the next.
         case stopped(TierError)
@@ -43,18 +41,9 @@ public final class TierPusher: Sendable {
 
     var pendingDirectory: String { cache.root + "/tier/pending" }
 
-    public static let titleNotice = "streaming titles are not pushed to the tier yet; it stays in this cache only"
-
     /// Hands `object` over to be pushed; returns at once (safe on the transfer thread).
     /// Once pushing has stopped, the object is only noted, for the next run.
     public func push(_ object: CachedObject) {
-        // The tier's layout holds one S3 object per cached file; a title's many files
-        // need a layout of their own, which comes later.
-        if object.isTitle {
-            FileSystem.remove(pendingDirectory + "/" + object.key)
-            events(.notPushed(object, reason: Self.titleNotice))
-            return
-        }
         let accepted = state.withLock { $0.queued.insert(object.key).inserted }
         guard accepted else { return }
         group.enter()
@@ -105,12 +94,20 @@ public final class TierPusher: Sendable {
     private func upload(_ object: CachedObject) {
         let skip = state.withLock { $0.cancelled || $0.stoppedBy != nil }
         guard !skip, let key = CacheKey(hex: object.key) else { return }
-        let record = TierRecord(of: object)
         do {
+            // A title goes up as one pack (`TitlePack`), its title.json read first: a
+            // title damaged in this cache is never pushed.
+            let title = try object.isTitle ? intactTitle(object) : nil
+            let record = TierRecord(of: object, titleManifestSize: title.map { Int64($0.bytes.count) })
             // Another cache's record for this key is replaced: the last push wins.
             var uploaded = false
             if try store.record(for: key) != record {
-                try store.publish(objectAt: cache.absolute(object.path), record: record)
+                if let title, let folder = object.titleDirectory {
+                    try store.publishTitle(
+                        title, folder: cache.absolute(folder), record: record, packs: cache.root + "/tier/packs")
+                } else {
+                    try store.publish(objectAt: cache.absolute(object.path), record: record)
+                }
                 uploaded = true
             }
             FileSystem.remove(pendingDirectory + "/" + object.key)
@@ -123,6 +120,20 @@ public final class TierPusher: Sendable {
             }
             events(.failed(object, error))
         }
+    }
+
+    private func intactTitle(_ object: CachedObject) throws(TierError) -> TitleOnDisk.Manifest {
+        let title: TitleOnDisk.Manifest?
+        do {
+            title = try TitleOnDisk.intactManifest(of: object, in: cache)
+        } catch {
+            throw .localFile("\(error)")
+        }
+        guard let title else {
+            throw .localFile(
+                "the title \(object.shownName) is missing or damaged in \(cache.root); run `mediacache verify` and fetch it again")
+        }
+        return title
     }
 
     private func note(_ key: String) {

@@ -5,7 +5,10 @@ import Foundation
 /// complete; never holds request headers, and its URL has no query (tokens live there).
 public struct TierRecord: Sendable, Codable, Equatable {
     /// Bumped when a field changes meaning; readers refuse records newer than they know.
-    public static let currentFormat = 1
+    /// A file's record is still written as format 1, which every version reads; a
+    /// title's is format 2, so a version that cannot pull titles says to upgrade.
+    public static let currentFormat = 2
+    static let fileFormat = 1
 
     public var format: Int
     /// Hex SHA-256 of the cache key (the record's name).
@@ -23,12 +26,17 @@ public struct TierRecord: Sendable, Codable, Equatable {
     /// The `cache-key=` the object was cached under, when it has one (a key chosen
     /// because its URLs carry expiring tokens); nil when the URL is the identity.
     public var cacheKey: String?
+    /// Set for a streaming title: the size of its `title.json`, which starts its pack
+    /// (`TitlePack`); `sha256` is then `title.json`'s and `size` the whole pack's.
+    public var titleManifestSize: Int64?
+
+    public var isTitle: Bool { titleManifestSize != nil }
 
     public init(
         key: CacheKey, sha256: String, size: Int64, contentType: String?, faststart: FaststartState, etag: String?,
-        lastModified: String?, url: String, cacheKey: String? = nil
+        lastModified: String?, url: String, cacheKey: String? = nil, titleManifestSize: Int64? = nil
     ) {
-        format = Self.currentFormat
+        format = titleManifestSize == nil ? Self.fileFormat : Self.currentFormat
         self.key = key.hex
         self.sha256 = sha256
         self.size = size
@@ -38,15 +46,18 @@ public struct TierRecord: Sendable, Codable, Equatable {
         self.lastModified = lastModified
         self.url = TokenRedaction.stripped(url)
         self.cacheKey = cacheKey
+        self.titleManifestSize = titleManifestSize
     }
 
-    /// The record of a cached object, as a push writes it.
-    public init(of object: CachedObject) {
+    /// The record of a cached object, as a push writes it; for a title,
+    /// `titleManifestSize` is its `title.json`'s size.
+    public init(of object: CachedObject, titleManifestSize: Int64? = nil) {
         self.init(
             key: CacheKey(hex: object.key) ?? CacheKey(identity: object.cacheKey), sha256: object.sha256,
             size: object.size, contentType: object.contentType, faststart: object.faststart, etag: object.etag,
             lastModified: object.lastModified, url: object.url,
-            cacheKey: object.cacheKey == object.url || object.cacheKey.isEmpty ? nil : object.cacheKey)
+            cacheKey: object.cacheKey == object.url || object.cacheKey.isEmpty ? nil : object.cacheKey,
+            titleManifestSize: titleManifestSize)
     }
 
     /// A list entry that names this record's key, for fetching it without a list
@@ -60,6 +71,7 @@ public struct TierRecord: Sendable, Codable, Equatable {
     private enum CodingKeys: String, CodingKey {
         case format, key, sha256, size, faststart, etag, url
         case cacheKey = "cache_key"
+        case titleManifestSize = "title_manifest_size"
         case contentType = "content_type"
         case lastModified = "last_modified"
     }
@@ -90,6 +102,9 @@ public struct TierRecord: Sendable, Codable, Equatable {
         guard CacheKey(hex: record.key) != nil else { throw .unreadable("its key is not a SHA-256") }
         guard CacheKey(hex: record.sha256) != nil else { throw .unreadable("its sha256 is not a SHA-256 in hex") }
         guard record.size >= 0 else { throw .unreadable("its size is negative") }
+        if let manifestSize = record.titleManifestSize, !(1...record.size).contains(manifestSize) {
+            throw .unreadable("its title manifest size is not within its size")
+        }
         let texts = [record.url, record.contentType, record.etag, record.lastModified, record.cacheKey].compactMap { $0 }
         guard !texts.contains(where: HeaderValueCheck.hasControlCharacters) else {
             throw .unreadable("a field holds control characters (CR, LF or the like)")

@@ -60,6 +60,10 @@ public final class TierSource: Sendable {
 
     private func lookup(_ answer: Result<TierRecord?, TierError>) -> Lookup {
         switch answer {
+        case .success(let record?) where record.isTitle:
+            // A title comes back whole through `pull` (`TierTitlePuller`), not as a
+            // file's ranges through the download job.
+            return .unusableRecord("it is a streaming title's, which `mediacache pull` brings back whole")
         case .success(let record?): return .found(record)
         case .success(nil): return .notFound
         case .failure(let error) where error.stopsTheTier || error.isTransient:
@@ -83,11 +87,11 @@ public final class TierSource: Sendable {
     /// The URL of `record`'s object and how to sign requests for it. The signing value
     /// holds the credentials: it goes into requests, never into saved state or events.
     func objectRequest(for record: TierRecord) -> (url: String, signing: S3Signing) {
-        (store.client.url(forKey: store.layout.objectKey(sha256: record.sha256)), store.client.bodylessSigning)
+        (store.client.url(forKey: store.layout.objectKey(for: record)), store.client.bodylessSigning)
     }
 
     /// `s3://BUCKET/KEY` of `record`'s object, for messages.
     public func objectName(for record: TierRecord) -> String {
-        "s3://\(store.layout.location.bucket)/\(store.layout.objectKey(sha256: record.sha256))"
+        "s3://\(store.layout.location.bucket)/\(store.layout.objectKey(for: record))"
     }
 }

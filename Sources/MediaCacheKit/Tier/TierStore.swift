@@ -54,7 +54,7 @@ public final class TierStore: Sendable {
         guard let key = CacheKey(hex: record.key) else {
             throw .localFile("record for \(record.url) has no valid cache key")
         }
-        let objectKey = layout.objectKey(sha256: record.sha256)
+        let objectKey = layout.objectKey(for: record)
         if try client.headObject(objectKey)?.size != record.size {
             try uploader.upload(
                 file: path, size: record.size, sha256: record.sha256, to: objectKey, contentType: record.contentType)

@@ -9,9 +9,9 @@
 /// origin's `SegmentTemplate`. A single file, or segments that are byte ranges of one
 /// file, is a `BaseURL` (with `SegmentBase` when its initialization is a file of its own).
 ///
-/// Stored paths are written as they are: ffmpeg opens relative paths without
-/// percent-decoding, so a `%` of an escaped identity must stay `%` (a player that does
-/// decode would miss such a file; identities of plain ids have no `%`).
+/// Stored paths are written as they are: they hold only letters, digits, `.`, `_`, `-`
+/// and `~` (see `RenditionIdentity`), so a player that percent-decodes a relative URL
+/// and one that does not (ffmpeg) open the same file.
 enum DASHLocalManifest {
     /// Durations are written in this timescale: exact enough for any source timescale
     /// up to 1 MHz, and each start is rounded from the running total so nothing drifts.

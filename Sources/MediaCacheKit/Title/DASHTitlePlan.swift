@@ -34,6 +34,10 @@ struct DASHTitlePlan: Sendable {
             // per range).
             var whole: Set<String> = []
             var rangedEnds: [String: Int64] = [:]
+            var rangeCounts: [String: Int] = [:]
+            for segment in representation.media.segments where segment.byteRange != nil {
+                rangeCounts[segment.uri, default: 0] += 1
+            }
             let uses = ([representation.initialization].compactMap(\.self))
                 + representation.media.segments.map { DASHResource(uri: $0.uri, byteRange: $0.byteRange) }
             for use in uses {
@@ -45,7 +49,10 @@ struct DASHTitlePlan: Sendable {
             }
 
             var fileCount = 0
-            func add(_ uri: String, at time: Double, name: String, fallback: String, kind: TitleResource.Kind, label: String) {
+            func add(
+                _ uri: String, at time: Double, name: String, fallback: String, kind: TitleResource.Kind, label: String,
+                segment: Int? = nil, segments: Int = 0
+            ) {
                 guard stored[uri] == nil else { return }
                 let resource: TitleResource
                 if !whole.contains(uri), let end = rangedEnds[uri] {
@@ -53,11 +60,12 @@ struct DASHTitlePlan: Sendable {
                     resource = TitleResource(
                         path: "\(folder)/file-\(fileCount).\(HLSTitlePlan.fileExtension(uri, fallback: "mp4"))", url: uri,
                         range: ByteRange(0, end), kind: .rangedFile, rendition: folder,
-                        label: "file \(fileCount) of \(folder), which its byte ranges point into")
+                        label: "file \(fileCount) of \(folder), which its byte ranges point into",
+                        segments: rangeCounts[uri] ?? 0)
                 } else {
                     resource = TitleResource(
                         path: "\(folder)/\(name).\(HLSTitlePlan.fileExtension(uri, fallback: fallback))", url: uri,
-                        range: nil, kind: kind, rendition: folder, label: label)
+                        range: nil, kind: kind, rendition: folder, label: label, segment: segment, segments: segments)
                 }
                 stored[uri] = resource.path
                 timeline.append((time, order, resource))
@@ -71,13 +79,13 @@ struct DASHTitlePlan: Sendable {
             case .singleFile(let uri):
                 // Fetched whole as served, its index (sidx) inside it.
                 add(uri, at: period.start, name: "file", fallback: Self.fallback(representation, segmented: false),
-                    kind: .segment, label: "the file of \(folder)")
+                    kind: .segment, label: "the file of \(folder)", segments: 1)
             case .segments(let segments):
                 let times = Self.startTimes(segments, period: period)
                 let fallback = Self.fallback(representation, segmented: true)
                 for (segment, time) in zip(segments, times) {
                     add(segment.uri, at: time, name: "s\(segment.number)", fallback: fallback, kind: .segment,
-                        label: "segment \(segment.number) of \(folder)")
+                        label: "segment \(segment.number) of \(folder)", segment: segment.number, segments: 1)
                 }
             }
             let set = period.adaptationSets.first { $0.representations.contains(representation) }

@@ -35,8 +35,12 @@ struct HLSTitlePlan: Sendable {
             // fetched by ranges is one ranged file up to its last range's end.
             let wholeURIs = Set(playlist.segments.filter { $0.byteRange == nil && !$0.isGap }.map(\.uri))
             var rangedEnds: [String: Int64] = [:]
+            var rangeCounts: [String: Int] = [:]
             for segment in playlist.segments where !segment.isGap {
-                if let range = segment.byteRange { rangedEnds[segment.uri] = max(rangedEnds[segment.uri] ?? 0, range.end) }
+                if let range = segment.byteRange {
+                    rangedEnds[segment.uri] = max(rangedEnds[segment.uri] ?? 0, range.end)
+                    rangeCounts[segment.uri, default: 0] += 1
+                }
             }
             for section in playlist.initSections {
                 if let range = section.byteRange { rangedEnds[section.uri] = max(rangedEnds[section.uri] ?? 0, range.end) }
@@ -49,18 +53,22 @@ struct HLSTitlePlan: Sendable {
                 stored[uri] = resource.path
                 timeline.append((time, order, resource))
             }
-            func add(_ uri: String, name: String, fallback: String, kind: TitleResource.Kind, label: String, at time: Double) {
+            func add(
+                _ uri: String, name: String, fallback: String, kind: TitleResource.Kind, label: String, segment: Int? = nil,
+                at time: Double
+            ) {
                 add(uri, at: time) {
                     if !wholeURIs.contains(uri), let end = rangedEnds[uri] {
                         fileCount += 1
                         return TitleResource(
                             path: "\(folder)/file-\(fileCount).\(Self.fileExtension(uri, fallback: fallback))", url: uri,
                             range: ByteRange(0, end), kind: .rangedFile, rendition: folder,
-                            label: "file \(fileCount) of \(folder), which its byte ranges point into")
+                            label: "file \(fileCount) of \(folder), which its byte ranges point into",
+                            segments: rangeCounts[uri] ?? 0)
                     }
                     return TitleResource(
                         path: "\(folder)/\(name).\(Self.fileExtension(uri, fallback: fallback))", url: uri, range: nil,
-                        kind: kind, rendition: folder, label: label)
+                        kind: kind, rendition: folder, label: label, segment: segment, segments: segment == nil ? 0 : 1)
                 }
             }
 
@@ -83,7 +91,7 @@ struct HLSTitlePlan: Sendable {
                 guard !segment.isGap else { continue }
                 let fallback = selected.kind == .subtitles ? "vtt" : (segment.initSection == nil ? "ts" : "m4s")
                 add(segment.uri, name: "s\(segment.mediaSequence)", fallback: fallback, kind: .segment,
-                    label: "segment \(segment.mediaSequence) of \(folder)", at: time)
+                    label: "segment \(segment.mediaSequence) of \(folder)", segment: segment.mediaSequence, at: time)
             }
             planned.append(
                 Rendition(selected: selected, playlist: playlist, storedPaths: stored, localPlaylist: "\(folder)/index.m3u8"))

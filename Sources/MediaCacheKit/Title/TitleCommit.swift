@@ -52,6 +52,28 @@ struct TitleCommit: Sendable {
             aliases: entry.urls.map(URLCredentials.withoutPassword) + [entry.identity], jobDirectory: staging)
     }
 
+    /// Prepares the title on `queue` (off the loop) and publishes it through `commits`;
+    /// `completion` gets how the title ends, on the thread that work ended on.
+    func run(
+        on queue: DispatchQueue, index: CacheIndex, commits: CommitBatcher,
+        completion: @escaping @Sendable (DownloadResult) -> Void
+    ) {
+        queue.async {
+            let publication: CommitBatcher.Publication
+            do {
+                publication = try prepare(index: index)
+            } catch {
+                return completion(.failed(JobFailure(.io, "\(error)")))
+            }
+            commits.publish(publication) { result in
+                switch result {
+                case .success: completion(.committed(publication.object))
+                case .failure(let error): completion(.failed(JobFailure(.io, "\(error)")))
+                }
+            }
+        }
+    }
+
     /// Written, not flushed: the commit group flushes the file system once before the rename.
     private static func write(_ bytes: [UInt8], to path: String) throws(SystemError) {
         let file = try DataFile(path: path, mode: .readWrite)

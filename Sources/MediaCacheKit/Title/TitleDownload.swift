@@ -17,6 +17,8 @@ final class TitleDownload {
     private let playlists: PlaylistFetcher
 
     private var plan: (any TitlePlan)?
+    /// What `serve` reads of the title while it downloads.
+    private var view: TitleInProgress?
     private var progress = TitleProgress()
     /// Resources not held yet, in the order they are wanted.
     private var pending: [TitleResource] = []
@@ -113,12 +115,46 @@ final class TitleDownload {
                 job.emit(.notice(url: job.url, message: "resuming: \(held) of \(plan.resources.count) parts of the title are held"))
             }
             job.emit(.notice(url: job.url, message: plan.summary))
+            publishView(plan)
+            if !job.startedEventSent {
+                job.startedEventSent = true
+                job.emit(
+                    .started(
+                        url: job.url, name: job.name, length: nil, resumedBytes: progress.bytesHeld,
+                        connections: max(1, options.connectionsPerFile), source: .origin))
+            }
             bytesAtLastEvent = progress.bytesHeld
             lastProgressEvent = TransferLoop.now()
             fill()
             _ = loop.after(Self.tickInterval) { [weak self] in self?.tick() }
         }
     }
+
+    /// Readers of the download (`serve`) read the title's files from now on; a file one
+    /// waits for jumps the queue.
+    private func publishView(_ plan: any TitlePlan) {
+        let (download, loop) = (job.download, loop)
+        let view = TitleInProgress(plan: plan, filesDirectory: filesDirectory, held: progress.held.mapValues(\.size)) { path in
+            loop.post { download.job?.onTitle { $0.jumpQueue(path) } }
+        }
+        self.view = view
+        download.held.publish(title: view)
+    }
+
+    /// A player waits for `path`: it is fetched next, at once (beyond `-x` by a few if
+    /// need be), not after what was queued before it.
+    fileprivate func jumpQueue(_ path: String) {
+        guard !ended, failing == nil, let index = pending.firstIndex(where: { $0.path == path }) else { return }
+        let resource = pending.remove(at: index)
+        if running.count < max(1, options.connectionsPerFile) + Self.extraForPlayers {
+            fetch(resource, url: nil, hops: 0)
+        } else {
+            pending.insert(resource, at: 0)
+        }
+    }
+
+    /// How many resources players may have fetched beyond `-x`.
+    static let extraForPlayers = 4
 
     // MARK: Fetching
 
@@ -174,6 +210,7 @@ final class TitleDownload {
             }
             failures[resource.path] = nil
             progress.held[resource.path] = TitleProgress.Held(size: size, sha256: sha256, rendition: resource.rendition)
+            view?.didHold(resource.path, size: size)
             job.bytesFetched += size
             unsaved += 1
             noteProgress()
@@ -270,9 +307,14 @@ final class TitleDownload {
         job.emit(
             .progress(
                 url: job.url, name: job.name, bytesDone: done, length: nil, bytesPerSecond: max(0, rate),
-                connections: running.count))
+                connections: running.count, title: counts(listingMissing: false)))
         lastProgressEvent = now
         bytesAtLastEvent = done
+    }
+
+    /// How many segments and files are held, of the plan's (none before it is made).
+    private func counts(listingMissing: Bool) -> TitleCounts? {
+        plan.map { TitleCounts(resources: $0.resources, isHeld: { progress.held[$0] != nil }, listingMissing: listingMissing) }
     }
 
     /// Flushes the files held so far, then saves the progress that names them.
@@ -290,15 +332,7 @@ final class TitleDownload {
         state.createdAt = createdAt
         if progress.bytesHeld > 0 { state.completed.insert(ByteRange(0, progress.bytesHeld)) }
         let (saved, savedState, staging) = (snapshot, state, staging)
-        job.partial.diskQueue.async {
-            do {
-                try FileSystem.syncFileSystem(containing: staging)
-                try saved.save(staging: staging)
-                try FileSystem.writeAtomically(try JobStateCodec.encode(savedState), to: staging + "/" + TitleLayout.stateFile)
-            } catch {
-                // The next checkpoint tries again; a run that ends first fetches these again.
-            }
-        }
+        job.partial.diskQueue.async { saved.saveAfterFlushing(state: savedState, staging: staging) }
     }
 
     // MARK: Ending
@@ -309,27 +343,9 @@ final class TitleDownload {
         let commit = TitleCommit(
             key: job.key, cache: job.cache, entry: job.request.entry, plan: plan,
             progress: progress, staging: staging)
-        let (job, commits, index, loop) = (job, job.service.commits, job.service.index, loop)
-        job.partial.diskQueue.async {
-            let outcome: Result<CommitBatcher.Publication, JobFailure>
-            do {
-                outcome = .success(try commit.prepare(index: index))
-            } catch {
-                outcome = .failure(JobFailure(.io, "\(error)"))
-            }
-            switch outcome {
-            case .failure(let failure):
-                loop.post { job.onTitle { $0.end(.failed(failure)) } }
-            case .success(let publication):
-                commits.publish(publication) { result in
-                    let ending: DownloadResult =
-                        switch result {
-                        case .success: .committed(publication.object)
-                        case .failure(let error): .failed(JobFailure(.io, "\(error)"))
-                        }
-                    loop.post { job.onTitle { $0.end(ending) } }
-                }
-            }
+        let (job, loop) = (job, loop)
+        commit.run(on: job.partial.diskQueue, index: job.service.index, commits: job.service.commits) { ending in
+            loop.post { job.onTitle { $0.end(ending) } }
         }
     }
 
@@ -354,6 +370,7 @@ final class TitleDownload {
         stopFetches()
         var result = result
         if case .failed(var failure) = result {
+            failure.title = counts(listingMissing: true)
             failure.keptForResume = !progress.held.isEmpty || !progress.partial.isEmpty
             if failure.keptForResume {
                 failure.message += "; the \(progress.held.count) parts held are kept: run again to fetch the rest"

@@ -49,5 +49,17 @@ struct TitleProgress: Sendable, Codable, Equatable {
         try FileSystem.writeAtomically(Array(bytes), to: staging + "/" + TitleLayout.progressFile)
     }
 
+    /// A checkpoint, off the loop: flushes the files it names, then saves it and the
+    /// job state `status` and `resume` read. A failure is left to the next checkpoint (a
+    /// run that ends first fetches these files again).
+    func saveAfterFlushing(state: JobState, staging: String) {
+        LoopThreads.preconditionOff("saving a title's progress")
+        do {
+            try FileSystem.syncFileSystem(containing: staging)
+            try save(staging: staging)
+            try FileSystem.writeAtomically(try JobStateCodec.encode(state), to: staging + "/" + TitleLayout.stateFile)
+        } catch {}
+    }
+
     var bytesHeld: Int64 { held.values.reduce(0) { $0 + $1.size } }
 }

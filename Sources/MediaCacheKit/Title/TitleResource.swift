@@ -24,4 +24,10 @@ public struct TitleResource: Sendable, Hashable, Codable {
     public var rendition: String
     /// What it is called in messages: `segment 12 of variant-2`.
     public var label: String
+    /// The media segment's number (HLS media sequence, DASH segment number); nil for
+    /// anything else.
+    public var segment: Int? = nil
+    /// How many media segments it carries: 1 for a segment, each range for a ranged
+    /// file, 0 for an init section or a key.
+    public var segments = 0
 }

@@ -57,12 +57,18 @@ struct BundleInfo: ParsableCommand {
             }
             let columns = [
                 ByteCount.format(entry.size).padding(toLength: 10, withPad: " ", startingAt: 0),
-                (entry.contentType ?? "-").padding(toLength: 24, withPad: " ", startingAt: 0),
+                Self.kind(of: entry).padding(toLength: 24, withPad: " ", startingAt: 0),
                 Self.date(entry.added), entry.sha256.prefix(12) + "…", "cached: " + cached.padding(toLength: 5, withPad: " ", startingAt: 0),
                 Printable.name(entry.url) + (entry.urlsRedacted ? " (query removed; cache key \(Printable.name(entry.cacheKey)))" : ""),
             ]
             Terminal.out("  " + columns.joined(separator: "  "))
         }
+    }
+
+    /// A file's content type, or `hls title, 24 segments` for a streaming title.
+    static func kind(of entry: BundleManifest.Entry) -> String {
+        guard let title = entry.title else { return entry.contentType ?? "-" }
+        return "\(title.format.rawValue) title, \(title.segments) segment\(title.segments == 1 ? "" : "s")"
     }
 
     static func date(_ date: Date) -> String {

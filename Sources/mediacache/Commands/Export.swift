@@ -83,11 +83,6 @@ struct Export: ParsableCommand {
         let line = ByteProgressLine(label: "exporting", enabled: Terminal.stderrIsTerminal && !quiet)
         do {
             let manifest = try exporter.manifest(for: selection, options: options)
-            for title in try exporter.titlesLeftOut(by: selection) {
-                Terminal.err(
-                    "mediacache: left out the streaming title \(title): bundles do not carry streaming titles yet "
-                        + "(prefetch it on the other machine)")
-            }
             if manifest.entries.isEmpty && !quiet {
                 Terminal.err("mediacache: no object matches; writing a bundle with 0 objects")
             }

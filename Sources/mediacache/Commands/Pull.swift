@@ -8,9 +8,10 @@ struct Pull: ParsableCommand {
         discussion: """
             Fetches every object the tier has a record for, or those named by URL or cache \
             key, in parallel ranges like a prefetch: resumable after Ctrl-C or a crash, and \
-            each object is cached only if its SHA-256 is the one its record names. Objects \
-            already cached are skipped. A name the tier has no record for, or a copy that \
-            fails its check, makes the exit status 1. A record whose URL had a query (the \
+            each object is cached only if its SHA-256 is the one its record names. A \
+            streaming title comes back whole, every file checked against its title.json, \
+            or not at all. Objects already cached are skipped. A name the tier has no \
+            record for, or a copy that fails its check, makes the exit status 1. A record whose URL had a query (the \
             tier keeps URLs without one) is pulled only when named by its full URL.
             """)
 
@@ -53,26 +54,80 @@ struct Pull: ParsableCommand {
         let store = try tier.store(for: directory, verifyTLS: !insecure)
         // Records that cannot be pulled: named before the run, and the exit status is 1.
         var unpullable = 0
-        let requests: [JobRequest]
+        var pulls = Pulls()
         do {
             try store.client.checkBucket()
-            requests = try names.isEmpty ? everything(in: store, unpullable: &unpullable) : named(in: store)
+            pulls = try names.isEmpty ? everything(in: store, unpullable: &unpullable) : named(in: store)
         } catch {
             SummaryPrinter.printRunFailure("the tier cannot be used: \(error)", code: "tier-unusable", json: json)
             throw ExitStatus.someFailed
         }
-        try run.run(requests, inputErrors: 0)
-        if unpullable > 0 { throw ExitStatus.someFailed }
+        let titlesFailed = try pullTitles(pulls.titles, from: store, into: directory)
+        if !pulls.files.isEmpty || pulls.titles.isEmpty { try run.run(pulls.files, inputErrors: 0) }
+        if unpullable > 0 || titlesFailed > 0 { throw ExitStatus.someFailed }
+    }
+
+    /// Files go through the download engine; streaming titles come back whole through
+    /// `TierTitlePuller` (the download job fetches one file's ranges).
+    private struct Pulls {
+        var files: [JobRequest] = []
+        var titles: [(record: TierRecord, identity: String)] = []
+
+        mutating func add(_ record: TierRecord?, entry: ListEntry) {
+            if let record, record.isTitle {
+                titles.append((record, entry.identity))
+            } else {
+                files.append(JobRequest(entry: entry))
+            }
+        }
+    }
+
+    /// Pulls each title, one at a time, and says how it went; returns how many failed.
+    private func pullTitles(
+        _ titles: [(record: TierRecord, identity: String)], from store: TierStore, into directory: CacheDirectory
+    ) throws -> Int {
+        guard !titles.isEmpty else { return 0 }
+        let puller = try CommandInputs.usingCache(directory) { () throws -> TierTitlePuller in
+            try directory.prepare()
+            return TierTitlePuller(store: store, objects: try ObjectStore(directory: directory))
+        }
+        var failed = 0
+        for (record, identity) in titles {
+            let name = Printable.url(identity)
+            do {
+                let pulled: Bool
+                switch try puller.pull(record, identity: identity) {
+                case .pulled: pulled = true
+                case .alreadyCached: pulled = false
+                }
+                if json {
+                    Terminal.out(JSONEvent.encode([
+                        "event": pulled ? "title-pulled" : "title-cached", "url": URLCredentials.withoutPassword(identity), "key": record.key,
+                        "size": record.size,
+                    ]))
+                } else if !quiet {
+                    Terminal.err(pulled ? "pulled   \(name) (streaming title, \(ByteCount.format(record.size)))" : "cached   \(name)")
+                }
+            } catch {
+                failed += 1
+                if json {
+                    Terminal.out(JSONEvent.encode(["event": "title-failed", "url": URLCredentials.withoutPassword(identity), "key": record.key, "reason": "\(error)"]))
+                } else {
+                    Terminal.err("FAILED   pull of \(name): \(error)")
+                }
+            }
+        }
+        return failed
     }
 
     /// A request for every record that names its key; the others are reported.
-    private func everything(in store: TierStore, unpullable: inout Int) throws(TierError) -> [JobRequest] {
-        var requests: [JobRequest] = []
+    private func everything(in store: TierStore, unpullable: inout Int) throws(TierError) -> Pulls {
+        var pulls = Pulls()
         for (key, result) in try store.records() {
             switch result {
             case .success(let record):
                 if let entry = record.listEntry() {
-                    requests.append(JobRequest(entry: entry))
+                    pulls.add(record, entry: entry)
                 } else {
                     unpullable += 1
                     Terminal.err(
@@ -83,23 +138,24 @@ struct Pull: ParsableCommand {
                 Terminal.err("mediacache: record \(key.hex): \(error)")
             }
         }
-        return requests
+        return pulls
     }
 
     /// A request for each name. A URL is its own cache key; another name is a
     /// `cache-key=`, whose record gives the URL (a name the tier does not know fails
     /// like any file the tier has no copy of).
-    private func named(in store: TierStore) throws(TierError) -> [JobRequest] {
-        var requests: [JobRequest] = []
+    private func named(in store: TierStore) throws(TierError) -> Pulls {
+        var pulls = Pulls()
         for name in names {
             if URLParts.problem(with: name) == nil {
-                requests.append(JobRequest(entry: ListEntry(urls: [name])))
+                // Only to tell a title: a record that cannot be read is the download's to report.
+                pulls.add((try? store.record(for: CacheKey(identity: name))) ?? nil, entry: ListEntry(urls: [name]))
             } else if let record = try store.record(for: CacheKey(identity: name)) {
-                requests.append(JobRequest(entry: ListEntry(urls: [record.url], cacheKey: name)))
+                pulls.add(record, entry: ListEntry(urls: [record.url], cacheKey: name))
             } else {
-                requests.append(JobRequest(entry: ListEntry(urls: [name])))
+                pulls.add(nil, entry: ListEntry(urls: [name]))
             }
         }
-        return requests
+        return pulls
     }
 }

@@ -8,7 +8,8 @@ struct Push: ParsableCommand {
         discussion: """
             Uploads every cached object, or those named by URL, mirror or cache key, with \
             a record other caches find them by. Objects the tier already holds under the \
-            same key and bytes are not sent again. Large objects go up in parallel parts; an \
+            same key and bytes are not sent again. A streaming title goes up as one object \
+            (its title.json, then every file it lists). Large objects go up in parallel parts; an \
             upload stopped by Ctrl-C or a crash resumes at the next push. Credentials come \
             from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, the region \
             from AWS_REGION (default us-east-1).

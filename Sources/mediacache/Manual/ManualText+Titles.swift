@@ -30,6 +30,18 @@ extension ManualText {
                 """),
             .text(
                 """
+                A title is one object for ls, verify, rm and gc, and it travels whole. export \
+                writes its title.json and every file under objects/KEY.title/ in the bundle; \
+                import checks title.json against the bundle's manifest and every file against \
+                title.json, and adds the title in one step, or nothing of it, naming the file \
+                that is missing, extra or altered. push sends a title to the tier as one object, \
+                PREFIX/titles/SHA256 (title.json followed by every file it lists, named by \
+                title.json's SHA-256), rather than one object per segment; pull brings it back \
+                checked file by file and adds it in one step. prefetch --tier does not read \
+                titles from the tier: pull them.
+                """),
+            .text(
+                """
                 Under serve, mediacache url URL prints the title's local URL: its playlist or MPD \
                 as stored, whose relative URIs lead to each file of the title under the same \
                 signed path, with ranges; paths that are not the title's answer 404. Players, \

@@ -109,7 +109,11 @@ enum ManualText {
             .list([
                 .init("started", .literal, "length, resumed_bytes, connections, source (origin or tier)"),
                 .init(
-                    "progress", .literal, "bytes_done, bytes_per_second, connections; at most twice a second per file"),
+                    "progress", .literal,
+                    """
+                    bytes_done, bytes_per_second, connections; at most twice a second per file. For a \
+                    streaming title also segments_done, segments_total, files_done, files_total.
+                    """),
                 .init("moov-found", .literal, "offset, size, bytes_received"),
                 .init("retry", .literal, "attempt, delay, reason"),
                 .init("notice", .literal, "message"),
@@ -123,7 +127,9 @@ enum ManualText {
                     """
                     code, reason. Codes: http-status, not-media, checksum-mismatch, \
                     retries-exhausted, origin-unstable, bad-response, redirect, bad-url, tls, io, tier, \
-                    not-saved (cached, but not put in -d DIR).
+                    not-saved (cached, but not put in -d DIR). A streaming title's also has its \
+                    counts and missing: by rendition, the segment numbers not held (runs such as \
+                    "17-40") and the other files not held.
                     """),
                 .init("summary", .literal, "the last event: files done, failed and already cached, bytes, time"),
             ]),

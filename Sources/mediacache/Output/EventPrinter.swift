@@ -39,9 +39,11 @@ final class EventPrinter: Sendable {
                 // count changes as it goes; the progress line shows the ones in use.
                 say("start    \(name) (\(size)\(from))")
             }
-        case .progress(let url, let name, let done, let length, let rate, let connections):
-            let file = RunTally.File(name: name, done: done, length: length, rate: rate, connections: connections)
-            board?.update(url: url, name: name, done: done, length: length, rate: rate, connections: connections)
+        case .progress(let url, let name, let done, let length, let rate, let connections, let title):
+            let file = RunTally.File(
+                name: name, done: done, length: length, rate: rate, connections: connections,
+                segments: title.map { ($0.segmentsHeld, $0.segments) })
+            board?.update(url: url, file)
             summary?.update(url: url, file)
         case .retry(let url, let attempt, let delay, let reason):
             say("retry    \(Printable.url(url)): \(reason) (attempt \(attempt), in \(ByteCount.formatSeconds(delay)))")

@@ -12,12 +12,13 @@ enum JSONEvent {
                 "source": source.rawValue,
             ]
             if let length { fields["length"] = length }
-        case .progress(let url, let name, let done, let length, let rate, let connections):
+        case .progress(let url, let name, let done, let length, let rate, let connections, let title):
             fields = [
                 "event": "progress", "url": url, "name": name, "bytes_done": done, "bytes_per_second": Int(rate),
                 "connections": connections,
             ]
             if let length { fields["length"] = length }
+            if let title { fields.merge(counts(title)) { $1 } }
         case .retry(let url, let attempt, let delay, let reason):
             fields = ["event": "retry", "url": url, "attempt": attempt, "delay": delay, "reason": reason]
         case .notice(let url, let message):
@@ -34,10 +35,22 @@ enum JSONEvent {
             fields = ["event": "skipped", "url": url, "name": name, "path": path, "reason": "already-cached"]
         case .failed(let url, let name, let failure):
             fields = ["event": "failed", "url": url, "name": name, "code": failure.code.rawValue, "reason": failure.message]
+            if let title = failure.title {
+                fields.merge(counts(title)) { $1 }
+                fields["missing"] = title.missing
+            }
         }
         // A password in a URL is the user's secret, not the script's.
         if let url = fields["url"] as? String { fields["url"] = URLCredentials.masked(url) }
         return encode(fields)
+    }
+
+    /// A title's counts: `segments_done`, `segments_total`, `files_done`, `files_total`.
+    private static func counts(_ title: TitleCounts) -> [String: Any] {
+        [
+            "segments_done": title.segmentsHeld, "segments_total": title.segments, "files_done": title.filesHeld,
+            "files_total": title.files,
+        ]
     }
 
     /// A failure of the whole run before any file started (no "url"): the cache cannot

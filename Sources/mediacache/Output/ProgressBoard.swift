@@ -49,10 +49,9 @@ final class ProgressBoard: Sendable {
         Terminal.setOverlay(self)
     }
 
-    func update(url: String, name: String, done: Int64, length: Int64?, rate: Double, connections: Int) {
+    func update(url: String, _ file: File) {
         board.withLock { board in
-            board.tally.update(
-                url: url, File(name: name, done: done, length: length, rate: rate, connections: connections))
+            board.tally.update(url: url, file)
             let now = Date().timeIntervalSince1970
             guard now - board.lastDraw >= 0.2 else { return }
             board.lastDraw = now
@@ -86,12 +85,17 @@ final class ProgressBoard: Sendable {
         Terminal.setOverlay(nil)
     }
 
-    /// `name  [#####-----]  45%  1.2 MiB/2.6 MiB  ETA 3 s  800 KiB/s  x4`. On a narrow
-    /// terminal the name gives way first, then the bar shrinks, then the details go.
+    /// `name  [#####-----]  45%  1.2 MiB/2.6 MiB  ETA 3 s  800 KiB/s  x4`; a title's
+    /// bar and percent count segments (`412/900 seg  1.2 GiB`). On a narrow terminal
+    /// the name gives way first, then the bar shrinks, then the details go.
     static func line(for file: File, width: Int) -> String {
-        let fraction = file.length.map { $0 > 0 ? min(1, Double(file.done) / Double($0)) : 1 }
+        var fraction = file.length.map { $0 > 0 ? min(1, Double(file.done) / Double($0)) : 1 }
+        var bytes = "  " + ByteCount.format(file.done) + (file.length.map { "/" + ByteCount.format($0) } ?? "")
+        if let segments = file.segments {
+            fraction = segments.total > 0 ? min(1, Double(segments.held) / Double(segments.total)) : 1
+            bytes = "  \(segments.held)/\(segments.total) seg" + bytes
+        }
         let percent = fraction.map { String(format: " %3d%%", Int($0 * 100)) } ?? ""
-        let bytes = "  " + ByteCount.format(file.done) + (file.length.map { "/" + ByteCount.format($0) } ?? "")
         var eta = ""
         if let length = file.length, file.rate > 0, length > file.done {
             eta = "  ETA " + ByteCount.formatSeconds(Double(length - file.done) / file.rate)

@@ -10,6 +10,8 @@ struct RunTally {
         var length: Int64?
         var rate: Double
         var connections: Int
+        /// A streaming title's segments held and in all.
+        var segments: (held: Int, total: Int)? = nil
     }
 
     var active: [(url: String, file: File)] = []

@@ -58,12 +58,6 @@ final class TierPrinter: Sendable {
             } else {
                 Terminal.err("FAILED   push of \(Self.name(object)): \(error)")
             }
-        case .notPushed(let object, let reason):
-            if json {
-                Terminal.out(JSONEvent.encode(["event": "not-pushed", "url": object.url, "key": object.key, "reason": reason]))
-            } else if !quiet {
-                Terminal.err("skipped  \(Self.name(object)): \(reason)")
-            }
         case .stopped(let error):
             stopped(error)
         }

@@ -1,0 +1,148 @@
+import Foundation
+
+/// Brings a streaming title back from the tier whole (`pull`). Its pack (`TitlePack`) is
+/// read in a few large ranged GETs and split into the title's files in a staging folder
+/// as it arrives: `title.json` checked against the record, every file against
+/// `title.json`; then the folder becomes the title in one step, as an imported one does.
+/// A copy that fails any check is reported naming the file, and nothing of it is kept.
+/// Blocking: never on the transfer thread.
+public final class TierTitlePuller: Sendable {
+    /// Bytes asked for per GET: few requests for a title of small segments, bounded memory.
+    static let window: Int64 = 8 << 20
+
+    public enum Outcome: Sendable {
+        case pulled(CachedObject)
+        /// The cache holds this title already, with the same `title.json`.
+        case alreadyCached(CachedObject)
+    }
+
+    private let store: TierStore
+    private let objects: ObjectStore
+    private var cache: CacheDirectory { objects.directory }
+
+    public init(store: TierStore, objects: ObjectStore) {
+        self.store = store
+        self.objects = objects
+    }
+
+    /// Pulls the title `record` names, cached under `identity` (the URL or `cache-key=`
+    /// it was asked for by).
+    public func pull(_ record: TierRecord, identity: String) throws(TierError) -> Outcome {
+        guard let manifestSize = record.titleManifestSize, let key = CacheKey(hex: record.key) else {
+            throw .localFile("the record of \(record.url) is not a streaming title's")
+        }
+        // Read whole into memory: a record may claim anything, a title.json is bounded.
+        guard manifestSize <= Int64(TitleOnDisk.maximumManifestSize) else {
+            throw unusable(store.layout.objectKey(for: record), .manifestUnreadable("the record says it holds \(manifestSize) bytes, more than a title manifest may"))
+        }
+        if let existing = objects.openIntact(key: key)?.object, existing.sha256 == record.sha256 {
+            return .alreadyCached(existing)
+        }
+        let lock = try local { try KeyLock.tryAcquire(key: key, in: cache) }
+        guard let lock else {
+            throw .localFile("\(record.url): another mediacache process is downloading or importing it; pull it again when it has finished")
+        }
+        return try withExtendedLifetime(lock) { () throws(TierError) -> Outcome in
+            let pack = store.layout.objectKey(for: record)
+            var assembly = try checking(pack, writing: TitleManifest.fileName) {
+                let bytes = try fetch(pack, ByteRange(0, manifestSize))
+                return try TitleAssembly(manifestBytes: bytes, sha256: record.sha256, size: record.size)
+            }
+            let staged = try local { try StagedTitle(cache: cache) }
+            try local { try staged.writeManifest(assembly.manifestBytes) }
+            try split(pack, of: record, into: staged, checking: &assembly)
+            let object = StagedTitle.object(
+                key: key, assembly: assembly, cacheKey: identity, url: record.cacheKey == nil ? identity : record.url,
+                mirrors: [], name: nil, contentType: record.contentType, validators: (record.etag, record.lastModified),
+                addedAt: Date())
+            let aliases = [identity] + (record.cacheKey == nil || record.url == identity ? [] : [record.url])
+            try commit(staged, object: object, key: key, aliases: aliases)
+            return .pulled(object)
+        }
+    }
+
+    /// Reads the members that follow `title.json` in the pack, window by window, into
+    /// their files, each checked as it is completed.
+    private func split(
+        _ pack: String, of record: TierRecord, into staged: StagedTitle, checking assembly: inout TitleAssembly
+    ) throws(TierError) {
+        var offset = Int64(assembly.manifestBytes.count)
+        var window: [UInt8] = []
+        var windowStart = offset
+        for member in assembly.manifest.members {
+            try checking(pack, writing: staged.directory + "/" + member.path) {
+                let listed = try assembly.begin(member.path)
+                let file = try staged.create(member.path)
+                let digest = Digest(.sha256)
+                var done: Int64 = 0
+                while done < listed.size {
+                    let at = offset + done
+                    if at >= windowStart + Int64(window.count) {
+                        windowStart = at
+                        window = try fetch(pack, ByteRange(at, min(record.size, at + Self.window)))
+                    }
+                    let from = Int(at - windowStart)
+                    let bytes = Array(window[from..<(from + Int(min(Int64(window.count - from), listed.size - done)))])
+                    digest.update(bytes)
+                    try file.write(bytes, at: done)
+                    done += Int64(bytes.count)
+                }
+                try TitleAssembly.check(listed, size: done, sha256: digest.finalizeHex())
+            }
+            offset += member.size
+        }
+    }
+
+    /// Runs `body`, which reads the pack and writes `path`: a check that fails makes the
+    /// pack unusable, a tier error stays one, anything else is this cache's.
+    private func checking<T>(_ pack: String, writing path: String, _ body: () throws -> T) throws(TierError) -> T {
+        do {
+            return try body()
+        } catch let problem as TitleAssembly.Problem {
+            throw unusable(pack, problem)
+        } catch let error as TierError {
+            throw error
+        } catch {
+            throw .localFile("writing \(path): \(error)")
+        }
+    }
+
+    /// `range` of the pack, exactly.
+    private func fetch(_ pack: String, _ range: ByteRange) throws(TierError) -> [UInt8] {
+        guard let bytes = try store.client.getObject(pack, range: range) else {
+            throw .invalidResponse(
+                operation: "get", target: target(pack), reason: "the tier has a record of this title but not its pack")
+        }
+        return bytes
+    }
+
+    /// Renames the staged folder into `objects/` and records its row, as one step.
+    private func commit(_ staged: StagedTitle, object: CachedObject, key: CacheKey, aliases: [String]) throws(TierError) {
+        let publication = try local { try staged.publication(of: object, key: key, aliases: aliases, index: objects.index) }
+        let finished = DispatchSemaphore(value: 0)
+        let result = LockedValue<Result<Void, CacheError>?>(nil)
+        CommitBatcher(index: objects.index).publish(publication) { outcome in
+            result.withLock { $0 = outcome }
+            finished.signal()
+        }
+        finished.wait()
+        if case .failure(let error)? = result.withLock({ $0 }) {
+            throw .localFile("committing the title into \(cache.root): \(error)")
+        }
+        staged.didPublish()
+    }
+
+    private func unusable(_ pack: String, _ problem: TitleAssembly.Problem) -> TierError {
+        .invalidResponse(operation: "check", target: target(pack), reason: "\(problem); nothing of the title was kept")
+    }
+
+    private func target(_ pack: String) -> String { "s3://\(store.layout.location.bucket)/\(pack)" }
+
+    private func local<T>(_ body: () throws -> T) throws(TierError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .localFile("\(cache.root): \(error)")
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import TestOrigin
+@testable import MediaCacheKit
+
+extension EndToEnd {
+    /// Streaming titles through the fleet tier, against SeaweedFS on 127.0.0.1: `push` (and
+    /// `prefetch --tier-push`) send a title as one pack, `pull` on a second cache brings it
+    /// back whole and checked, and it plays offline there frame for frame as the origin's.
+    @Suite struct TitleTier {
+        let origin: TestOrigin
+        let store: SeaweedFS
+        let title: StreamingTitle
+        let url: String
+
+        init() throws {
+            origin = try TestOrigin()
+            store = try SeaweedFS.shared()
+            title = try TitleFixture.hlsAES.make()
+            try Titles.serve(title, on: origin)
+            url = origin.url("/t/" + title.entry)
+        }
+
+        func run(_ harness: Harness, _ arguments: [String]) throws -> RunResult {
+            try MediaCacheProcess.run(
+                arguments + ["--cache-dir", harness.scratch.cache], environment: store.environment(), timeout: 120)
+        }
+
+        /// A cache that prefetched the title, pushing it to `tier` when `push` says how.
+        func prefetched(_ extra: [String] = []) throws -> Harness {
+            let machine = Harness()
+            let list = machine.scratch.write("list.txt", url + "\n")
+            let fetched = try run(machine, ["prefetch", list] + extra)
+            try #require(fetched.status == 0, "\(fetched.stderr)")
+            return machine
+        }
+
+        func expectPlaysAsTheOrigin(_ harness: Harness, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let (path, frames) = try Titles.playOffline(harness, url)
+            #expect(path.hasSuffix(".title/index.m3u8"), sourceLocation: sourceLocation)
+            #expect(frames == (try TitleFixtures.fingerprint(title)), sourceLocation: sourceLocation)
+            let verify = try harness.run(["verify"])
+            #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)", sourceLocation: sourceLocation)
+        }
+
+        @Test func aPushedTitleIsPulledWholeOnAnotherCacheAndPlaysOffline() throws {
+            let bucket = try store.makeBucket()
+            let tier = "s3://\(bucket)/fleet"
+            let machine = try prefetched()
+            let pushed = try run(machine, ["push", "--tier", tier])
+            #expect(pushed.status == 0, "\(pushed.stderr)")
+            #expect(pushed.stderr.contains("pushed 1 object"), "\(pushed.stderr)")
+            // One pack for the whole title, named by its title.json; no object per segment.
+            let client = try store.client(bucket: bucket, prefix: "fleet")
+            let packs = try client.listObjects(prefix: "fleet/titles/")
+            #expect(packs.count == 1, "\(packs.map(\.key))")
+            #expect(try client.listObjects(prefix: "fleet/objects/").isEmpty)
+            let again = try run(machine, ["push", "--tier", tier])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stderr.contains("in tier"), "\(again.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: machine.scratch.cache + "/tier/packs/" + (packs.first.map { ($0.key as NSString).lastPathComponent } ?? "")))
+
+            origin.stop()
+            let other = Harness()
+            let pulled = try run(other, ["pull", "--tier", tier])
+            #expect(pulled.status == 0, "\(pulled.stderr)")
+            #expect(pulled.stderr.contains("pulled   \(url)"), "\(pulled.stderr)")
+            try expectPlaysAsTheOrigin(other)
+            let twice = try run(other, ["pull", url, "--tier", tier])
+            #expect(twice.status == 0, "\(twice.stderr)")
+            #expect(twice.stderr.contains("cached   \(url)"), "\(twice.stderr)")
+        }
+
+        @Test func prefetchWithTierPushSendsTheTitleAndPullByNameBringsItBack() throws {
+            let bucket = try store.makeBucket()
+            let tier = "s3://\(bucket)/fleet"
+            _ = try prefetched(["--tier", tier, "--tier-push"])
+            origin.stop()
+            let other = Harness()
+            let pulled = try run(other, ["pull", url, "--tier", tier])
+            #expect(pulled.status == 0, "\(pulled.stderr)")
+            try expectPlaysAsTheOrigin(other)
+        }
+
+        @Test func aPackThatFailsItsCheckIsRefusedAndNothingIsKept() throws {
+            let bucket = try store.makeBucket()
+            let tier = "s3://\(bucket)/fleet"
+            let machine = try prefetched()
+            #expect(try run(machine, ["push", "--tier", tier]).status == 0)
+            let client = try store.client(bucket: bucket, prefix: "fleet")
+            let pack = try #require(try client.listObjects(prefix: "fleet/titles/").first)
+            var bytes = try #require(try client.getObject(pack.key, maxBytes: 64 << 20))
+            bytes[bytes.count - 100] ^= 0xFF
+            try client.putObject(pack.key, bytes: bytes)
+
+            let other = Harness()
+            let pulled = try run(other, ["pull", "--tier", tier])
+            #expect(pulled.status == 1)
+            #expect(pulled.stderr.contains("FAILED   pull of \(url)"), "\(pulled.stderr)")
+            #expect(pulled.stderr.contains("has SHA-256"), "\(pulled.stderr)")
+            #expect(pulled.stderr.contains("nothing of the title was kept"), "\(pulled.stderr)")
+            #expect(other.scratch.objectFiles.isEmpty, "\(other.scratch.objectFiles)")
+            let partial = (try? FileManager.default.contentsOfDirectory(atPath: other.scratch.cache + "/partial")) ?? []
+            #expect(partial.isEmpty, "left in partial/: \(partial)")
+        }
+    }
+}
