@@ -6,7 +6,7 @@ import Foundation
 /// gives up the whole title (its folder is removed, the rest of its files read past);
 /// only a title whose every file arrived and matched is handed to the commit batcher,
 /// which renames the folder into `objects/` and records its row in one step.
-struct TitleInProgress {
+struct ImportingTitle {
     let entry: BundleManifest.Entry
     /// Nil once the title is settled (given up, already cached, skipped): its remaining
     /// files are read past.
@@ -15,14 +15,14 @@ struct TitleInProgress {
     let staged: StagedTitle?
     let lock: KeyLock?
 
-    static func settled(_ entry: BundleManifest.Entry) -> TitleInProgress {
-        TitleInProgress(entry: entry, assembly: nil, staged: nil, lock: nil)
+    static func settled(_ entry: BundleManifest.Entry) -> ImportingTitle {
+        ImportingTitle(entry: entry, assembly: nil, staged: nil, lock: nil)
     }
 }
 
 extension BundleReader.Item {
     /// Whether this entry is one more file of `title`.
-    func continues(_ title: TitleInProgress?) -> Bool {
+    func continues(_ title: ImportingTitle?) -> Bool {
         guard case .titleMember(let entry, _) = self, let title else { return false }
         return title.entry.key == entry.key
     }
@@ -33,7 +33,7 @@ extension BundleImporter {
     /// in progress, its outcome when it is settled at once, and the bytes read.
     func startTitle(
         _ entry: BundleManifest.Entry, first member: String, from reader: BundleReader, progress: (Int64) -> Void
-    ) throws -> (TitleInProgress, Outcome?, Int64) {
+    ) throws -> (ImportingTitle, Outcome?, Int64) {
         guard member == TitleManifest.fileName else {
             let problem = "its first file is \(Printable.name(member)); \(TitleManifest.fileName) must come first"
             return (.settled(entry), .rejected(.titleNotImported(problem)), 0)
@@ -69,13 +69,13 @@ extension BundleImporter {
         }
         let staged = options.dryRun ? nil : try StagedTitle(cache: cache)
         try staged?.writeManifest(bytes)
-        return (TitleInProgress(entry: entry, assembly: assembly, staged: staged, lock: lock), nil, Int64(bytes.count))
+        return (ImportingTitle(entry: entry, assembly: assembly, staged: staged, lock: lock), nil, Int64(bytes.count))
     }
 
     /// One more file of `title`: written into its folder while hashed, then checked
     /// against `title.json`. Returns an outcome when this file settles the title.
     func take(
-        _ member: String, of title: inout TitleInProgress, from reader: BundleReader, progress: (Int64) -> Void
+        _ member: String, of title: inout ImportingTitle, from reader: BundleReader, progress: (Int64) -> Void
     ) throws -> (Outcome?, Int64) {
         guard var assembly = title.assembly else { return (nil, 0) }
         var done: Int64 = 0
@@ -107,7 +107,7 @@ extension BundleImporter {
 
     /// The title ends (another entry follows, or the bundle does): committed when every
     /// file listed arrived and matched, else rejected naming the first one missing.
-    func finish(_ title: TitleInProgress, damaged: Bool, commits: PendingCommits) throws -> Outcome? {
+    func finish(_ title: ImportingTitle, damaged: Bool, commits: PendingCommits) throws -> Outcome? {
         guard let assembly = title.assembly else { return nil }
         if let missing = assembly.firstMissing {
             return .rejected(damaged ? .truncated : .titleNotImported(TitleAssembly.Problem.missing(missing).description))

@@ -150,7 +150,7 @@ public final class BundleImporter {
         }
         // The title whose files are being read: it ends at the first entry that is not
         // one of its files (or at the end of the bundle), and is committed only then.
-        var title: TitleInProgress?
+        var title: ImportingTitle?
         func endTitle() throws {
             guard let ending = title else { return }
             title = nil
