@@ -17,7 +17,6 @@ public enum ServedFrom: String, Sendable {
 /// with 206; a Range that asks for nothing that exists gets 416.
 struct MediaResponder: Sendable {
     let service: DownloadService
-    static let chunkSize: Int64 = 256 << 10
 
     /// The response, and where its bytes come from (for the request log).
     func respond(to request: Request, source: LocalSource, name: String) async throws -> (Response, ServedFrom) {
@@ -25,11 +24,23 @@ struct MediaResponder: Sendable {
         let key = CacheKey(identity: entry.identity)
         let objects = service.objects
         if let cached = try await BlockingWork.run({ objects.openIntact(key: key) }) {
-            if cached.object.isTitle { return (Self.titleNotServed(cached.object), .error) }
+            if cached.object.isTitle { return try await titles.entry(of: cached, request: request) }
             return (fromObject(cached, request: request, name: name), .cache)
         }
         return try await fromDownload(request: request, source: source, key: key, name: name)
     }
+
+    /// A path under the local URL other than its name (`variant-0/s3.ts`): a file of the
+    /// cached title the URL names. Nil when the URL names no cached title, or the title
+    /// has no such file.
+    func respond(to request: Request, source: LocalSource, memberPath path: String) async throws -> (Response, ServedFrom)? {
+        let key = CacheKey(identity: source.entry.identity)
+        let objects = service.objects
+        guard let cached = try await BlockingWork.run({ objects.openIntact(key: key) }), cached.object.isTitle else { return nil }
+        return try await titles.member(path, of: cached, request: request)
+    }
+
+    private var titles: TitleResponder { TitleResponder(objects: service.objects) }
 
     private func fromDownload(
         request: Request, source: LocalSource, key: CacheKey, name: String
@@ -45,21 +56,33 @@ struct MediaResponder: Sendable {
             guard let cached = try await BlockingWork.run({ objects.openIntact(key: stored) }) else {
                 return (PlainText.response(.serviceUnavailable, "\(object.path) is gone from the cache; try again"), .error)
             }
-            if cached.object.isTitle { return (Self.titleNotServed(cached.object), .error) }
+            if cached.object.isTitle { return try await titles.entry(of: cached, request: request) }
             return (fromObject(cached, request: request, name: name), .cache)
+        } catch ReaderError.title {
+            return (Self.titleNotReady(source.url), .error)
         } catch {
             return (Self.failed(error, url: source.url), .error)
         }
+        var firstBytes: [UInt8] = []
         if let length = data.length, length > 0, !(data.contentType.map(MediaTypes.isMedia) ?? false) {
             // Whether this is media at all (or an error page sent with 200) is decided by
             // its first bytes: the status waits for them, so a page is a 502, not a 200
             // cut short.
             do {
-                _ = try await reader.available(from: 0, upTo: min(length, 512))
+                let count = Int(try await reader.available(from: 0, upTo: min(length, 512)))
+                firstBytes = (try? await BlockingWork.run { try reader.read(at: 0, count: count) }) ?? []
+            } catch ReaderError.title {
+                reader.close()
+                return (Self.titleNotReady(source.url), .error)
             } catch {
                 reader.close()
                 return (Self.failed(error, url: source.url), .error)
             }
+        }
+        if PresentationDetection.format(contentType: data.contentType, firstBytes: firstBytes) != nil {
+            // The download has become a title's: the playlist's bytes are not what plays.
+            reader.close()
+            return (Self.titleNotReady(source.url), .error)
         }
         // As `etag(of:)` will name the object these bytes become; when the origin names
         // no version, one for this download's bytes, so If-Range protects a seek across a
@@ -67,14 +90,14 @@ struct MediaResponder: Sendable {
         let version =
             data.originVersion.map { "\"o-\(Self.shortHash($0))\"" } ?? data.storedSHA256.map { "\"\($0.prefix(32))\"" }
             ?? data.dataVersion.map { "\"d-\(Self.shortHash($0))\"" }
-        var headers = commonHeaders(MediaTypes.served(origin: data.contentType, name: name), etag: version)
+        var headers = RangedResponse.headers(MediaTypes.served(origin: data.contentType, name: name), etag: version)
         guard let length = data.length else {
             // A stream of unknown length: sent whole as it arrives (HEAD: nothing to wait for).
             if request.method == .head { return (Response(status: .ok, headers: headers, body: ResponseBody()), .download) }
             let whole = body(request, reader: reader, range: ByteRange(0, Int64.max))
             return (Response(status: .ok, headers: headers, body: whole), .download)
         }
-        let response = ranged(request, length: length, headers: &headers, etag: version) { range in
+        let response = RangedResponse.make(request, length: length, headers: &headers, etag: version) { range in
             body(request, reader: reader, range: range)
         }
         return (response, .download)
@@ -82,65 +105,26 @@ struct MediaResponder: Sendable {
 
     // MARK: Cached objects
 
-    /// A streaming title is many files: its entry playlist's bytes alone would name
-    /// segments the player cannot fetch from here, so nothing is sent rather than that.
-    static func titleNotServed(_ object: CachedObject) -> Response {
-        PlainText.response(
-            .notImplemented,
-            "\(object.shownName) is a streaming title; serving titles comes in a later version of mediacache. "
-                + "Play it from the cache: `mediacache path URL` prints its playlist")
+    /// A streaming title not cached yet: it is being fetched whole (the download goes on
+    /// without this reader) and plays from the same local URL once committed. Its files
+    /// while it downloads (`TitleInProgress`) are not served yet.
+    static func titleNotReady(_ url: String) -> Response {
+        var response = PlainText.response(
+            .serviceUnavailable,
+            "\(Printable.url(url)) is a streaming title: it is being cached whole now and plays from this URL once it is "
+                + "(playing a title while it downloads is not there yet); `mediacache status` shows how far it is")
+        response.headers[.retryAfter] = "5"
+        return response
     }
 
     private func fromObject(_ cached: IntactObject, request: Request, name: String) -> Response {
         let (object, file) = (cached.object, cached.file)
         let etag = Self.etag(of: object)
-        var headers = commonHeaders(MediaTypes.served(origin: object.contentType, name: name), etag: etag)
+        var headers = RangedResponse.headers(MediaTypes.served(origin: object.contentType, name: name), etag: etag)
         if let lastModified = object.lastModified { headers[.lastModified] = lastModified }
-        return ranged(request, length: object.size, headers: &headers, etag: etag) { range in
-            ResponseBody(contentLength: Int(range.count)) { writer in
-                var next = range.start
-                while next < range.end {
-                    let (offset, count) = (next, Int(min(Self.chunkSize, range.end - next)))
-                    let bytes = try await BlockingWork.run { try file.read(count: count, at: offset) }
-                    guard !bytes.isEmpty else { throw ServeError.shortFile(object.path) }
-                    try await writer.write(ByteBuffer(bytes: bytes))
-                    next += Int64(bytes.count)
-                }
-                try await writer.finish(nil)
-            }
+        return RangedResponse.make(request, length: object.size, headers: &headers, etag: etag) { range in
+            RangedResponse.fileBody(file, range: range, path: object.path)
         }
-    }
-
-    // MARK: Ranges
-
-    /// 206 with the range asked for, 200 with everything (no Range, several ranges, or
-    /// an If-Range naming another version), 416 when nothing asked for exists.
-    private func ranged(
-        _ request: Request, length: Int64, headers: inout HTTPFields, etag: String?,
-        body: (ByteRange) -> ResponseBody
-    ) -> Response {
-        var wanted = RangeRequest(header: request.headers[.range])
-        if let ifRange = request.headers[.ifRange], ifRange != etag, ifRange != headers[.lastModified] {
-            wanted = .whole
-        }
-        let range: ByteRange?
-        do {
-            range = try wanted.resolve(length: length)
-        } catch {
-            headers[.contentRange] = "bytes */\(length)"
-            headers[.contentType] = "text/plain; charset=utf-8"
-            return Response(
-                status: .rangeNotSatisfiable, headers: headers,
-                body: ResponseBody(byteBuffer: ByteBuffer(string: "the file has \(length) bytes\n")))
-        }
-        let sent = range ?? ByteRange(0, length)
-        if let range { headers[.contentRange] = "bytes \(range.start)-\(range.end - 1)/\(length)" }
-        let status: HTTPResponse.Status = range == nil ? .ok : .partialContent
-        if request.method == .head {
-            headers[.contentLength] = String(sent.count)
-            return Response(status: status, headers: headers, body: ResponseBody())
-        }
-        return Response(status: status, headers: headers, body: body(sent))
     }
 
     /// Streams `range` from a download in progress; an error mid-way closes the
@@ -156,27 +140,13 @@ struct MediaResponder: Sendable {
                     guard known == nil else { throw ServeError.shortDownload }
                     break
                 }
-                let (offset, count) = (next, Int(min(available, Self.chunkSize, range.end - next)))
+                let (offset, count) = (next, Int(min(available, RangedResponse.chunkSize, range.end - next)))
                 let bytes = try await BlockingWork.run { try reader.read(at: offset, count: count) }
                 try await writer.write(ByteBuffer(bytes: bytes))
                 next += Int64(bytes.count)
             }
             try await writer.finish(nil)
         }
-    }
-
-    /// A browser never runs what an object holds: its type is never sniffed, a document
-    /// among them gets a sandbox (no script, no same-origin reads), and anything that
-    /// is not media is a download.
-    private func commonHeaders(_ type: MediaTypes.Served, etag: String?) -> HTTPFields {
-        var headers = HTTPFields()
-        headers[.acceptRanges] = "bytes"
-        headers[.contentType] = type.contentType
-        if type.attachment { headers[.contentDisposition] = "attachment" }
-        headers[.xContentTypeOptions] = "nosniff"
-        headers[.contentSecurityPolicy] = "sandbox"
-        if let etag { headers[.eTag] = etag }
-        return headers
     }
 
     /// Names the stored layout: the origin's bytes keep the tag they had while they

@@ -10,8 +10,9 @@ import NIOHTTP1
 /// `mediacache serve`: a local HTTP endpoint that players open while the cache fills.
 ///
 /// `/m/TOKEN/NAME` serves the source that `mediacache url` registered under TOKEN (any
-/// other token: 403, and no origin hears of it); `/` is a status page. Requests whose
-/// Host is not this server get 421.
+/// other token: 403, and no origin hears of it); when that source is a cached streaming
+/// title, `/m/TOKEN/<path>` serves each file of it (`TitleResponder`). `/` is a status
+/// page. Requests whose Host is not this server get 421.
 public final class MediaServer: Sendable {
     private let service: DownloadService
     private let sources: KnownSources
@@ -46,21 +47,30 @@ public final class MediaServer: Sendable {
             router.on("/", method: method) { _, _ in try await status.page() }
             router.on("/status.json", method: method) { _, _ in try await status.json() }
             router.on("/status.js", method: method) { _, _ in status.script() }
-            router.on("/m/:token/:name", method: method) { [sources, log] request, context in
+            router.on("/m/:token/**", method: method) { [sources, log] request, context in
                 let token = context.parameters.get("token") ?? ""
-                let name = context.parameters.get("name") ?? ""
                 guard let source = try await sources.source(token: token) else {
                     log(.refused(path: request.uri.path, reason: "unknown local URL"))
                     return PlainText.response(.forbidden, "unknown local URL; make one with `mediacache url URL`")
                 }
-                guard source.isNamed(name) else {
-                    log(.refused(path: request.uri.path, reason: "not the name of this local URL"))
-                    return PlainText.response(.notFound, "not found: this local URL serves \(source.pathName) only")
-                }
+                // The path after the token, as sent: the source's name, or a title's file.
+                let prefix = "/m/\(token)/"
+                let path = request.uri.path.hasPrefix(prefix) ? String(request.uri.path.dropFirst(prefix.count)) : ""
                 let started = ContinuousClock.now
-                let (response, from) = try await media.respond(to: request, source: source, name: name)
+                let answer: (Response, ServedFrom)
+                var member: String?
+                if !path.contains("/"), source.isNamed(path) {
+                    answer = try await media.respond(to: request, source: source, name: path)
+                } else if let found = try await media.respond(to: request, source: source, memberPath: path) {
+                    (answer, member) = (found, path)
+                } else {
+                    log(.refused(path: request.uri.path, reason: "not the name of this local URL nor a file of its title"))
+                    return PlainText.response(
+                        .notFound, "not found: this local URL serves \(source.pathName) only (and, for a title, its files)")
+                }
+                let (response, from) = answer
                 let record = RequestRecord(
-                    url: source.url, method: request.method.rawValue, range: request.headers[.range],
+                    url: source.url, member: member, method: request.method.rawValue, range: request.headers[.range],
                     status: response.status.code, from: from, headSeconds: started.secondsSince)
                 log(.served(record))
                 return RequestLog.logging(response, record, method: request.method, started: started, log: log)

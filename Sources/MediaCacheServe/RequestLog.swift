@@ -15,6 +15,8 @@ public enum ServeEvent: Sendable {
 /// One request to a local URL, as the request log shows it.
 public struct RequestRecord: Sendable {
     public var url: String
+    /// The file of a title asked for (`variant-0/s3.ts`); nil for the URL itself.
+    public var member: String?
     public var method: String
     public var range: String?
     public var status: Int

@@ -68,9 +68,12 @@ struct StatusPage: Sendable {
             var size: Int64
             var type: String
             var faststart: String
-            /// The local URL (`open`); `play` too when it is media.
+            /// The local URL (`open`; a title's entry playlist or MPD); `play` too when it is media.
             var local: String?
             var play: Bool
+            /// A title's type: the page plays it if the browser says it can (Chromium and
+            /// Safari play HLS themselves; no browser plays DASH without a script library).
+            var playType: String?
             /// What `remove` names it by.
             var token: String?
         }
@@ -97,11 +100,10 @@ struct StatusPage: Sendable {
             let type = MediaTypes.contentType(origin: object.contentType, name: object.path)
             let source = LocalSource(url: object.url, cacheKey: object.cacheKey == object.url ? nil : object.cacheKey)
             let token = object.url.isEmpty ? nil : try? sources.register(source)
-            // A title is listed (and removable) with no link yet: `serve` answers 501 for titles.
             return Snapshot.Object(
                 name: object.shownName, size: object.size, type: type, faststart: object.faststart.description,
-                local: object.isTitle ? nil : token.map { local($0, source) }, play: MediaTypes.isMedia(type) && !object.isTitle,
-                token: token)
+                local: token.map { local($0, source) }, play: MediaTypes.isMedia(type) && !object.isTitle,
+                playType: object.isTitle ? TitleMemberType.contentType(of: object.path, renditionKind: nil) : nil, token: token)
         }
         return Snapshot(
             downloads: downloads, objects: shown, objectCount: totals.count, cachedBytes: totals.bytes)

@@ -79,12 +79,17 @@ enum StatusScript {
           row.dataset.held = d.held;
           return row;
         }
+        // A title plays in the page only where the browser plays its playlist itself.
+        function playable(o) {
+          if (o.playType) return document.getElementById("player").canPlayType(o.playType) !== "";
+          return o.play;
+        }
         function objectRow(o) {
           const row = el("div", "item object");
           const name = el("div", "name", o.name);
-          if (o.local && o.play) name.append(button("play", () => play(o.local, o.name)));
+          if (o.local && playable(o)) name.append(button("play", () => play(o.local, o.name)));
           if (o.local) {
-            const open = el("a", null, "open");
+            const open = el("a", null, o.playType ? "playlist" : "open");
             open.href = o.local;
             name.append(" ", open);
           }

@@ -23,14 +23,8 @@ extension ObjectVerifier {
         for member in manifest.manifest.members {
             if isCancelled() { throw CancellationError() }
             let relative = folder + "/" + member.path
-            for inner in TitleOnDisk.folders(of: member.path) where !checkedFolders.contains(inner) {
-                // A folder swapped for a link would lead the check (and a player) elsewhere.
-                switch TitleOnDisk.kind(directory.absolute(folder + "/" + inner)) {
-                case .directory: checkedFolders.insert(inner)
-                case .missing: return .member(relative, .missing)
-                case .regularFile, .other: return .member(folder + "/" + inner, .notADirectory)
-                case .unreachable(let error): return .unreadable(error)
-                }
+            if let problem = TitleOnDisk.folderProblem(of: member.path, inTitle: folder, in: directory, checked: &checkedFolders) {
+                return problem
             }
             let before = done
             if let problem = try checkFile(

@@ -138,6 +138,24 @@ enum TitleOnDisk {
         return (1..<max(components.count, 1)).map { components.prefix($0).joined(separator: "/") }
     }
 
+    /// What is wrong with the folders between the title directory `folder` (relative to
+    /// the cache root) and its `member`: nil when each is a real directory. A folder
+    /// swapped for a link would lead a check (or a player) elsewhere. `checked` keeps the
+    /// folders found good, so a title's thousands of members look at each folder once.
+    static func folderProblem(
+        of member: String, inTitle folder: String, in cache: CacheDirectory, checked: inout Set<String>
+    ) -> ObjectVerifier.Problem? {
+        for inner in folders(of: member) where !checked.contains(inner) {
+            switch kind(cache.absolute(folder + "/" + inner)) {
+            case .directory: checked.insert(inner)
+            case .missing: return .member(folder + "/" + member, .missing)
+            case .regularFile, .other: return .member(folder + "/" + inner, .notADirectory)
+            case .unreachable(let error): return .unreadable(error)
+            }
+        }
+        return nil
+    }
+
     /// Removes what `relative` (a row's `storedPath`, or an orphan under `objects/`) names:
     /// a title's whole directory, or a file. A link there is removed, never followed.
     static func removeStored(_ relative: String, in cache: CacheDirectory) {

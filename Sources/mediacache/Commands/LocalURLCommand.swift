@@ -8,7 +8,8 @@ struct LocalURLCommand: ParsableCommand {
         abstract: "Print the URL that plays URL through `serve`.",
         discussion: """
             Works for an object cached or not: the server plays it from the cache, or \
-            downloads it while it plays. Headers given here (an Authorization token, say) \
+            downloads it while it plays. For a streaming title, the local URL is its \
+            playlist or MPD, whose files the server sends from beside it. Headers given here (an Authorization token, say) \
             are kept in the cache directory (mode 0600), never in the local URL, and are \
             sent only to URL's own host. The local URL carries a token only this cache can \
             make; the server refuses any other.

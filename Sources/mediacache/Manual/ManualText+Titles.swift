@@ -40,5 +40,18 @@ extension ManualText {
                 checked file by file and adds it in one step. prefetch --tier does not read \
                 titles from the tier: pull them.
                 """),
+            .text(
+                """
+                Under serve, mediacache url URL prints the title's local URL: its playlist or MPD \
+                as stored, whose relative URIs lead to each file of the title under the same \
+                signed path, with ranges; paths that are not the title's answer 404. Players, \
+                ffmpeg and the status page (where the browser plays HLS itself) play it from \
+                there. A title not cached yet is fetched whole first: its local URL answers 503 \
+                with Retry-After until it is; playing a title while it downloads comes later.
+                """),
+            .literal([
+                "mediacache serve &",
+                "mpv \"$(mediacache url https://cdn.example/show/master.m3u8)\"",
+            ]),
         ])
 }

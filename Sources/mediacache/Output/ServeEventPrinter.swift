@@ -56,13 +56,15 @@ final class ServeEventPrinter: Sendable {
             "from": record.from.rawValue,
         ]
         if let range = record.range { fields["range"] = range }
+        if let member = record.member { fields["member"] = member }
         return fields
     }
 
     private static func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
 
     /// One line per response once it is written, as an access log has it:
-    /// `12:00:01 GET 206 URL bytes=0-65535: 64.0 KiB in 0.42 s, from a download (first byte after 0.40 s)`.
+    /// `12:00:01 GET 206 URL bytes=0-65535: 64.0 KiB in 0.42 s, from a download (first byte after 0.40 s)`;
+    /// a title's file is named after the URL: `GET 200 URL (variant-0/s3.ts): ...`.
     static func line(_ event: ServeEvent, at date: Date = Date()) -> String? {
         let time = clock.string(from: date)
         switch event {
@@ -78,7 +80,8 @@ final class ServeEventPrinter: Sendable {
                 case .error: "an error answer"
                 }
             let ending = complete ? "" : "; stopped there (the player left, or the download failed)"
-            return "\(time) \(record.method) \(record.status) \(Printable.url(record.url))\(range): \(sent), \(from)\(ending)"
+            let member = record.member.map { " (" + Printable.name($0, limit: 200) + ")" } ?? ""
+            return "\(time) \(record.method) \(record.status) \(Printable.url(record.url))\(member)\(range): \(sent), \(from)\(ending)"
         case .refused(let path, let reason):
             return "\(time) refused \(Printable.name(path, limit: 200)): \(reason)"
         }

@@ -70,6 +70,17 @@ extension TitleFixtures {
         return Recipe(entry: "master.m3u8")
     }
 
+    static func makeHLSMasterFMP4(_ directory: String) throws -> Recipe {
+        try ffmpeg(
+            source() + ["-map", "0:v", "-map", "1:a"] + encoding + [
+                "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4",
+                "-hls_fmp4_init_filename", "init_%v.mp4", "-hls_segment_filename", directory + "/v%v_%d.m4s",
+                "-master_pl_name", "master.m3u8", "-var_stream_map", "v:0,agroup:aud a:0,agroup:aud,default:yes",
+                "-y", directory + "/v%v.m3u8",
+            ])
+        return Recipe(entry: "master.m3u8")
+    }
+
     static func makeHLSSingleFile(_ directory: String) throws -> Recipe {
         try hls(directory, ["-hls_flags", "single_file", "-hls_segment_filename", directory + "/media.ts"])
         return Recipe(entry: "index.m3u8")

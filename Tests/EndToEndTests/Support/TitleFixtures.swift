@@ -57,6 +57,9 @@ enum TitleFixture: String, CaseIterable, Sendable, CustomStringConvertible {
     /// A master playlist: three video variants (320x180, 256x144, 160x90) sharing the
     /// audio group `group_aud`, and a WebVTT subtitle rendition in group `subs`.
     case hlsMaster
+    /// A master playlist of fMP4 renditions: one video variant and the audio group
+    /// `group_aud` it names, each with its own `EXT-X-MAP`.
+    case hlsMasterFMP4
     /// `EXT-X-BYTERANGE`s of one MPEG-TS file.
     case hlsSingleFile
     /// AES-128 with one key, by ffmpeg (`-hls_key_info_file`); it writes `IV=0x0…0`.
@@ -149,6 +152,7 @@ final class TitleFixtures: @unchecked Sendable {
         case .hlsTS: try Self.makeHLSTS(directory)
         case .hlsFMP4: try Self.makeHLSFMP4(directory)
         case .hlsMaster: try Self.makeHLSMaster(directory, inputs: inputs)
+        case .hlsMasterFMP4: try Self.makeHLSMasterFMP4(directory)
         case .hlsSingleFile: try Self.makeHLSSingleFile(directory)
         case .hlsAES: try Self.makeHLSAES(directory, inputs: inputs)
         case .hlsKeyRotation: try Self.makeHLSKeyRotation(directory, clear: title(.hlsTS))

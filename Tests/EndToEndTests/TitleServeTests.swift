@@ -1,0 +1,193 @@
+import Foundation
+import Testing
+import TestOrigin
+
+/// `serve` of a cached streaming title: the local URL `mediacache url` prints answers
+/// with the title's entry playlist or MPD, and every file of the title answers under it,
+/// so players play it through the server with the origin gone.
+extension EndToEnd {
+    @Suite struct ServeTitles {
+        let harness = Harness()
+
+        /// A cached title, a server on its cache, the origin stopped, and the title's local URL.
+        struct Served {
+            let title: StreamingTitle
+            let server: ServeFixture
+            let local: String
+            /// The cached title's directory and its `title.json` members by path.
+            let directory: String
+            let members: [String: (size: Int, sha256: String)]
+
+            /// `local` with its last part replaced by `member`.
+            func url(of member: String) -> String { (local as NSString).deletingLastPathComponent + "/" + member }
+        }
+
+        func serve(_ fixture: TitleFixture) throws -> Served {
+            let title = try fixture.make()
+            let origin = try TestOrigin()
+            try Titles.serve(title, on: origin)
+            let url = origin.url("/t/" + title.entry)
+            let prefetch = try harness.prefetch(list: url)
+            #expect(prefetch.status == 0, "\(prefetch.stderr)")
+            origin.stop()
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let directory = (path as NSString).deletingLastPathComponent
+            let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory + "/title.json")))
+            let list = (manifest as? [String: Any])?["members"] as? [[String: Any]] ?? []
+            var members: [String: (size: Int, sha256: String)] = [:]
+            for member in list {
+                guard let path = member["path"] as? String, let size = member["size"] as? Int, let sha = member["sha256"] as? String
+                else { continue }
+                members[path] = (size, sha)
+            }
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            return Served(
+                title: title, server: server, local: try server.localURL(url), directory: directory, members: members)
+        }
+
+        /// ffmpeg plays the title through the server, frame for frame as the origin's
+        /// files: keys, init sections, an audio group and a DASH MPD all resolve from
+        /// the local URL.
+        @Test(arguments: [TitleFixture.hlsAES, .hlsKeyRotation, .hlsMasterFMP4, .dashTemplate])
+        func ffmpegPlaysACachedTitleThroughTheServer(fixture: TitleFixture) throws {
+            let served = try serve(fixture)
+            let result = try ExternalTool.run(
+                "/usr/bin/ffmpeg",
+                ["-nostdin", "-v", "error", "-xerror", "-i", served.local, "-map", "0", "-c", "copy", "-f", "framemd5", "-"],
+                timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout == (try TitleFixtures.fingerprint(served.title)))
+            let log = served.server.stop().stderr
+            #expect(log.contains(", from the cache"), "\(log)")
+            #expect(!log.contains("an error answer"), "\(log)")
+        }
+
+        /// Each file: its bytes, Range and If-Range, HEAD, the type a player checks; the
+        /// local URL itself is the entry playlist as stored.
+        @Test func everyFileOfATitleAnswersWithRangesAndItsType() throws {
+            let served = try serve(.hlsAES)
+            let entry = try CurlResponse.fetch(served.local)
+            #expect(entry.status == 200)
+            #expect(entry.headers["content-type"] == "application/vnd.apple.mpegurl")
+            #expect(entry.body == TestBytes.read(served.directory + "/index.m3u8"))
+            // Its name in the title answers too (the same file).
+            #expect(try CurlResponse.fetch(served.url(of: "index.m3u8")).body == entry.body)
+
+            let segment = try #require(served.members.keys.filter { $0.hasSuffix(".ts") && !$0.contains("key") }.sorted().first)
+            let bytes = try #require(TestBytes.read(served.directory + "/" + segment))
+            let part = try CurlResponse.fetch(served.url(of: segment), ["-r", "1000-2999"])
+            #expect(part.status == 206)
+            #expect(part.body == Array(bytes[1000..<3000]))
+            #expect(part.headers["content-range"] == "bytes 1000-2999/\(bytes.count)")
+            #expect(part.headers["content-type"] == "video/mp2t")
+            #expect(part.headers["accept-ranges"] == "bytes")
+            #expect(part.headers["last-modified"] != nil)
+            let etag = try #require(part.headers["etag"])
+            #expect(etag == "\"\(served.members[segment]!.sha256.prefix(32))\"")
+            let suffix = try CurlResponse.fetch(served.url(of: segment), ["-H", "Range: bytes=-100"])
+            #expect(suffix.status == 206 && suffix.body == Array(bytes.suffix(100)))
+            let beyond = try CurlResponse.fetch(served.url(of: segment), ["-H", "Range: bytes=\(bytes.count)-"])
+            #expect(beyond.status == 416 && beyond.headers["content-range"] == "bytes */\(bytes.count)")
+            let same = try CurlResponse.fetch(served.url(of: segment), ["-r", "0-9", "-H", "If-Range: \(etag)"])
+            #expect(same.status == 206 && same.body == Array(bytes.prefix(10)))
+            let other = try CurlResponse.fetch(served.url(of: segment), ["-r", "0-9", "-H", "If-Range: \"old\""])
+            #expect(other.status == 200 && other.body == bytes)
+            let head = try CurlResponse.fetch(served.url(of: segment), ["-I"])
+            #expect(head.status == 200 && head.headers["content-length"] == String(bytes.count))
+
+            // A key is stored as `key-N.key.ts` (for ffmpeg offline) but is sent as what it is.
+            let key = try #require(served.members.keys.first { $0.hasSuffix(".key.ts") })
+            let keyAnswer = try CurlResponse.fetch(served.url(of: key))
+            #expect(keyAnswer.status == 200 && keyAnswer.body == TitleFixtures.aesKey)
+            #expect(keyAnswer.headers["content-type"] == "application/octet-stream")
+        }
+
+        @Test func anFMP4TitleSendsMP4TypesByRendition() throws {
+            let served = try serve(.hlsMasterFMP4)
+            for (path, _) in served.members where path.hasSuffix(".m4s") || path.hasSuffix(".mp4") {
+                let answer = try CurlResponse.fetch(served.url(of: path), ["-I"])
+                #expect(answer.status == 200, "\(path)")
+                #expect(answer.headers["content-type"] == (path.hasPrefix("audio-") ? "audio/mp4" : "video/mp4"), "\(path)")
+            }
+            #expect(served.members.keys.contains { $0.hasPrefix("audio-") }, "\(served.members.keys.sorted())")
+        }
+
+        /// Only what title.json lists answers; a bad token and a foreign Host get what
+        /// they get for a file's local URL.
+        @Test func pathsOutsideTheTitleAndBadTokensAreRefused() throws {
+            let served = try serve(.hlsTS)
+            let base = served.local.components(separatedBy: "/m/")[0]
+            let token = String(served.local.components(separatedBy: "/m/")[1].prefix(40))
+            for outside in ["title.json", "media/s99.ts", "media", "nothing.m3u8", "media/index.m3u8/x"] {
+                let answer = try CurlResponse.fetch(served.url(of: outside))
+                #expect(answer.status == 404, "\(outside): \(answer.status)")
+            }
+            let climbing = try CurlResponse.fetch(base + "/m/" + token + "/media/../../../index.sqlite", ["--path-as-is"])
+            #expect(climbing.status == 404)
+            let encoded = try CurlResponse.fetch(base + "/m/" + token + "/%2E%2E/title.json", ["--path-as-is"])
+            #expect(encoded.status == 404)
+
+            let member = try #require(served.members.keys.filter { $0.hasSuffix(".ts") }.sorted().first)
+            var forged = Array(token)
+            forged[0] = forged[0] == "a" ? "b" : "a"
+            let forgedAnswer = try CurlResponse.fetch(base + "/m/" + String(forged) + "/" + member)
+            #expect(forgedAnswer.status == 403)
+            #expect(String(decoding: forgedAnswer.body, as: UTF8.self).contains("unknown local URL"))
+            #expect(try CurlResponse.fetch(served.url(of: member), ["-H", "Host: attacker.example"]).status == 421)
+            #expect(try CurlResponse.fetch(served.url(of: member)).status == 200)
+        }
+
+        /// A title with a file gone answers a clear error naming it; the server goes on.
+        @Test func aDamagedTitleNamesWhatIsMissing() throws {
+            let served = try serve(.hlsTS)
+            let member = try #require(served.members.keys.filter { $0.hasSuffix(".ts") }.sorted().last)
+            try FileManager.default.removeItem(atPath: served.directory + "/" + member)
+            let answer = try CurlResponse.fetch(served.url(of: member))
+            #expect(answer.status == 500)
+            let text = String(decoding: answer.body, as: UTF8.self)
+            #expect(text.contains(member) && text.contains("missing") && text.contains("verify --repair"), "\(text)")
+            #expect(try CurlResponse.fetch(served.local).status == 200)
+            #expect(served.server.process.process.isRunning)
+        }
+
+        /// A title not cached yet: its local URL says so (503, Retry-After) rather than
+        /// send the origin's playlist, fetches it whole meanwhile, and plays once it is.
+        @Test func aTitleNotCachedYetIsFetchedAndPlaysOnceCommitted() throws {
+            let title = try TitleFixture.hlsTS.make()
+            let origin = try TestOrigin()
+            try Titles.serve(title, on: origin)
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let local = try server.localURL(origin.url("/t/" + title.entry))
+            let first = try CurlResponse.fetch(local)
+            #expect(first.status == 503, "\(first.status)")
+            #expect(first.headers["retry-after"] == "5")
+            #expect(String(decoding: first.body, as: UTF8.self).contains("is a streaming title"))
+            #expect(Harness.waitUntil(timeout: 30) { (try? CurlResponse.fetch(local).status) == 200 })
+            origin.stop()
+            let result = try ExternalTool.run(
+                "/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", local, "-map", "0", "-c", "copy", "-f", "framemd5", "-"],
+                timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout == (try TitleFixtures.fingerprint(title)))
+        }
+
+        /// The status page links a cached title; Chromium, which plays HLS itself, plays
+        /// it from that link in a `<video>`.
+        @Test func theStatusPageLinksATitleAndChromiumPlaysIt() throws {
+            let served = try serve(.hlsTS)
+            let body = try CurlResponse.fetch(served.server.baseURL + "/status.json").body
+            let snapshot = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+            let object = try #require((snapshot?["objects"] as? [[String: Any]])?.first)
+            let link = try #require(object["local"] as? String)
+            #expect(served.local.hasSuffix(link), "\(link)")
+            #expect(object["playType"] as? String == "application/vnd.apple.mpegurl")
+
+            let origin = try TestOrigin()
+            let chromium = Chromium(profile: harness.scratch.path + "/chromium")
+            let playback = try ChromiumPlayback(playing: served.local, chromium: chromium, origin: origin)
+            defer { playback.stop() }
+            #expect(playback.waitUntilPlayed(seconds: 1.5, timeout: 20), "currentTime did not advance: \(playback.reports.suffix(3))")
+            #expect(playback.reports.allSatisfy { $0.hasSuffix("error=0") }, "\(playback.reports.suffix(3))")
+        }
+    }
+}
