@@ -36,7 +36,13 @@ struct MediaResponder: Sendable {
     func respond(to request: Request, source: LocalSource, memberPath path: String) async throws -> (Response, ServedFrom)? {
         let key = CacheKey(identity: source.entry.identity)
         let objects = service.objects
-        guard let cached = try await BlockingWork.run({ objects.openIntact(key: key) }), cached.object.isTitle else { return nil }
+        guard let cached = try await BlockingWork.run({ objects.openIntact(key: key) }) else {
+            // Only a title being fetched has files: anything else asks nothing of the origin.
+            let service = service
+            guard try await BlockingWork.run({ service.hasPartialTitle(key: key) }) else { return nil }
+            return try await fromDownloadingTitle(request: request, source: source, path: path)
+        }
+        guard cached.object.isTitle else { return nil }
         return try await titles.member(path, of: cached, request: request)
     }
 
@@ -58,8 +64,8 @@ struct MediaResponder: Sendable {
             }
             if cached.object.isTitle { return try await titles.entry(of: cached, request: request) }
             return (fromObject(cached, request: request, name: name), .cache)
-        } catch ReaderError.title {
-            return (Self.titleNotReady(source.url), .error)
+        } catch ReaderError.title(let title) {
+            return try await titleEntry(of: title, request: request, source: source)
         } catch {
             return (Self.failed(error, url: source.url), .error)
         }
@@ -71,9 +77,9 @@ struct MediaResponder: Sendable {
             do {
                 let count = Int(try await reader.available(from: 0, upTo: min(length, 512)))
                 firstBytes = (try? await BlockingWork.run { try reader.read(at: 0, count: count) }) ?? []
-            } catch ReaderError.title {
+            } catch ReaderError.title(let title) {
                 reader.close()
-                return (Self.titleNotReady(source.url), .error)
+                return try await titleEntry(of: title, request: request, source: source)
             } catch {
                 reader.close()
                 return (Self.failed(error, url: source.url), .error)
@@ -105,15 +111,12 @@ struct MediaResponder: Sendable {
 
     // MARK: Cached objects
 
-    /// A streaming title not cached yet: it is being fetched whole (the download goes on
-    /// without this reader) and plays from the same local URL once committed. Its files
-    /// while it downloads (`TitleInProgress`) are not served yet.
+    /// A streaming title whose playlists are not read yet: a moment.
     static func titleNotReady(_ url: String) -> Response {
         var response = PlainText.response(
             .serviceUnavailable,
-            "\(Printable.url(url)) is a streaming title: it is being cached whole now and plays from this URL once it is "
-                + "(playing a title while it downloads is not there yet); `mediacache status` shows how far it is")
-        response.headers[.retryAfter] = "5"
+            "\(Printable.url(url)) is a streaming title whose playlists are being read; try again in a moment")
+        response.headers[.retryAfter] = "1"
         return response
     }
 

@@ -150,25 +150,50 @@ extension EndToEnd {
             #expect(served.server.process.process.isRunning)
         }
 
-        /// A title not cached yet: its local URL says so (503, Retry-After) rather than
-        /// send the origin's playlist, fetches it whole meanwhile, and plays once it is.
-        @Test func aTitleNotCachedYetIsFetchedAndPlaysOnceCommitted() throws {
+        /// A title not cached yet plays while it downloads, from an origin that sends
+        /// each segment in about 1.5 s over one connection (`-x 1`: about 6 s for the
+        /// title): its playlist answers at once, a segment asked for jumps the queue,
+        /// ffprobe answers within 3 s, ffmpeg reads every frame, and the title ends
+        /// committed.
+        @Test func aTitlePlaysWhileItDownloads() throws {
             let title = try TitleFixture.hlsTS.make()
+            let segments = title.resources.filter { $0.hasSuffix(".ts") }.sorted()
+            let sizes = try segments.map { try Data(contentsOf: URL(fileURLWithPath: title.path($0))).count }
+            var slow = Faults()
+            slow.bytesPerSecond = max(1, (sizes.max() ?? 1) * 2 / 3)
             let origin = try TestOrigin()
-            try Titles.serve(title, on: origin)
-            let server = try ServeFixture(cache: harness.scratch.cache)
-            let local = try server.localURL(origin.url("/t/" + title.entry))
-            let first = try CurlResponse.fetch(local)
-            #expect(first.status == 503, "\(first.status)")
-            #expect(first.headers["retry-after"] == "5")
-            #expect(String(decoding: first.body, as: UTF8.self).contains("is a streaming title"))
-            #expect(Harness.waitUntil(timeout: 30) { (try? CurlResponse.fetch(local).status) == 200 })
-            origin.stop()
+            try Titles.serve(title, on: origin, faults: Dictionary(uniqueKeysWithValues: segments.map { ($0, slow) }))
+            let server = try ServeFixture(cache: harness.scratch.cache, ["-x", "1"])
+            let url = origin.url("/t/" + title.entry)
+            let local = try server.localURL(url)
+
+            let playlist = try CurlResponse.fetch(local)
+            #expect(playlist.status == 200, "\(String(decoding: playlist.body, as: UTF8.self))")
+            #expect(playlist.headers["content-type"] == "application/vnd.apple.mpegurl")
+            let text = String(decoding: playlist.body, as: UTF8.self)
+            #expect(text.contains("media/s0.ts") && !text.contains("127.0.0.1"), "\(text)")
+
+            // The last segment would come last with one connection; asked for, it comes now.
+            let started = Date()
+            let last = (local as NSString).deletingLastPathComponent + "/media/s\(segments.count - 1).ts"
+            let answer = try CurlResponse.fetch(last)
+            #expect(answer.status == 200 && answer.headers["content-type"] == "video/mp2t")
+            #expect(answer.body == TestBytes.read(title.path(segments[segments.count - 1])))
+            #expect(Date().timeIntervalSince(started) < 4, "the asked-for segment took \(Date().timeIntervalSince(started)) s")
+            #expect((try? harness.run(["path", url]).status) != 0, "the title was already whole: nothing was shown while it downloads")
+
+            let probe = try FFmpeg.probeDuration(local)
+            #expect(probe.seconds < 3, "ffprobe took \(probe.seconds) s")
+            #expect(abs(probe.duration - Double(TitleFixtures.duration)) < 1, "duration \(probe.duration)")
             let result = try ExternalTool.run(
                 "/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", local, "-map", "0", "-c", "copy", "-f", "framemd5", "-"],
                 timeout: 60)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout == (try TitleFixtures.fingerprint(title)))
+            #expect(Harness.waitUntil(timeout: 30) { (try? harness.run(["path", url]).status) == 0 })
+            // Once committed, the same URLs answer from the cache.
+            origin.stop()
+            #expect(try CurlResponse.fetch(last).body == answer.body)
         }
 
         /// The status page links a cached title; Chromium, which plays HLS itself, plays

@@ -14,7 +14,7 @@ import Testing
         var all: [String] { paths.withLock { $0 } }
     }
 
-    static func view(held: [String: Int64] = [:], asked: Asked) throws -> TitleInProgress {
+    static func view(held: [String: TitleInProgress.Held] = [:], asked: Asked) throws -> TitleInProgress {
         let url = "https://cdn.example/t/index.m3u8"
         let playlist = try HLSMediaPlaylist(
             parsing: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\na.ts?t=1\n#EXTINF:2,\nb.ts?t=1\n#EXT-X-ENDLIST\n",
@@ -27,7 +27,7 @@ import Testing
 
     @Test func playlistsAreThereAtOnceAndUnknownPathsAreNot() async throws {
         let view = try Self.view(asked: Asked())
-        guard case .playlist(let bytes) = try await view.member("index.m3u8") else {
+        guard case .playlist(let bytes, _) = try await view.member("index.m3u8") else {
             Issue.record("no entry playlist")
             return
         }
@@ -40,23 +40,23 @@ import Testing
     /// A file not held yet is asked for first; the asker gets it once it lands.
     @Test func aFileNotHeldJumpsTheQueueAndIsHandedOnOnceHeld() async throws {
         let asked = Asked()
-        let view = try Self.view(held: ["media/s0.ts": 10], asked: asked)
-        guard case .file(let path, let size) = try await view.member("media/s0.ts") else {
+        let view = try Self.view(held: ["media/s0.ts": TitleInProgress.Held(size: 10, sha256: "ab")], asked: asked)
+        guard case .file(let path, let held) = try await view.member("media/s0.ts") else {
             Issue.record("s0 is held")
             return
         }
-        #expect(path == "/cache/partial/x.title/files/media/s0.ts" && size == 10)
+        #expect(path == "/cache/partial/x.title/files/media/s0.ts" && held.size == 10)
         #expect(asked.all.isEmpty)
 
         async let waited = view.member("media/s1.ts")
         while asked.all.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         #expect(asked.all == ["media/s1.ts"])
-        view.didHold("media/s1.ts", size: 20)
+        view.didHold("media/s1.ts", TitleInProgress.Held(size: 20, sha256: "cd"))
         guard case .file(_, let second) = try await waited else {
             Issue.record("s1 was not handed on")
             return
         }
-        #expect(second == 20)
+        #expect(second.size == 20)
     }
 
     /// A title that fails while a player waits hands on its failure; one committed
@@ -77,7 +77,7 @@ import Testing
 extension TitleInProgress.Member: Equatable {
     public static func == (a: Self, b: Self) -> Bool {
         switch (a, b) {
-        case (.playlist(let x), .playlist(let y)): x == y
+        case (.playlist(let x, _), .playlist(let y, _)): x == y
         case (.file(let x, let m), .file(let y, let n)): x == y && m == n
         default: false
         }

@@ -137,7 +137,7 @@ final class TitleDownload {
     /// waits for jumps the queue.
     private func publishView(_ plan: any TitlePlan) {
         let (download, loop) = (job.download, loop)
-        let view = TitleInProgress(plan: plan, filesDirectory: filesDirectory, held: progress.held.mapValues(\.size)) { path in
+        let view = TitleInProgress(plan: plan, filesDirectory: filesDirectory, held: progress.held.mapValues { TitleInProgress.Held(size: $0.size, sha256: $0.sha256) }) { path in
             loop.post { download.job?.onTitle { $0.jumpQueue(path) } }
         }
         self.view = view
@@ -263,7 +263,7 @@ final class TitleDownload {
             fail(JobFailure(.io, "\(error)"))
         case .success(let sha256):
             progress.held[resource.path] = TitleProgress.Held(size: size, sha256: sha256, rendition: resource.rendition)
-            view?.didHold(resource.path, size: size)
+            view?.didHold(resource.path, TitleInProgress.Held(size: size, sha256: sha256))
             job.bytesFetched += size
             unsaved += 1
             noteProgress()

@@ -14,10 +14,10 @@ struct Serve: ParsableCommand {
             player leaves and is verified and cached like any prefetch. URLs and lists \
             given are prefetched in the background while serving; players always come first. \
             GET and HEAD with one byte range each (bytes=a-b, a-, -n); several ranges are \
-            answered with the whole object. A cached streaming title (HLS or DASH) plays \
-            whole: its local URL answers with the title's playlist or MPD, and each of its \
-            files answers beside it, ranges included; a title not cached yet is fetched \
-            whole first (503 with Retry-After until then). http://HOST:PORT/ is a status \
+            answered with the whole object. A streaming title (HLS or DASH) plays cached or \
+            while it downloads: its local URL answers with the title's playlist or MPD, and \
+            each of its files answers beside it, ranges included (a file not held yet is \
+            fetched ahead of the rest). http://HOST:PORT/ is a status \
             page. Ctrl-C or \
             SIGTERM stops it within two seconds, progress saved.
             """)

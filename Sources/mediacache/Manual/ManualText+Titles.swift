@@ -46,8 +46,8 @@ extension ManualText {
                 as stored, whose relative URIs lead to each file of the title under the same \
                 signed path, with ranges; paths that are not the title's answer 404. Players, \
                 ffmpeg and the status page (where the browser plays HLS itself) play it from \
-                there. A title not cached yet is fetched whole first: its local URL answers 503 \
-                with Retry-After until it is; playing a title while it downloads comes later.
+                there. A title not cached yet plays while it downloads: its playlist answers once \
+                read, and a file a player asks for is fetched ahead of the rest.
                 """),
             .literal([
                 "mediacache serve &",

@@ -1,0 +1,91 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MediaCacheKit
+
+/// A streaming title while it downloads: its local playlists at once (the same bytes it
+/// will be committed with, so the same ETags), and each of its files once held; a file
+/// a player asks for that is not held yet becomes the download's next work. Once the
+/// title is committed, the same paths are read from the cache.
+extension MediaResponder {
+    /// `path` of `title`, the download of `source`; nil when the title has no such file.
+    func respond(
+        to request: Request, title: TitleInProgress, path: String, source: LocalSource
+    ) async throws -> (Response, ServedFrom)? {
+        let member: TitleInProgress.Member?
+        do {
+            member = try await title.member(path)
+        } catch ReaderError.cached {
+            return try await fromCommittedTitle(request: request, path: path, source: source)
+        } catch {
+            return (Self.failed(error, url: source.url), .error)
+        }
+        guard let member else { return nil }
+        let type = title.contentType(of: path)
+        let served = MediaTypes.Served(contentType: type, attachment: !MediaTypes.isPlayable(type))
+        switch member {
+        case .playlist(let bytes, let sha256):
+            let etag = "\"\(sha256.prefix(32))\""
+            var headers = RangedResponse.headers(served, etag: etag)
+            let response = RangedResponse.make(request, length: Int64(bytes.count), headers: &headers, etag: etag) { range in
+                ResponseBody(byteBuffer: ByteBuffer(bytes: bytes[Int(range.start)..<Int(range.end)]))
+            }
+            return (response, .download)
+        case .file(let filePath, let held):
+            guard let file = try? await BlockingWork.run({ try DataFile(path: filePath, mode: .readOnly) }) else {
+                // Committed meanwhile: the title's folder has moved into the cache.
+                return try await fromCommittedTitle(request: request, path: path, source: source)
+            }
+            let etag = "\"\(held.sha256.prefix(32))\""
+            var headers = RangedResponse.headers(served, etag: etag)
+            let response = RangedResponse.make(request, length: held.size, headers: &headers, etag: etag) { range in
+                RangedResponse.fileBody(file, range: range, path: filePath)
+            }
+            return (response, .download)
+        }
+    }
+
+    /// The entry playlist or MPD of `title`: what its local URL answers while it downloads.
+    func titleEntry(of title: TitleInProgress, request: Request, source: LocalSource) async throws -> (Response, ServedFrom) {
+        try await respond(to: request, title: title, path: title.entry, source: source)
+            ?? (Self.titleNotReady(source.url), .error)
+    }
+
+    /// A file of a title not cached (yet): the title's download is joined, or started,
+    /// and the file read from it. Nil when the URL is not a title or the title has no
+    /// such file.
+    func fromDownloadingTitle(
+        request: Request, source: LocalSource, path: String
+    ) async throws -> (Response, ServedFrom)? {
+        let handle = service.submit(JobRequest(entry: source.entry), priority: .interactive)
+        let reader = handle.reader()
+        defer { reader.close() }
+        do {
+            _ = try await reader.open()
+            // A file, not a title: it has no files under its URL.
+            return nil
+        } catch ReaderError.title(let title) {
+            return try await respond(to: request, title: title, path: path, source: source)
+        } catch ReaderError.cached {
+            return try await fromCommittedTitle(request: request, path: path, source: source)
+        } catch {
+            return (Self.failed(error, url: source.url), .error)
+        }
+    }
+
+    /// `path` (the entry, or a file) of the title committed under `source`'s key.
+    private func fromCommittedTitle(
+        request: Request, path: String, source: LocalSource
+    ) async throws -> (Response, ServedFrom)? {
+        let (key, objects) = (CacheKey(identity: source.entry.identity), service.objects)
+        guard let cached = try await BlockingWork.run({ objects.openIntact(key: key) }), cached.object.isTitle else {
+            // Between the rename into the cache and its index row: a moment.
+            var response = PlainText.response(.serviceUnavailable, "\(source.pathName) is being committed; try again")
+            response.headers[.retryAfter] = "1"
+            return (response, .error)
+        }
+        let titles = TitleResponder(objects: objects)
+        if let manifest = cached.titleManifest, path == manifest.entry { return try await titles.entry(of: cached, request: request) }
+        return try await titles.member(path, of: cached, request: request)
+    }
+}
