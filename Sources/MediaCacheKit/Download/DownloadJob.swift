@@ -155,6 +155,17 @@ final class DownloadJob: @unchecked Sendable {
 
     private static let mp4Extensions: Set<String> = ["mp4", "m4v", "m4a", "mov", "3gp", "3g2", "f4v"]
 
+    /// Says once that the download started (a file when its first answer is accepted, a
+    /// title when it is planned).
+    func announceStart(length: Int64?, resumedBytes: Int64, connections: Int) {
+        guard !startedEventSent else { return }
+        startedEventSent = true
+        emit(
+            .started(
+                url: url, name: name, length: length, resumedBytes: resumedBytes, connections: connections,
+                source: source.kind))
+    }
+
     /// The probe's head was accepted: split the work across the file's connections.
     func beginFetching() {
         guard let attempt else { return }
@@ -169,12 +180,8 @@ final class DownloadJob: @unchecked Sendable {
         let now = TransferLoop.now()
         partial.restartCheckpointClock(at: now)
         lastProgress = now
-        if !startedEventSent, !titleByType {
-            startedEventSent = true
-            emit(
-                .started(
-                    url: url, name: name, length: state.length, resumedBytes: state.bytesDone,
-                    connections: plannedConnections, source: source.kind))
+        if !titleByType {
+            announceStart(length: state.length, resumedBytes: state.bytesDone, connections: plannedConnections)
         }
         if let length = state.length, length >= 32 << 20, let file = partial.dataFile {
             var algorithms: Set<DigestAlgorithm> = [.sha256]

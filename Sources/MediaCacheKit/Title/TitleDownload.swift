@@ -119,13 +119,7 @@ final class TitleDownload {
             }
             job.emit(.notice(url: job.url, message: plan.summary))
             publishView(plan)
-            if !job.startedEventSent {
-                job.startedEventSent = true
-                job.emit(
-                    .started(
-                        url: job.url, name: job.name, length: nil, resumedBytes: progress.bytesHeld,
-                        connections: max(1, options.connectionsPerFile), source: .origin))
-            }
+            job.announceStart(length: nil, resumedBytes: progress.bytesHeld, connections: max(1, options.connectionsPerFile))
             bytesAtLastEvent = progress.bytesHeld
             lastProgressEvent = TransferLoop.now()
             fill()
@@ -137,7 +131,8 @@ final class TitleDownload {
     /// waits for jumps the queue.
     private func publishView(_ plan: any TitlePlan) {
         let (download, loop) = (job.download, loop)
-        let view = TitleInProgress(plan: plan, filesDirectory: filesDirectory, held: progress.held.mapValues { TitleInProgress.Held(size: $0.size, sha256: $0.sha256) }) { path in
+        let held = progress.held.mapValues { TitleInProgress.Held(size: $0.size, sha256: $0.sha256) }
+        let view = TitleInProgress(plan: plan, filesDirectory: filesDirectory, held: held) { path in
             loop.post { download.job?.onTitle { $0.jumpQueue(path) } }
         }
         self.view = view
@@ -195,12 +190,6 @@ final class TitleDownload {
             rateLimits: loop.rateLimiter.limits(file: job.fileRateLimit))
     }
 
-    /// What a fetch that stopped holds of its resource, for the next try to continue.
-    private func keepPartial(of fetch: ResourceFetch) {
-        guard fetch.bytesWritten > 0, let validator = fetch.validator else { return }
-        progress.partial[fetch.resource.path] = TitleProgress.Partial(bytes: fetch.bytesWritten, validator: validator)
-    }
-
     private func fetched(_ finished: ResourceFetch, _ outcome: ResourceFetch.Outcome) {
         let resource = finished.resource
         running[resource.path] = nil
@@ -225,7 +214,7 @@ final class TitleDownload {
             fetch(resource, url: target, hops: finished.redirectHops + 1)
             return
         case .transient(let reason, let retryAfter):
-            keepPartial(of: finished)
+            progress.keepPartial(of: finished)
             let count = (failures[resource.path] ?? 0) + 1
             failures[resource.path] = count
             guard count <= options.retries else {
@@ -341,10 +330,7 @@ final class TitleDownload {
         lastCheckpoint = TransferLoop.now()
         unsaved = 0
         var snapshot = progress
-        for fetch in running.values where fetch.isOnItsWay && fetch.bytesWritten > 0 {
-            guard let validator = fetch.validator else { continue }
-            snapshot.partial[fetch.resource.path] = TitleProgress.Partial(bytes: fetch.bytesWritten, validator: validator)
-        }
+        for fetch in running.values where fetch.isOnItsWay { snapshot.keepPartial(of: fetch) }
         // What `status` and `resume` read of a title, as of a file's: its entry, headers
         // and the bytes held.
         var state = JobState(entry: job.request.entry, commandHeaders: job.request.commandHeaders)

@@ -49,6 +49,13 @@ struct TitleProgress: Sendable, Codable, Equatable {
         try FileSystem.writeAtomically(Array(bytes), to: staging + "/" + TitleLayout.progressFile)
     }
 
+    /// Records what a fetch on its way, or one that stopped, holds of its resource, for
+    /// the next try to continue from (nothing without a validator to resume with).
+    mutating func keepPartial(of fetch: ResourceFetch) {
+        guard fetch.bytesWritten > 0, let validator = fetch.validator else { return }
+        partial[fetch.resource.path] = Partial(bytes: fetch.bytesWritten, validator: validator)
+    }
+
     /// A checkpoint, off the loop: flushes the files it names, then saves it and the
     /// job state `status` and `resume` read. A failure is left to the next checkpoint (a
     /// run that ends first fetches these files again).
