@@ -22,7 +22,7 @@ struct DASHTitlePlan: Sendable {
     init(manifest: DASHManifest, chosen: [DASHSelectedRepresentation]) {
         self.manifest = manifest
         var planned: [Rendition] = []
-        var timeline: [(time: Double, order: Int, resource: TitleResource)] = []
+        var timeline: [TitlePlanning.Timed] = []
         for (order, selected) in chosen.enumerated() {
             let period = manifest.periods[selected.period]
             let representation = selected.representation
@@ -99,18 +99,14 @@ struct DASHTitlePlan: Sendable {
                     storedPaths: stored))
         }
         renditions = planned
-        // Stable: at equal times, renditions in choice order and each one's own order.
-        resources = timeline.enumerated().sorted {
-            ($0.element.time, $0.element.order, $0.offset) < ($1.element.time, $1.element.order, $1.offset)
-        }.map(\.element.resource)
+        resources = TitlePlanning.presentationOrder(timeline)
     }
 
     /// A digest of each representation's make-up (stored paths, ranges, segment numbers,
     /// times and durations), never of URLs: the same title with fresh tokens has the same
     /// shape; one re-cut on the origin has another, and what was held of it is not used.
     var shapes: [String: String] {
-        var texts: [String: String] = [:]
-        for resource in resources { texts[resource.rendition, default: ""] += "\(resource.path) \(resource.range?.description ?? "-")\n" }
+        var texts = TitlePlanning.resourceShapes(resources)
         for rendition in renditions {
             for segment in rendition.selected.representation.media.segments {
                 let time = segment.time.map { String($0) } ?? "-"

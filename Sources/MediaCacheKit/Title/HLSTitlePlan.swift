@@ -23,7 +23,7 @@ struct HLSTitlePlan: Sendable {
     init(master: HLSMasterPlaylist? = nil, renditions chosen: [(SelectedRendition, HLSMediaPlaylist)]) {
         self.master = master
         var planned: [Rendition] = []
-        var timeline: [(time: Double, order: Int, resource: TitleResource)] = []
+        var timeline: [TitlePlanning.Timed] = []
         for (order, (selected, playlist)) in chosen.enumerated() {
             // Everything of a rendition is in its own folder, named by its place in the
             // rendition: choosing other renditions in a later run renames nothing held.
@@ -97,18 +97,14 @@ struct HLSTitlePlan: Sendable {
                 Rendition(selected: selected, playlist: playlist, storedPaths: stored, localPlaylist: "\(folder)/index.m3u8"))
         }
         renditions = planned
-        // Stable: at equal times, renditions in choice order and each one's own order.
-        resources = timeline.enumerated().sorted {
-            ($0.element.time, $0.element.order, $0.offset) < ($1.element.time, $1.element.order, $1.offset)
-        }.map(\.element.resource)
+        resources = TitlePlanning.presentationOrder(timeline)
     }
 
     /// A digest of each rendition's make-up (stored paths, ranges, durations), never
     /// of URLs: the same rendition with fresh tokens has the same shape; one re-cut on
     /// the origin has another, and what was held of it is not used.
     var shapes: [String: String] {
-        var texts: [String: String] = [:]
-        for resource in resources { texts[resource.rendition, default: ""] += "\(resource.path) \(resource.range?.description ?? "-")\n" }
+        var texts = TitlePlanning.resourceShapes(resources)
         for rendition in renditions {
             texts[rendition.selected.identity, default: ""] += rendition.playlist.segments.map { " \($0.duration)" }.joined()
         }

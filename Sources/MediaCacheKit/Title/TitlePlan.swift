@@ -73,3 +73,28 @@ extension DASHTitlePlan: TitlePlan {
         [(entry, DASHLocalManifest.mpd(self, at: entry))]
     }
 }
+
+/// What planning an HLS and a DASH title share.
+enum TitlePlanning {
+    /// One resource where it falls in the presentation: `order` is its rendition's
+    /// place in the choice.
+    typealias Timed = (time: Double, order: Int, resource: TitleResource)
+
+    /// The resources in the order a player needs them, all renditions advancing
+    /// together. Stable: at equal times, renditions in choice order and each one's own order.
+    static func presentationOrder(_ timeline: [Timed]) -> [TitleResource] {
+        timeline.enumerated().sorted {
+            ($0.element.time, $0.element.order, $0.offset) < ($1.element.time, $1.element.order, $1.offset)
+        }.map(\.element.resource)
+    }
+
+    /// The part of each rendition's shape its resources give (stored paths and ranges,
+    /// never URLs); a plan adds its timing, then digests the text.
+    static func resourceShapes(_ resources: [TitleResource]) -> [String: String] {
+        var texts: [String: String] = [:]
+        for resource in resources {
+            texts[resource.rendition, default: ""] += "\(resource.path) \(resource.range?.description ?? "-")\n"
+        }
+        return texts
+    }
+}
