@@ -4,17 +4,24 @@ import Hummingbird
 import MediaCacheKit
 
 /// A streaming title while it downloads: its local playlists at once (the same bytes it
-/// will be committed with, so the same ETags), and each of its files once held; a file
-/// a player asks for that is not held yet becomes the download's next work. Once the
-/// title is committed, the same paths are read from the cache.
+/// will be committed with, so the same ETags), each of its files once held, and a file
+/// on its way as its bytes land; a file a player asks for that is not held yet becomes
+/// the download's next work. Once the title is committed, the same paths are read from
+/// the cache.
 extension MediaResponder {
     /// `path` of `title`, the download of `source`; nil when the title has no such file.
     func respond(
         to request: Request, title: TitleInProgress, path: String, source: LocalSource
     ) async throws -> (Response, ServedFrom)? {
-        let member: TitleInProgress.Member?
+        var member: TitleInProgress.Member?
         do {
-            member = try await title.member(path)
+            member = try await title.member(path, streaming: true)
+            // Of a file whose length is not known yet, only all of it can be sent, as it lands.
+            if case .arriving(let arriving) = member, arriving.length == nil,
+                request.method == .head || request.headers[.range] != nil
+            {
+                member = try await title.member(path)
+            }
         } catch ReaderError.cached {
             return try await fromCommittedTitle(request: request, path: path, source: source)
         } catch {
@@ -40,6 +47,19 @@ extension MediaResponder {
             var headers = RangedResponse.headers(served, etag: etag)
             let response = RangedResponse.make(request, length: held.size, headers: &headers, etag: etag) { range in
                 RangedResponse.fileBody(file, range: range, path: filePath)
+            }
+            return (response, .download)
+        case .arriving(let arriving):
+            guard let file = try? await BlockingWork.run({ try DataFile(path: arriving.path, mode: .readOnly) }) else {
+                return try await fromCommittedTitle(request: request, path: path, source: source)
+            }
+            // No ETag: its SHA-256, which the title's files are tagged with, is not known yet.
+            var headers = RangedResponse.headers(served, etag: nil)
+            guard let length = arriving.length else {
+                return (Response(status: .ok, headers: headers, body: ArrivingBody.make(arriving, file: file, range: nil)), .download)
+            }
+            let response = RangedResponse.make(request, length: length, headers: &headers, etag: nil) { range in
+                ArrivingBody.make(arriving, file: file, range: range)
             }
             return (response, .download)
         }

@@ -196,6 +196,77 @@ extension EndToEnd {
             #expect(try CurlResponse.fetch(last).body == answer.body)
         }
 
+        /// The largest segment of `hlsTS`, served paced by `faults`, and a server on a
+        /// fresh cache with `-x 1` whose title has begun (its playlist was asked for).
+        func slowSegment(_ faults: (Int) -> Faults) throws -> (url: String, bytes: [UInt8], origin: TestOrigin, server: ServeFixture) {
+            let title = try TitleFixture.hlsTS.make()
+            let segments = title.resources.filter { $0.hasSuffix(".ts") }
+            let largest = try #require(segments.max { (TestBytes.read(title.path($0))?.count ?? 0) < (TestBytes.read(title.path($1))?.count ?? 0) })
+            let bytes = try #require(TestBytes.read(title.path(largest)))
+            let origin = try TestOrigin()
+            try Titles.serve(title, on: origin, faults: [largest: faults(bytes.count)])
+            let server = try ServeFixture(cache: harness.scratch.cache, ["-x", "1"])
+            let local = try server.localURL(origin.url("/t/" + title.entry))
+            let playlist = try CurlResponse.fetch(local)
+            #expect(playlist.status == 200)
+            // The local playlist lists the segments in the origin's order, under names of its own.
+            func uris(_ text: String) -> [String] { text.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") } }
+            let originURIs = uris(try String(contentsOfFile: title.path(title.entry), encoding: .utf8))
+            let place = try #require(originURIs.firstIndex(of: largest), "\(largest) is not in \(originURIs)")
+            let stored = uris(String(decoding: playlist.body, as: UTF8.self))[place]
+            return ((local as NSString).deletingLastPathComponent + "/" + stored, bytes, origin, server)
+        }
+
+        /// A segment on its way is sent as its bytes land: a player has its first bytes
+        /// long before the origin sent the last, a range of it answers 206 at once, and
+        /// every byte is the origin's.
+        @Test func aSegmentIsSentAsItLands() throws {
+            let (url, bytes, origin, server) = try slowSegment { size in
+                var slow = Faults()
+                slow.bytesPerSecond = max(1, size / 6)
+                return slow
+            }
+            defer { _ = (origin, server) }
+            // Within 2 s of the 6 the origin takes to send it all.
+            let early = try CurlResponse.fetch(url, timeout: 2)
+            #expect(early.status == 200 && early.headers["content-length"] == String(bytes.count), "\(url): \(early.headers)")
+            #expect(early.headers["etag"] == nil && early.headers["content-type"] == "video/mp2t")
+            #expect(early.body.count > 0 && early.body.count < bytes.count, "\(early.body.count) of \(bytes.count) bytes in 2 s")
+            #expect(early.body == Array(bytes.prefix(early.body.count)), "not the origin's first bytes")
+            // A range from what has landed to the end, asked while the rest is on its way.
+            let half = bytes.count / 3
+            let ranged = try CurlResponse.fetch(url, ["-H", "Range: bytes=\(half)-"])
+            #expect(ranged.status == 206 && ranged.headers["content-range"] == "bytes \(half)-\(bytes.count - 1)/\(bytes.count)")
+            #expect(ranged.body == Array(bytes[half...]), "not the origin's bytes from \(half)")
+            let whole = try CurlResponse.fetch(url)
+            #expect(whole.status == 200 && whole.headers["etag"] != nil)
+            #expect(whole.body == bytes, "\(whole.body.count) bytes, not the origin's \(bytes.count)")
+        }
+
+        /// A segment sent as it lands goes on across a retry that continues its bytes;
+        /// when the retry has to start it over (the origin ignores Range), the answer is
+        /// cut short, never spliced, and the next request gets it whole.
+        @Test(arguments: [true, false])
+        func aSegmentSentAsItLandsSurvivesARetryOrIsCut(originServesRanges: Bool) throws {
+            let (url, bytes, origin, server) = try slowSegment { size in
+                var faults = Faults()
+                faults.bytesPerSecond = max(1, size / 3)
+                faults.dropAfterBytes = size / 2
+                faults.ignoreRange = !originServesRanges
+                return faults
+            }
+            defer { _ = (origin, server) }
+            let first = try CurlResponse.fetch(url)
+            #expect(first.body == Array(bytes.prefix(first.body.count)), "not the origin's first bytes")
+            if originServesRanges {
+                #expect(first.exitCode == 0 && first.body == bytes, "\(first.exitCode): \(first.body.count) of \(bytes.count) bytes")
+            } else {
+                // curl: 18, the response ended before its Content-Length.
+                #expect(first.exitCode == 18 && first.body.count < bytes.count, "\(first.exitCode): \(first.body.count) bytes")
+                #expect(try CurlResponse.fetch(url).body == bytes, "the next answer is not the origin's bytes")
+            }
+        }
+
         /// The status page links a cached title; Chromium, which plays HLS itself, plays
         /// it from that link in a `<video>`.
         @Test func theStatusPageLinksATitleAndChromiumPlaysIt() throws {

@@ -25,6 +25,8 @@ final class ResourceFetch: HTTPTransferDelegate {
     private var verdict: Outcome?
     private var completion: ((ResourceFetch, Outcome) -> Void)?
     private(set) var transfer: HTTPTransfer?
+    /// Told what happens to the file's bytes, for a player reading them as they land.
+    var arrivals: ((TitleInProgress.ArrivalNote) -> Void)?
 
     /// The `If-Range` value of the response, once its head arrived: a resumed fetch of
     /// the resource may ask for the rest of these bytes only.
@@ -54,14 +56,19 @@ final class ResourceFetch: HTTPTransferDelegate {
     func start(_ request: HTTPRequest, userAgent: String, on loop: TransferLoop, rateLimits: RateLimits?) {
         var request = request
         var from: Int64 = 0
-        if resumeFrom > 0, let resumeValidator, (try? file.truncate(length: resumeFrom)) != nil {
-            from = resumeFrom
-            written = resumeFrom
-            request.headers.append("If-Range: \(resumeValidator)")
-        } else if (try? file.size()) != 0 {
+        if resumeFrom > 0, let resumeValidator {
+            arrivals?(.from(resumeFrom))
+            if (try? file.truncate(length: resumeFrom)) != nil {
+                from = resumeFrom
+                written = resumeFrom
+                request.headers.append("If-Range: \(resumeValidator)")
+            }
+        }
+        if from == 0 {
+            arrivals?(.from(0))
             // Only a file with bytes: ext4 flushes a file truncated to 0 when it is
             // closed (auto_da_alloc), which a new file would pay for on the loop thread.
-            try? file.truncate(length: 0)
+            if (try? file.size()) != 0 { try? file.truncate(length: 0) }
         }
         if from > 0 || resource.range != nil {
             let end = resource.range.map { "\($0.end - 1)" } ?? ""
@@ -93,6 +100,7 @@ final class ResourceFetch: HTTPTransferDelegate {
                 if written > 0 {
                     // The resource changed since the held bytes (or Range is not served):
                     // all of it again, never spliced.
+                    arrivals?(.from(0))
                     do {
                         try file.truncate(length: 0)
                     } catch {
@@ -104,6 +112,7 @@ final class ResourceFetch: HTTPTransferDelegate {
                 expected = range.map { range in head.contentLength.map { min($0, range.end) } ?? range.end } ?? head.contentLength
             }
             accepted = true
+            arrivals?(.accepted(length: expected))
         case _ where head.isRedirect:
             guard let location = head.location, let target = URLParts.resolve(location, against: url) else {
                 verdict = .definite(JobFailure(.redirect, "HTTP \(head.status) without a usable Location for \(resource.label) (\(Printable.url(url)))"))
@@ -139,6 +148,7 @@ final class ResourceFetch: HTTPTransferDelegate {
             return 0
         }
         written += Int64(count)
+        arrivals?(.wrote(upTo: written))
         return count
     }
 

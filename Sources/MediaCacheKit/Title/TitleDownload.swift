@@ -183,6 +183,7 @@ final class TitleDownload {
         ) { [weak self] fetch, outcome in
             self?.fetched(fetch, outcome)
         }
+        if let view { fetch.arrivals = { view.note(resource.path, $0) } }
         running[resource.path] = fetch
         let request = job.source.request(url: url, urlOrigin: URLParts(url)?.origin, rangeHeaders: [], options: options)
         fetch.start(

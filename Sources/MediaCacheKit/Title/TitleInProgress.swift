@@ -2,8 +2,9 @@ import Foundation
 import Synchronization
 
 /// A streaming title while it downloads, as `serve` sees it: its local playlists (or
-/// MPD), and each of its files once held. A file a player asks for that is not held yet
-/// becomes the download's first work, and the asker waits for it.
+/// MPD), each of its files once held, and a file on its way as its bytes land. A file a
+/// player asks for that is not held yet becomes the download's first work, and the
+/// asker waits for it.
 ///
 /// Published by the title's download once its plan is made (`ReaderError.title`); safe
 /// from any thread. A held file stays where it is until the title is committed, which
@@ -26,10 +27,37 @@ public final class TitleInProgress: Sendable {
 
     private struct State {
         var held: [String: Held]
+        /// Files on their way (and those that were: a generation outlives its fetch).
+        var arriving: [String: Arrival] = [:]
         var result: DownloadResult?
-        var waiters: [Int: (path: String, continuation: CheckedContinuation<Void, Error>)] = [:]
+        var waiters: [Int: Waiter] = [:]
         var nextID = 0
+        var generations = 0
     }
+
+    /// What a file on its way holds: its first `written` bytes, of `length` when the
+    /// response said; `accepted` once a response with its bytes began. A generation
+    /// lasts as long as the bytes in the file stay the same ones: a fetch that starts
+    /// the file over begins a new one.
+    struct Arrival {
+        var written: Int64 = 0
+        var length: Int64?
+        var accepted = false
+        var generation = 0
+    }
+
+    /// What the fetch of a file says of its bytes, on the loop thread. `from` comes
+    /// before the file is cut to that many bytes, `wrote` after the bytes are written.
+    enum ArrivalNote {
+        /// A new request: the file keeps its first bytes, this many, and nothing more.
+        case from(Int64)
+        /// The response carries the file's bytes; `length`: the whole file's, if known.
+        case accepted(length: Int64?)
+        case wrote(upTo: Int64)
+    }
+
+    /// A waiter's question: nil while it must wait, else its answer.
+    private typealias Waiter = (check: @Sendable (State) -> Result<Int64, Error>?, continuation: CheckedContinuation<Int64, Error>)
 
     /// A held resource: its size and SHA-256 (what `title.json` will say of it).
     public struct Held: Sendable, Equatable {
@@ -43,6 +71,8 @@ public final class TitleInProgress: Sendable {
         case playlist([UInt8], sha256: String)
         /// A resource as the origin sent it: its absolute path while the title downloads.
         case file(path: String, Held)
+        /// A resource on its way, to be sent as its bytes land (asked for `streaming`).
+        case arriving(ArrivingFile)
     }
 
     init(
@@ -73,16 +103,49 @@ public final class TitleInProgress: Sendable {
         return TitleMemberType.contentType(of: path, renditionKind: kinds[folder])
     }
 
-    /// The file at `path`, waiting for it to be held; nil when the title has no such
-    /// file. Throws the title's failure, `ReaderError.cached` once it is committed (read
-    /// the object), `ReaderError.interrupted`, or `CancellationError`.
-    public func member(_ path: String) async throws -> Member? {
+    /// The file at `path`, waiting for it to be held (`streaming`: or for the response
+    /// that brings it to begin); nil when the title has no such file. Throws the title's
+    /// failure, `ReaderError.cached` once it is committed (read the object),
+    /// `ReaderError.interrupted`, or `CancellationError`.
+    public func member(_ path: String, streaming: Bool = false) async throws -> Member? {
         if let playlist = playlists[path] { return .playlist(playlist.bytes, sha256: playlist.sha256) }
         guard resources[path] != nil else { return nil }
         if state.withLock({ $0.held[path] == nil && $0.result == nil }) { jumpQueue(path) }
-        try await wait(for: path)
-        guard let held = state.withLock({ $0.held[path] }) else { throw ReaderError.interrupted }
-        return .file(path: filesDirectory + "/" + path, held)
+        _ = try await wait { state in
+            if state.held[path] != nil || (streaming && state.arriving[path]?.accepted == true) { return .success(0) }
+            return Self.ended(state)
+        }
+        let absolute = filesDirectory + "/" + path
+        return try state.withLock { state in
+            if let held = state.held[path] { return .file(path: absolute, held) }
+            guard let arrival = state.arriving[path] else { throw ReaderError.interrupted }
+            return .arriving(ArrivingFile(title: self, member: path, path: absolute, length: arrival.length, generation: arrival.generation))
+        }
+    }
+
+    /// Waits until `path` holds bytes beyond `offset` in `generation`: the end of what it
+    /// holds, or `offset` once it has no more to come. Throws
+    /// `ReaderError.dataStartedOver` once the file started over.
+    func available(_ path: String, beyond offset: Int64, generation: Int) async throws -> Int64 {
+        try await wait { state in
+            if let arrival = state.arriving[path], arrival.generation != generation {
+                return .failure(ReaderError.dataStartedOver)
+            }
+            if let held = state.held[path] { return .success(max(offset, held.size)) }
+            if let arrival = state.arriving[path] {
+                if arrival.written > offset { return .success(arrival.written) }
+                if let length = arrival.length, offset >= length { return .success(offset) }
+            }
+            return Self.ended(state)
+        }
+    }
+
+    /// Throws unless `path`'s bytes are still those of `generation`: bytes read before
+    /// this call are the file's, not a newer version's.
+    func check(_ path: String, generation: Int) throws {
+        if state.withLock({ $0.arriving[path].map { $0.generation != generation } ?? false }) {
+            throw ReaderError.dataStartedOver
+        }
     }
 
     // MARK: The transfer thread
@@ -91,23 +154,45 @@ public final class TitleInProgress: Sendable {
         changing { $0.held[path] = held }
     }
 
+    /// What the fetch of `path` did to its file.
+    func note(_ path: String, _ note: ArrivalNote) {
+        changing { state in
+            var arrival = state.arriving[path] ?? Arrival()
+            switch note {
+            case .from(let bytes):
+                if bytes < arrival.written {
+                    state.generations += 1
+                    arrival.generation = state.generations
+                }
+                arrival = Arrival(written: bytes, generation: arrival.generation)
+            case .accepted(let length):
+                arrival.accepted = true
+                arrival.length = length
+            case .wrote(let bytes):
+                arrival.written = bytes
+            }
+            state.arriving[path] = arrival
+        }
+    }
+
     func finish(_ result: DownloadResult) {
         changing { $0.result = result }
     }
 
     // MARK: Waiting
 
-    private func wait(for path: String) async throws {
+    /// Waits until `check` answers, which it is asked at once and after every change.
+    private func wait(until check: @escaping @Sendable (State) -> Result<Int64, Error>?) async throws -> Int64 {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
         }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-                let ready: Result<Void, Error>? = state.withLock { state in
-                    if let ready = Self.answer(path, state) { return ready }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int64, Error>) in
+                let ready: Result<Int64, Error>? = state.withLock { state in
+                    if let ready = check(state) { return ready }
                     if Task.isCancelled { return .failure(CancellationError()) }
-                    state.waiters[id] = (path, continuation)
+                    state.waiters[id] = (check, continuation)
                     return nil
                 }
                 if let ready { continuation.resume(with: ready) }
@@ -118,9 +203,8 @@ public final class TitleInProgress: Sendable {
         }
     }
 
-    /// Nil while a waiter for `path` must wait.
-    private static func answer(_ path: String, _ state: State) -> Result<Void, Error>? {
-        if state.held[path] != nil { return .success(()) }
+    /// Nil while the download goes on; else why a waiter waits in vain.
+    private static func ended(_ state: State) -> Result<Int64, Error>? {
         switch state.result {
         case nil: return nil
         case .failed(let failure): return .failure(failure)
@@ -130,11 +214,12 @@ public final class TitleInProgress: Sendable {
     }
 
     private func changing(_ change: (inout State) -> Void) {
-        let woken: [(CheckedContinuation<Void, Error>, Result<Void, Error>)] = state.withLock { state in
+        let woken: [(CheckedContinuation<Int64, Error>, Result<Int64, Error>)] = state.withLock { state in
             change(&state)
-            var woken: [(CheckedContinuation<Void, Error>, Result<Void, Error>)] = []
+            guard !state.waiters.isEmpty else { return [] }
+            var woken: [(CheckedContinuation<Int64, Error>, Result<Int64, Error>)] = []
             for (id, waiter) in state.waiters {
-                guard let answer = Self.answer(waiter.path, state) else { continue }
+                guard let answer = waiter.check(state) else { continue }
                 woken.append((waiter.continuation, answer))
                 state.waiters[id] = nil
             }

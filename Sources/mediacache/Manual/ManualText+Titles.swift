@@ -47,7 +47,7 @@ extension ManualText {
                 signed path, with ranges; paths that are not the title's answer 404. Players, \
                 ffmpeg and the status page (where the browser plays HLS itself) play it from \
                 there. A title not cached yet plays while it downloads: its playlist answers once \
-                read, and a file a player asks for is fetched ahead of the rest.
+                read, and a file a player asks for is fetched ahead of the rest and sent as its bytes land.
                 """),
             .literal([
                 "mediacache serve &",
