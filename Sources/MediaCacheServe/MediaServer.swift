@@ -6,6 +6,7 @@ import Logging
 import MediaCacheKit
 import NIOCore
 import NIOHTTP1
+import ServiceLifecycle
 
 /// `mediacache serve`: a local HTTP endpoint that players open while the cache fills.
 ///
@@ -13,17 +14,23 @@ import NIOHTTP1
 /// other token: 403, and no origin hears of it); when that source is a cached streaming
 /// title, `/m/TOKEN/<path>` serves each file of it (`TitleResponder`). `/` is a status
 /// page. Requests whose Host is not this server get 421.
-public final class MediaServer: Sendable {
+///
+/// A `Service`: run in a `ServiceGroup`, its graceful shutdown stops taking connections
+/// and closes each one once its answer in progress is written; cancelling it closes them
+/// at once.
+public final class MediaServer: Service {
     private let service: DownloadService
     private let sources: KnownSources
     private let listen: ListenAddress
     private let port: Int
     private let idleTimeout: Int
     private let log: @Sendable (ServeEvent) -> Void
+    private let onListening: @Sendable (String) -> Void
 
+    /// `onListening` gets the base URL once the address is bound.
     public init(
         service: DownloadService, listen spec: ListenSpec, idleTimeout: Int,
-        log: @escaping @Sendable (ServeEvent) -> Void
+        log: @escaping @Sendable (ServeEvent) -> Void, onListening: @escaping @Sendable (String) -> Void
     ) throws {
         self.idleTimeout = idleTimeout
         self.service = service
@@ -31,10 +38,11 @@ public final class MediaServer: Sendable {
         listen = ListenAddress(spec)
         port = spec.port
         self.log = log
+        self.onListening = onListening
     }
 
-    /// Serves until the process ends; `onListening` gets the base URL once bound.
-    public func run(onListening: @escaping @Sendable (String) -> Void) async throws {
+    /// Serves until its group shuts down; throws when the address cannot be bound.
+    public func run() async throws {
         let router = Router()
         router.add(middleware: HostCheck(listen: listen))
         let media = MediaResponder(service: service)
@@ -77,6 +85,7 @@ public final class MediaServer: Sendable {
             }
         }
         let listen = self.listen
+        let onListening = self.onListening
         // Its own lines would mix with the command's; failures reach the caller as errors.
         var logger = Logger(label: "mediacache-serve")
         logger.logLevel = .critical

@@ -3,7 +3,7 @@ import Foundation
 import MediaCacheKit
 
 @main
-struct MediaCacheCommand: ParsableCommand {
+struct MediaCacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mediacache",
         abstract: "Prefetch media into a verified, resumable local cache.",
@@ -22,7 +22,8 @@ struct MediaCacheCommand: ParsableCommand {
     }
 
     /// Like ArgumentParser's, but usage errors exit 2 (the documented code) instead of 64.
-    static func main() {
+    /// Async for `serve`; the other commands run as they are, on the main thread.
+    static func main() async {
         // First, before libdispatch, SQLite or curl take any descriptor.
         let descriptors = FileDescriptorLimit.raiseSoftLimit()
         // A closed reader of stdout then shows as EPIPE (Terminal), so a run can save its
@@ -49,7 +50,11 @@ struct MediaCacheCommand: ParsableCommand {
                     code: "file-limit", json: (command as? DownloadCommand)?.download.json ?? false)
                 Foundation.exit(ExitStatus.cacheError.rawValue)
             }
-            try command.run()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
         } catch {
             if let problem = error as? ConfigError {
                 Terminal.err("mediacache: \(problem)")

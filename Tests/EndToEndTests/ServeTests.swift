@@ -397,6 +397,31 @@ extension EndToEnd {
             #expect(after.status == 1, "a stopped server still looks like it runs")
         }
 
+        /// Ctrl-C while a player holds a cached file's answer and reads none of it: the
+        /// server's graceful shutdown would wait for that answer forever, so what is left
+        /// of it after the grace period is cut; out within two seconds all the same.
+        @Test func ctrlCWithAPlayerThatStoppedReadingStopsWithinTwoSeconds() throws {
+            let bytes = TestBytes.make(16 << 20, seed: 812)
+            origin.serve("/held.mp4", Resource(bytes, contentType: "video/mp4"))
+            let url = origin.url("/held.mp4")
+            #expect(try harness.prefetch(list: url).status == 0)
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let path = try #require(URL(string: try server.localURL(url))?.path)
+            let host = String(server.baseURL.dropFirst("http://".count))
+            let port = Int(host.split(separator: ":").last ?? "") ?? 0
+            let clients = RawHTTP.openIdle(1, port: port, sending: "GET \(path) HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+            defer { clients.forEach { close($0) } }
+            #expect(clients.count == 1)
+            Thread.sleep(forTimeInterval: 0.5)
+            let started = Date()
+            let stopped = server.stop(SIGINT)
+            #expect(Date().timeIntervalSince(started) < 2.5, "took \(Date().timeIntervalSince(started)) s")
+            #expect(stopped.status == 130, "\(stopped.stderr)")
+            #expect(stopped.stderr.contains("stopping, saving progress"), "\(stopped.stderr)")
+            let records = ((try? FileManager.default.contentsOfDirectory(atPath: harness.scratch.cache + "/serve")) ?? []).filter { $0.hasPrefix("address") }
+            #expect(records.isEmpty, "\(records)")
+        }
+
         /// Two servers on one cache (say, one for this machine and one for the LAN): each
         /// keeps its own address record, `url` names the newest running one, and when
         /// that one stops, the other again.

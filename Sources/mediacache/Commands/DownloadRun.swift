@@ -55,23 +55,10 @@ struct DownloadRun {
         let style: EventPrinter.Style = json ? .json : quiet ? .quiet : .human
         let printer = EventPrinter(style: style, expectedFiles: expectedFiles, summaryInterval: summaryInterval)
         let tierPrinter = TierPrinter(json: json, quiet: quiet, reads: true, pushes: tier.push)
-        let service: DownloadService
-        let pusher: TierPusher?
-        do {
-            let (source, tierPusher) = try tier.prepare(for: cache, json: json, printer: tierPrinter)
-            pusher = tierPusher
-            var committed: (@Sendable (CachedObject) -> Void)?
-            if let pusher { committed = { pusher.push($0) } }
-            service = try DownloadService(
-                cache: cache, options: engineOptions, events: printer.handle, committed: committed, tier: source)
-        } catch let error as ValidationError {
-            throw error
-        } catch let exit as ExitCode {
-            throw exit
-        } catch {
-            throw cacheUnusable(error)
-        }
-        pusher?.pushNoted()
+        let engine = try Engine.open(
+            cache: cache, options: engineOptions, tier: tier, json: json, tierPrinter: tierPrinter,
+            events: printer.handle, unusable: cacheUnusable)
+        let (service, pusher) = (engine.service, engine.pusher)
         if !quiet, !json, let warning = service.descriptorBudget.warning(limit: FileDescriptorLimit.current) {
             printer.note("mediacache: warning: \(warning)")
         }

@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import MediaCacheKit
 import MediaCacheServe
+import ServiceLifecycle
 
-struct Serve: ParsableCommand {
+struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve the cache to players, fetching what is missing.",
         discussion: """
@@ -58,7 +59,7 @@ struct Serve: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let address = try ListenSpec.parse(listen, allowRemote: allowRemote)
         MemoryTuning.returnFreedMemoryPromptly()
         let listInputs = try lists.classified()
@@ -71,95 +72,41 @@ struct Serve: ParsableCommand {
         }
         let directory = cache.directory
         let printer = ServeEventPrinter(json: download.json, quiet: download.quiet)
-        let service: DownloadService
-        let server: MediaServer
-        let pusher: TierPusher?
-        do {
-            let tier = download.tier.use(insecure: download.insecure)
-            let (source, tierPusher) = try tier.prepare(
-                for: directory, json: download.json,
-                printer: TierPrinter(json: download.json, quiet: download.quiet, reads: true, pushes: tier.push))
-            pusher = tierPusher
-            pusher?.pushNoted()
-            var committed: (@Sendable (CachedObject) -> Void)?
-            if let pusher { committed = { pusher.push($0) } }
-            service = try DownloadService(
-                cache: directory, options: download.engineOptions, events: printer.download, committed: committed,
-                tier: source)
-            server = try MediaServer(service: service, listen: address, idleTimeout: idleTimeout, log: printer.request)
-        } catch let exit as ExitCode {
-            throw exit
-        } catch let error as ValidationError {
-            throw error
-        } catch {
-            throw CommandInputs.cacheUnusable(directory, error)
-        }
+        let tier = download.tier.use(insecure: download.insecure)
+        let engine = try Engine.open(
+            cache: directory, options: download.engineOptions, tier: tier, json: download.json,
+            tierPrinter: TierPrinter(json: download.json, quiet: download.quiet, reads: true, pushes: tier.push),
+            events: printer.download, unusable: { CommandInputs.cacheUnusable(directory, $0) })
+        let background = texts.isEmpty
+            ? nil : BackgroundLists(texts, headers: download.headers, service: engine.service, printer: printer)
         let record = LockedValue<ServerRecord?>(nil)
+        let server = try CommandInputs.usingCache(directory) {
+            try MediaServer(service: engine.service, listen: address, idleTimeout: idleTimeout, log: printer.request) { base in
+                // Recorded before it is announced: `url` run right after the line finds it.
+                let mine = ServerRecord(baseURL: base, pid: getpid())
+                try? mine.write(in: directory)
+                record.value = mine
+                Terminal.out("listening on \(base)")
+                background?.serverListens()
+            }
+        }
+        let group = ServeGroup.make(
+            server: server, engine: engine, watch: CacheWatch(directory: directory, identity: directory.identity()),
+            background: background)
         let trap = SignalTrap(message: "stopping, saving progress") {
-            // Unfinished uploads stay noted for the next push.
-            pusher?.cancel()
-            service.beginShutdown()
-            DispatchQueue.global().async {
-                service.shutdown()
-                record.value?.remove(in: directory)
-            }
+            Task { await group.triggerGracefulShutdown() }
         }
-        // The lists start once the address is out: it is the first line, before any
-        // line about their downloads.
-        let headers = download.headers
-        let startLists: @Sendable () -> Void = { [texts] in
-            guard !texts.isEmpty else { return }
-            let entries = ListEntries(texts)
-            let batch = PrefetchBatch(service: service, priority: .background)
-            Thread.detachNewThread {
-                let summary = batch.run(next: {
-                    entries.next { Terminal.err($0.description) }.map { JobRequest(entry: $0, commandHeaders: headers) }
-                })
-                printer.backgroundDone(summary, inputErrors: entries.errorCount)
-            }
+        var failure: (any Error)?
+        do {
+            try await group.run()
+        } catch {
+            failure = error
         }
-        let failed = DispatchSemaphore(value: 0)
-        let failure = LockedValue<Error?>(nil)
-        Task {
-            do {
-                try await server.run { base in
-                    // Recorded before it is announced: `url` run right after the line finds it.
-                    let mine = ServerRecord(baseURL: base, pid: getpid())
-                    try? mine.write(in: directory)
-                    record.value = mine
-                    Terminal.out("listening on \(base)")
-                    startLists()
-                }
-            } catch {
-                failure.value = error
-            }
-            failed.signal()
-        }
-        // Ends when the server cannot start or stops; a signal ends the process (below).
-        let cacheIdentity = directory.identity()
-        var ticks = 0
-        while failed.wait(timeout: .now() + 0.1) == .timedOut {
-            if trap.isSet && service.hasShutDown { break }
-            ticks += 1
-            // A cache removed (or replaced) under the server: its index and files are
-            // gone from every other command's view, so writing on into them loses data.
-            if ticks % 10 == 0, !trap.isSet, directory.identity() != cacheIdentity {
-                Terminal.err(
-                    "mediacache: the cache directory \(directory.root) was removed or replaced while serving; "
-                        + "stopping (start serve again to use the cache there now)")
-                service.beginShutdown()
-                service.shutdown()
-                record.value?.remove(in: directory)
-                throw ExitStatus.cacheError
-            }
-        }
-        if trap.isSet {
-            record.value?.remove(in: directory)
-            throw trap.exitStatus
-        }
-        service.shutdown()
         record.value?.remove(in: directory)
-        Terminal.err("mediacache: cannot serve on \(listen): \(failure.value.map { "\($0)" } ?? "the server stopped")")
+        if trap.isSet { throw trap.exitStatus }
+        // Said when it was seen.
+        if failure is CacheWatch.Replaced { throw ExitStatus.cacheError }
+        Terminal.err("mediacache: cannot serve on \(listen): \(failure.map { "\($0)" } ?? "the server stopped")")
         throw ExitStatus.someFailed
     }
 }
