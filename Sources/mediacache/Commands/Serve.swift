@@ -18,7 +18,7 @@ struct Serve: AsyncParsableCommand {
             answered with the whole object. A streaming title (HLS or DASH) plays cached or \
             while it downloads: its local URL answers with the title's playlist or MPD, and \
             each of its files answers beside it, ranges included (a file not held yet is \
-            fetched ahead of the rest). http://HOST:PORT/ is a status \
+            fetched ahead of the rest and sent as it lands). http://HOST:PORT/ is a status \
             page. Ctrl-C or \
             SIGTERM stops it within two seconds, progress saved.
             """)
