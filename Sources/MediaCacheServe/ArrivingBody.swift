@@ -17,15 +17,10 @@ enum ArrivingBody {
                     break
                 }
                 let end = min(landed, range?.end ?? landed)
-                while next < end {
-                    let (offset, count) = (next, Int(min(RangedResponse.chunkSize, end - next)))
-                    let bytes = try await BlockingWork.run { try file.read(count: count, at: offset) }
-                    // Read before the file could start over: these are the version sent so far.
-                    try arriving.checkUnchanged()
-                    guard !bytes.isEmpty else { throw ServeError.shortDownload }
-                    try await writer.write(ByteBuffer(bytes: bytes))
-                    next += Int64(bytes.count)
-                }
+                // Checked after each read: the bytes sent are all of the version sent so far.
+                try await RangedResponse.send(
+                    ByteRange(next, end), of: file, to: &writer, short: .shortDownload, afterRead: arriving.checkUnchanged)
+                next = end
             }
             try await writer.finish(nil)
         }

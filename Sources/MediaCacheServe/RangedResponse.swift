@@ -57,15 +57,26 @@ enum RangedResponse {
     /// file if it turns out shorter than its index entry says.
     static func fileBody(_ file: DataFile, range: ByteRange, path: String) -> ResponseBody {
         ResponseBody(contentLength: Int(range.count)) { writer in
-            var next = range.start
-            while next < range.end {
-                let (offset, count) = (next, Int(min(chunkSize, range.end - next)))
-                let bytes = try await BlockingWork.run { try file.read(count: count, at: offset) }
-                guard !bytes.isEmpty else { throw ServeError.shortFile(path) }
-                try await writer.write(ByteBuffer(bytes: bytes))
-                next += Int64(bytes.count)
-            }
+            try await send(range, of: file, to: &writer, short: .shortFile(path))
             try await writer.finish(nil)
+        }
+    }
+
+    /// Writes `range` of `file`, a chunk at a time read on the blocking pool; `afterRead`
+    /// may refuse a chunk once read (a file that started over). Throws `short` when the
+    /// file ends before the range does.
+    static func send(
+        _ range: ByteRange, of file: DataFile, to writer: inout any ResponseBodyWriter, short: ServeError,
+        afterRead: () throws -> Void = {}
+    ) async throws {
+        var next = range.start
+        while next < range.end {
+            let (offset, count) = (next, Int(min(chunkSize, range.end - next)))
+            let bytes = try await BlockingWork.run { try file.read(count: count, at: offset) }
+            try afterRead()
+            guard !bytes.isEmpty else { throw short }
+            try await writer.write(ByteBuffer(bytes: bytes))
+            next += Int64(bytes.count)
         }
     }
 }
