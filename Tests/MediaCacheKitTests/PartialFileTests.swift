@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import MediaCacheKit
 
@@ -27,6 +28,18 @@ struct PartialFileTests {
         }
     }
 
+    /// Starts `partial` over on its disk queue and waits for the answer, as a job does.
+    private func startOver(_ partial: PartialFile, length: Int64?) throws {
+        let answer = Mutex<Result<Void, DataFileRefusal>?>(nil)
+        let answered = DispatchSemaphore(value: 0)
+        #expect(partial.startOver(length: length) { result in
+            answer.withLock { $0 = result }
+            answered.signal()
+        })
+        #expect(answered.wait(timeout: .now() + 10) == .success)
+        try answer.withLock { $0 }?.mapError(\.error).get()
+    }
+
     /// A kill after a checkpoint loses nothing the journal recorded since, in this boot.
     @Test func aResumeFindsTheCheckpointAndWhatTheJournalAddedSince() throws {
         defer { temporary.remove() }
@@ -34,7 +47,7 @@ struct PartialFileTests {
         #expect(try partial.savedState() == nil)
         #expect(partial.openUnnamed(spares: nil))
         let state = state(holding: [r(0, 1024)])
-        try partial.startOver(length: 4096)
+        try startOver(partial, length: 4096)
         try write(partial, 1024, at: 0, epoch: state.epoch)
         partial.checkpoint(state) { Issue.record("checkpoint failed: \($0)") }
         partial.diskQueue.sync {}
@@ -52,15 +65,38 @@ struct PartialFileTests {
         defer { temporary.remove() }
         let partial = PartialFile(cache: cache, key: key)
         #expect(partial.openUnnamed(spares: nil))
-        try partial.startOver(length: 4096)
+        try startOver(partial, length: 4096)
         try write(partial, 1024, at: 0, epoch: 1)
         partial.checkpoint(state(holding: [r(0, 1024)])) { Issue.record("checkpoint failed: \($0)") }
         partial.diskQueue.sync {}
         #expect(FileSystem.exists(partial.statePath))
 
-        try partial.startOver(length: 2048)
+        try startOver(partial, length: 2048)
         #expect(!FileSystem.exists(partial.statePath))
         #expect(try PartialFile(cache: cache, key: key).savedState() == nil)
+        #expect(try partial.dataFile?.size() == 2048)
+    }
+
+    /// Starting over is posted, not waited for: a checkpoint queued after it (with the
+    /// new contents' claims) is written after the old state is gone, and stays.
+    @Test func aCheckpointAfterStartingOverIsKept() throws {
+        defer { temporary.remove() }
+        let partial = PartialFile(cache: cache, key: key)
+        #expect(partial.openUnnamed(spares: nil))
+        try startOver(partial, length: 4096)
+        try write(partial, 1024, at: 0, epoch: 1)
+        partial.checkpoint(state(holding: [r(0, 1024)])) { Issue.record("checkpoint failed: \($0)") }
+        #expect(partial.startOver(length: 4096) { _ in })
+        partial.checkpoint(state(holding: [])) { Issue.record("checkpoint failed: \($0)") }
+        partial.diskQueue.sync {}
+        let saved = try #require(try PartialFile(cache: cache, key: key).savedState())
+        #expect(saved.completed.isEmpty)
+    }
+
+    /// Without a data file there is nothing to start over.
+    @Test func startingOverWithoutADataFileIsNotPosted() {
+        defer { temporary.remove() }
+        #expect(!PartialFile(cache: cache, key: key).startOver(length: 10) { _ in Issue.record("answered") })
     }
 
     @Test func checkpointsComeByTimeOrByBytes() throws {

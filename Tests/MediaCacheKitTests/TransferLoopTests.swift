@@ -59,6 +59,79 @@ struct LoopConfinementTests {
         }
     }
 
+    // What may wait for the disk traps on the loop: each call below would stall every
+    // transfer for as long as the disk takes. (The set-up is checked to work off the
+    // loop by `offTheLoopTheDiskWorkRuns`, so only the check can end these processes.)
+
+    @Test func syncingDataTrapsOnTheLoop() async {
+        await #expect(processExitsWith: .failure) {
+            let file = DataFile.unnamed(in: NSTemporaryDirectory(), path: "data")!
+            LoopConfinementTests.onALoop { try? file.syncData() }
+        }
+    }
+
+    @Test func reservingSpaceTrapsOnTheLoop() async {
+        await #expect(processExitsWith: .failure) {
+            let file = DataFile.unnamed(in: NSTemporaryDirectory(), path: "data")!
+            LoopConfinementTests.onALoop { try? file.preallocate(length: 4096) }
+        }
+    }
+
+    @Test func readingARangeInBlocksTrapsOnTheLoop() async {
+        await #expect(processExitsWith: .failure) {
+            let file = DataFile.unnamed(in: NSTemporaryDirectory(), path: "data")!
+            try! file.write([1, 2, 3], at: 0)
+            LoopConfinementTests.onALoop { try? file.forEachBlock(length: 3) { _ in } }
+        }
+    }
+
+    @Test func syncingADirectoryTrapsOnTheLoop() async {
+        await #expect(processExitsWith: .failure) {
+            LoopConfinementTests.onALoop { try? FileSystem.syncDirectory(NSTemporaryDirectory()) }
+        }
+    }
+
+    @Test func removingATreeTrapsOnTheLoop() async {
+        await #expect(processExitsWith: .failure) {
+            LoopConfinementTests.onALoop { FileSystem.removeTree(NSTemporaryDirectory() + "/mediacache-no-such-tree") }
+        }
+    }
+
+    @Test func anIndexQueryTrapsOnTheLoop() async {
+        await #expect(processExitsWith: .failure) {
+            let cache = CacheDirectory(root: NSTemporaryDirectory() + "/mediacache-loop-\(getpid())")
+            try! cache.prepare()
+            let index = try! CacheIndex(directory: cache)
+            LoopConfinementTests.onALoop { _ = try? index.object(key: CacheKey(identity: "http://127.0.0.1/a")) }
+        }
+    }
+
+    /// Off the loop the same calls pass: the checks name the thread, not the call.
+    @Test func offTheLoopTheDiskWorkRuns() throws {
+        let file = try #require(DataFile.unnamed(in: NSTemporaryDirectory(), path: "data"))
+        try file.preallocate(length: 4096)
+        try file.syncData()
+        try FileSystem.syncDirectory(NSTemporaryDirectory())
+        var blocks = 0
+        try file.forEachBlock(length: 4096) { _ in blocks += 1 }
+        #expect(blocks == 1)
+        let cache = CacheDirectory(root: NSTemporaryDirectory() + "/mediacache-loop-\(getpid())")
+        try cache.prepare()
+        #expect(try CacheIndex(directory: cache).object(key: CacheKey(identity: "http://127.0.0.1/a")) == nil)
+        FileSystem.removeTree(cache.root)
+        #expect(!FileSystem.exists(cache.root))
+    }
+
+    /// Runs `work` on a transfer loop's thread, then stops that loop.
+    static func onALoop(_ work: @escaping @Sendable () -> Void) {
+        let loop = TransferLoop(maxConnectionsPerHost: 1, maxConnections: 1)
+        loop.post {
+            work()
+            loop.stop()
+        }
+        loop.run()
+    }
+
     @Test func onTheLoopEveryCheckPasses() {
         let loop = TransferLoop(maxConnectionsPerHost: 1, maxConnections: 1)
         let bound = LoopBound(0, loop: loop)

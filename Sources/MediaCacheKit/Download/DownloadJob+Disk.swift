@@ -1,34 +1,91 @@
+import CCurl
 import Foundation
 
 /// How a job uses its `PartialFile`: new contents, checkpoints and progress, and
 /// handing the finished file to the committer.
 extension DownloadJob {
-    /// Empties and reserves the data file for a new download of `length` bytes (when
-    /// `fresh`); false when the bytes cannot go there: the disk refused (the job failed),
-    /// or the source cannot be giving this file at that length (the next one is asked).
-    func prepareDataFile(length: Int64?, fresh: Bool) -> Bool {
+    /// Makes the data file ready for the bytes of `transfer`'s response (`length` long),
+    /// then runs `then`; false when the bytes cannot go there: the source cannot be giving
+    /// this file at that length (the next one is asked).
+    ///
+    /// New contents (`fresh`) need the file emptied and reserved, which is disk work: it
+    /// runs on the disk queue while the job is `.preparingDataFile` and `transfer` is held
+    /// (libcurl keeps what arrives), and `then` runs when the disk answers, before the
+    /// transfer may deliver a byte; if the disk refused, the job fails instead.
+    func prepareDataFile(length: Int64?, fresh: Bool, holding transfer: HTTPTransfer, then: @escaping () -> Void) -> Bool {
         loop.preconditionOnLoop()
         if let problem = source.lengthProblem(length) {
             if !tryNextSource(after: .failed(problem)) { fail(JobFailure(.badResponse, problem), keepPartial: false) }
             return false
         }
-        guard fresh, partial.dataFile != nil else { return true }
+        guard fresh, partial.dataFile != nil, let attempt else {
+            then()
+            return true
+        }
         // New contents: no journal record of the old ones may ever vouch for them, and
         // no reader of the old ones may read on into them.
         state.epoch = JobState.newEpoch()
         download.held.startOver()
-        do {
-            try partial.startOver(length: length)
-            return true
-        } catch let error as SystemError where error.code == ENOSPC {
-            let free = FileSystem.freeBytes(cache.root).map { ", \(ByteCount.format($0)) free" } ?? ""
-            let needed = length.map { " (\(name) needs \(ByteCount.format($0))\(free))" } ?? ""
-            fail(JobFailure(.io, "\(error)\(needed)"), keepPartial: false)
-            return false
-        } catch {
-            fail(JobFailure(.io, "\(error)"), keepPartial: false)
-            return false
+        let loop = loop
+        // Crosses the disk queue untouched, for the loop to take back.
+        let waiting = LoopBound((attempt: attempt, transfer: transfer, then: then), loop: loop)
+        let posted = partial.startOver(length: length) { [weak self] result in
+            loop.post { [weak self] in
+                let (attempt, transfer, then) = waiting.value
+                self?.didPrepareDataFile(result, length: length, attempt: attempt, transfer: transfer, then: then)
+            }
         }
+        guard posted else {
+            then()
+            return true
+        }
+        phase = .preparingDataFile(attempt)
+        loop.hold(transfer)
+        return true
+    }
+
+    /// The disk answered: the fetch goes on (`then`, then the held transfer receives
+    /// again, or its end, if it ended meanwhile, is handled now), or the job fails.
+    private func didPrepareDataFile(
+        _ result: Result<Void, DataFileRefusal>, length: Int64?, attempt: FetchAttempt, transfer: HTTPTransfer,
+        then: () -> Void
+    ) {
+        loop.preconditionOnLoop()
+        // Stopped, failed or started over meanwhile: that path dealt with the transfer.
+        guard case .preparingDataFile(let current) = phase, current === attempt else { return }
+        phase = .probing(attempt)
+        let ended = attempt.takeEndsWhilePreparing()
+        if case .failure = result {
+            // Their ends were reported already: only the others are cancelled.
+            for end in ended { attempt.remove(end.transfer) }
+        }
+        switch result {
+        case .failure(let refusal) where refusal.error.code == ENOSPC:
+            let free = refusal.freeBytes.map { ", \(ByteCount.format($0)) free" } ?? ""
+            let needed = length.map { " (\(name) needs \(ByteCount.format($0))\(free))" } ?? ""
+            fail(JobFailure(.io, "\(refusal.error)\(needed)"), keepPartial: false)
+            return
+        case .failure(let refusal):
+            fail(JobFailure(.io, "\(refusal.error)"), keepPartial: false)
+            return
+        case .success:
+            break
+        }
+        then()
+        if let end = ended.first(where: { $0.transfer === transfer }) {
+            self.transfer(transfer, didCompleteWith: end.error)
+        } else if attempt.fragment(of: transfer) != nil, transfer.delegate != nil {
+            release(transfer)
+        }
+        for end in ended where end.transfer !== transfer { self.transfer(end.transfer, didCompleteWith: end.error) }
+    }
+
+    /// Lets a transfer held for the disk receive again: what libcurl kept may arrive at
+    /// once, so inside `insideCurl`, as the rate limiter does.
+    private func release(_ transfer: HTTPTransfer) {
+        var code = CURLE_OK
+        loop.insideCurl { code = loop.release(transfer, now: TransferLoop.now()) }
+        if code != CURLE_OK { loop.end(transfer, code: code) }
     }
 
     func noteProgress() {

@@ -14,6 +14,9 @@ extension DownloadJob {
         case lookingUpTier
         /// The first request of an attempt is out; its head decides the rest.
         case probing(FetchAttempt)
+        /// The probe's head announced new contents: the data file is emptied and
+        /// reserved on the disk queue while the probe is held (`prepareDataFile`).
+        case preparingDataFile(FetchAttempt)
         /// The probe was accepted: connections fill the file.
         case fetching(FetchAttempt)
         /// The URL answered with a playlist: the job is a streaming title's download now.
@@ -26,7 +29,7 @@ extension DownloadJob {
     /// The attempt under way while probing or fetching; nil in every other phase.
     var attempt: FetchAttempt? {
         switch phase {
-        case .probing(let attempt), .fetching(let attempt): attempt
+        case .probing(let attempt), .preparingDataFile(let attempt), .fetching(let attempt): attempt
         default: nil
         }
     }

@@ -21,11 +21,12 @@ extension DownloadJob: HTTPTransferDelegate {
             let fresh = state.completed.isEmpty
             state.validators = check.incoming
             state.rangesSupported = rangesSupported
-            guard prepareDataFile(length: total, fresh: fresh) else { return false }
-            let gapEnd = state.completed.gaps(within: ByteRange(0, total)).first?.end ?? total
-            fragment.end = fragment.end.map { min($0, gapEnd) } ?? gapEnd
-            fragment.responseEnd = responseEnd
-            acceptProbe(fragment, head, url: url)
+            return prepareDataFile(length: total, fresh: fresh, holding: transfer) { [self] in
+                let gapEnd = state.completed.gaps(within: ByteRange(0, total)).first?.end ?? total
+                fragment.end = fragment.end.map { min($0, gapEnd) } ?? gapEnd
+                fragment.responseEnd = responseEnd
+                acceptProbe(fragment, head, url: url)
+            }
         case .acceptWhole200(let length, let startOver, let rangesSupported):
             attempt.suspectMediaType = check.suspectMediaType
             if let startOver {
@@ -34,21 +35,23 @@ extension DownloadJob: HTTPTransferDelegate {
             }
             state.validators = check.incoming
             state.rangesSupported = rangesSupported
-            guard prepareDataFile(length: length, fresh: true) else { return false }
-            fragment.next = 0
-            fragment.compareUntil = 0
-            fragment.end = length
-            fragment.responseEnd = length
-            acceptProbe(fragment, head, url: url)
+            return prepareDataFile(length: length, fresh: true, holding: transfer) { [self] in
+                fragment.next = 0
+                fragment.compareUntil = 0
+                fragment.end = length
+                fragment.responseEnd = length
+                acceptProbe(fragment, head, url: url)
+            }
         case .acceptFragment(let responseEnd):
             fragment.responseEnd = responseEnd
             fragment.accepted = true
         case .emptyFile(let validators):
             state.validators = validators
-            guard prepareDataFile(length: 0, fresh: true) else { return false }
-            fragment.outcome = .data
-            fragment.accepted = false
-            fragment.end = 0
+            return prepareDataFile(length: 0, fresh: true, holding: transfer) {
+                fragment.outcome = .data
+                fragment.accepted = false
+                fragment.end = 0
+            }
         case .fallBackToSingleStream(let reason):
             fallBackToSingleStream(reason)
             return false
@@ -94,6 +97,9 @@ extension DownloadJob: HTTPTransferDelegate {
     func transfer(_ transfer: HTTPTransfer, didReceive chunk: BodyChunk) -> Int {
         loop.preconditionOnLoop()
         guard let attempt, let fragment = attempt.fragment(of: transfer) else { return 0 }
+        // Held while the data file is prepared: bytes now would land in a file being
+        // emptied, so a transfer that sends them anyway stops (and is asked again).
+        if case .preparingDataFile = phase { return 0 }
         guard fragment.accepted, let file = partial.dataFile else { return chunk.count }
         var chunk = chunk
         var consumed = 0
@@ -183,6 +189,10 @@ extension DownloadJob: HTTPTransferDelegate {
 
     func transfer(_ transfer: HTTPTransfer, didCompleteWith error: TransferError?) {
         loop.preconditionOnLoop()
+        if case .preparingDataFile(let attempt) = phase, attempt.fragment(of: transfer) != nil {
+            attempt.noteEndWhilePreparing(transfer, error: error)
+            return
+        }
         guard let attempt, let fragment = attempt.remove(transfer) else { return }
         // For messages only: a URL may be kilobytes long, and retries repeat it.
         let url = Printable.url(transfer.request.url)

@@ -222,6 +222,10 @@ public final class DownloadService: @unchecked Sendable {
 
     func emit(_ event: PrefetchEvent) { eventQueue.async { [sink] in sink(event) } }
 
+    /// Runs `work` on the event queue after every event so far: a client's own lines (a
+    /// bad list line met on the transfer thread) come in order and never block it.
+    public func deliver(_ work: @escaping @Sendable () -> Void) { eventQueue.async(execute: work) }
+
     /// The downloads registered now (queued or running), for a status page.
     public func downloadsInProgress() -> [DownloadProgress] {
         registry.withLock { Array($0.downloads.values) }.map(DownloadProgress.init)

@@ -23,6 +23,9 @@ final class FetchAttempt {
     /// Hashes the contiguous prefix while the rest arrives (files of 32 MiB and more);
     /// handed to the committer when every byte is held.
     var hasher: PrefixHasher?
+    /// Transfers that ended while the data file was being prepared, with how: their
+    /// ends are handled once it is ready.
+    private var endsWhilePreparing: [(transfer: HTTPTransfer, error: TransferError?)] = []
 
     /// Finds an MP4's moov while bytes arrive.
     struct MoovSearch {
@@ -42,6 +45,16 @@ final class FetchAttempt {
     /// Forgets `transfer`'s range; nil when it is not (or no longer) this attempt's.
     @discardableResult
     func remove(_ transfer: HTTPTransfer) -> Fragment? { fragments.removeValue(forKey: ObjectIdentifier(transfer)) }
+
+    /// `transfer` ended while the data file was being prepared: handled after.
+    func noteEndWhilePreparing(_ transfer: HTTPTransfer, error: TransferError?) {
+        endsWhilePreparing.append((transfer, error))
+    }
+
+    func takeEndsWhilePreparing() -> [(transfer: HTTPTransfer, error: TransferError?)] {
+        defer { endsWhilePreparing = [] }
+        return endsWhilePreparing
+    }
 
     /// Nothing is in flight.
     var isIdle: Bool { fragments.isEmpty }

@@ -102,42 +102,61 @@ final class PartialFile: @unchecked Sendable {
 
     // MARK: Writing
 
-    /// Empties and reserves the data file for new contents of `length` bytes.
+    /// Empties and reserves the data file for new contents of `length` bytes, on the
+    /// disk queue (a truncate, a `statfs` and an `fallocate` may each wait for the disk,
+    /// and the queue may still be busy with a checkpoint's fdatasync); `done` hears how it
+    /// went, on the disk queue. False when there is no data file (nothing to prepare).
     ///
     /// A saved state may still claim bytes of the old data (a checkpoint written before
     /// the discard, or one still queued): it is removed, after every queued checkpoint
     /// ran, before a byte is overwritten, so a crash here never pairs old claims with
-    /// new or zeroed bytes.
-    func startOver(length: Int64?) throws {
-        guard let file = dataFile else { return }
-        if stateMayBeOnDisk {
-            let statePath = statePath
-            let directory = cache.jobDirectory(key: key)
-            diskQueue.sync {
-                guard FileSystem.exists(statePath) else { return }
+    /// new or zeroed bytes. The caller writes nothing before `done` says so.
+    func startOver(length: Int64?, done: @escaping @Sendable (Result<Void, DataFileRefusal>) -> Void) -> Bool {
+        guard let file = dataFile else { return false }
+        let removeState = stateMayBeOnDisk
+        // Every later checkpoint queues behind the removal, so none can be undone by it.
+        stateMayBeOnDisk = false
+        let (statePath, directory, partialDirectory) = (statePath, cache.jobDirectory(key: key), cache.partialDirectory)
+        diskQueue.async {
+            if removeState && FileSystem.exists(statePath) {
                 FileSystem.remove(statePath)
                 try? FileSystem.syncDirectory(directory)
             }
-            stateMayBeOnDisk = false
+            do throws(SystemError) {
+                try Self.empty(file, reserving: length, freeIn: partialDirectory)
+                done(.success(()))
+            } catch {
+                let free = error.code == ENOSPC ? FileSystem.freeBytes(partialDirectory) : nil
+                done(.failure(DataFileRefusal(error: error, freeBytes: free)))
+            }
         }
+        return true
+    }
+
+    /// Empties `file` and reserves `length` bytes for it. Off the transfer thread.
+    private static func empty(_ file: DataFile, reserving length: Int64?, freeIn directory: String) throws(SystemError) {
         // Not a new, empty file: ext4 flushes a file truncated to 0 when it is closed
-        // (auto_da_alloc), a cost paid on the loop thread for nothing.
+        // (auto_da_alloc), a cost paid for nothing.
         if try file.size() > 0 { try file.truncate(length: 0) }
         guard let length, length > 0 else { return }
         // A length the disk cannot hold (or a lie: 10 GB for 1,000 bytes) is refused
         // before it is reserved. Below 64 MiB the reservation itself says ENOSPC, and a
         // file of many small ones skips the statfs.
-        if length >= 64 << 20, let free = FileSystem.freeBytes(cache.partialDirectory), length > free {
+        if length >= 64 << 20, let free = FileSystem.freeBytes(directory), length > free {
             throw SystemError("reserve \(length) bytes", path: file.path, code: ENOSPC)
         }
         try file.preallocate(length: length)
     }
 
     /// Gives back the space reserved for bytes never received, when a failed download
-    /// is kept for a later run: what it holds on disk is then what it has.
+    /// is kept for a later run: what it holds on disk is then what it has. Hole punching
+    /// is file-system work: on the disk queue, before the checkpoint that follows.
     func releaseUnheld(_ held: RangeSet, length: Int64?) {
         guard let file = dataFile, let length else { return }
-        for gap in held.gaps(within: ByteRange(0, length)) { file.releaseBlocks(gap) }
+        let gaps = held.gaps(within: ByteRange(0, length))
+        diskQueue.async {
+            for gap in gaps { file.releaseBlocks(gap) }
+        }
     }
 
     /// Writes `chunk` at `offset` and appends the range to the journal of contents `epoch`.
@@ -231,4 +250,11 @@ final class PartialFile: @unchecked Sendable {
             self?.directoryDurable = false
         }
     }
+}
+
+/// Why a data file could not be made ready for new contents, with the space left on the
+/// disk when it was full (for the message).
+struct DataFileRefusal: Error {
+    let error: SystemError
+    let freeBytes: Int64?
 }

@@ -65,7 +65,7 @@ final class CurlEasy {
     }
 
     /// Stops reading the connection (libcurl keeps what it read already).
-    func pauseReceiving() {
+    func pauseReceiving() -> CURLcode {
         curl_easy_pause(handle, CURLPAUSE_RECV)
     }
 

@@ -32,7 +32,8 @@ final class HTTPTransfer {
     private(set) var easy: CurlEasy!
     /// The rate limits this transfer is held to, if any.
     let rateLimits: RateLimits?
-    /// Paused by the rate limiter until its buckets refill: waiting, not stalled.
+    /// Paused (by the rate limiter until its buckets refill, or by its job until the disk
+    /// is ready for its bytes): waiting, not stalled.
     private(set) var isHeld = false
     /// When the rate limiter last let it receive again.
     private(set) var releasedAt: Double?
@@ -54,17 +55,12 @@ final class HTTPTransfer {
     /// Bytes of the response already in this connection's socket, not delivered yet.
     var bytesWaiting: Int64 { easy.queuedBytes ?? 0 }
 
-    /// Stops reading the connection until `release` (the rate limiter's).
-    func hold() {
-        isHeld = true
-        easy.pauseReceiving()
-    }
+    /// Paused by `TransferLoop.hold` (until `release`).
+    func noteHeld() { isHeld = true }
 
-    /// Reads the connection again; bytes libcurl kept may arrive before this returns.
-    func release(now: Double) -> CURLcode {
+    func noteReleased(at now: Double) {
         isHeld = false
         releasedAt = now
-        return easy.resumeReceiving()
     }
 
     func receiveHeaderLine(_ line: String) -> Bool {

@@ -36,7 +36,7 @@ final class RateLimiter {
         let now = TransferLoop.now()
         for bucket in limits.buckets { bucket.take(bytes, now: now) }
         guard !transfer.isHeld, !limits.buckets.allSatisfy({ $0.hasTokens(now: now) }) else { return }
-        transfer.hold()
+        loop.hold(transfer)
         held.append(transfer)
         scheduleRelease(now: now)
     }
@@ -61,7 +61,7 @@ final class RateLimiter {
                     stillWaiting.append(transfer)
                     continue
                 }
-                let code = transfer.release(now: now)
+                let code = loop.release(transfer, now: now)
                 // The bytes libcurl kept were refused (the job stopped the transfer).
                 if code != CURLE_OK { refused.append((transfer, code)) }
             }

@@ -19,6 +19,9 @@ protocol TransferExecutor: AnyObject {
     func perform() -> [(HTTPTransfer, CURLcode)]
     /// The transfers running now.
     var running: [HTTPTransfer] { get }
+    /// Stops or restarts reading `transfer`'s response (`curl_easy_pause`): what arrives
+    /// meanwhile is kept, and may be delivered before a restart returns.
+    func setReceiving(_ transfer: HTTPTransfer, paused: Bool) -> CURLcode
 }
 
 /// libcurl's multi handle: poll, perform, and the completions `info_read` drains. Owned
@@ -57,6 +60,10 @@ final class CurlMulti: TransferExecutor {
     func wait(milliseconds: Int) { curl_multi_poll(multi, nil, 0, Int32(milliseconds), nil) }
 
     func wakeup() { curl_multi_wakeup(multi) }
+
+    func setReceiving(_ transfer: HTTPTransfer, paused: Bool) -> CURLcode {
+        paused ? transfer.easy.pauseReceiving() : transfer.easy.resumeReceiving()
+    }
 
     func perform() -> [(HTTPTransfer, CURLcode)] {
         var running: Int32 = 0

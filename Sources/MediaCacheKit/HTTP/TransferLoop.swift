@@ -92,6 +92,22 @@ final class TransferLoop: @unchecked Sendable {
 
     private func add(_ transfer: HTTPTransfer) { executor.add(transfer) }
 
+    /// Stops reading `transfer`'s response until `release` (libcurl keeps what it read
+    /// already): waiting, not stalled, for the rate limiter or for the disk.
+    func hold(_ transfer: HTTPTransfer) {
+        preconditionOnLoop()
+        transfer.noteHeld()
+        _ = executor.setReceiving(transfer, paused: true)
+    }
+
+    /// Reads `transfer`'s response again; what was kept may arrive before this returns,
+    /// so call it inside `insideCurl`.
+    func release(_ transfer: HTTPTransfer, now: Double) -> CURLcode {
+        preconditionOnLoop()
+        transfer.noteReleased(at: now)
+        return executor.setReceiving(transfer, paused: false)
+    }
+
     /// Stops a transfer (running or waiting for its host) without calling its delegate again.
     func cancel(_ transfer: HTTPTransfer) {
         preconditionOnLoop()

@@ -7,6 +7,9 @@ import Synchronization
 
 /// An open file written at explicit offsets, the C-facing wrapper for the download data
 /// file and for hashing: every raw pointer for file I/O stays in this type.
+///
+/// What may wait for the disk (syncs, reservations, reading or copying whole ranges)
+/// traps on a transfer loop's thread; `pwrite`, small reads and `truncate` do not.
 public final class DataFile: Sendable {
     /// Where the file is, or (unnamed) will be: for messages.
     public var path: String { name.withLock { $0.path } }
@@ -87,6 +90,7 @@ public final class DataFile: Sendable {
     /// Reserves `length` bytes of disk so writes cannot fail half-way for lack of space.
     /// Falls back to `ftruncate` on file systems without `fallocate`.
     public func preallocate(length: Int64) throws(SystemError) {
+        LoopThreads.preconditionOff("reserving disk space for \(path)")
         if CShims_fallocate(fd, 0, 0, off_t(length)) == 0 { return }
         if errno == ENOSPC { throw SystemError("preallocate \(length) bytes", path: path) }
         try retryingEINTR("truncate", path: path) { ftruncate(fd, off_t(length)) }
@@ -95,6 +99,7 @@ public final class DataFile: Sendable {
     /// Gives the disk blocks under `range` back (the length stays; they read as zeros).
     /// Best effort: a file system without hole punching keeps them.
     public func releaseBlocks(_ range: ByteRange) {
+        LoopThreads.preconditionOff("giving back the disk blocks of \(path)")
         // FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, from linux/falloc.h.
         _ = CShims_fallocate(fd, 0x02 | 0x01, off_t(range.start), off_t(range.count))
     }
@@ -149,6 +154,7 @@ public final class DataFile: Sendable {
         from offset: Int64 = 0, length: Int64, blockSize: Int = 1 << 20,
         _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
+        LoopThreads.preconditionOff("reading \(path) in blocks")
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 16)
         defer { buffer.deallocate() }
         var position = offset
@@ -166,6 +172,7 @@ public final class DataFile: Sendable {
 
     /// Copies `range` of this file to `destination` at `offset` inside the kernel.
     public func copy(_ range: ByteRange, to destination: DataFile, at offset: Int64) throws(SystemError) {
+        LoopThreads.preconditionOff("copying a range of \(path)")
         var from = off_t(range.start)
         var to = off_t(offset)
         var remaining = range.count
@@ -181,6 +188,7 @@ public final class DataFile: Sendable {
 
     /// Flushes written data (not metadata that is not needed to read it back) to disk.
     public func syncData() throws(SystemError) {
+        LoopThreads.preconditionOff("fdatasync of \(path)")
         try retryingEINTR("fdatasync", path: path) { fdatasync(fd) }
     }
 
@@ -191,6 +199,7 @@ public final class DataFile: Sendable {
     }
 
     public func sync() throws(SystemError) {
+        LoopThreads.preconditionOff("fsync of \(path)")
         try retryingEINTR("fsync", path: path) { fsync(fd) }
     }
 }

@@ -125,6 +125,7 @@ enum FileSystem {
 
     /// Makes a completed rename or file creation in `directory` durable.
     static func syncDirectory(_ directory: String) throws(SystemError) {
+        LoopThreads.preconditionOff("fsync of the directory \(directory)")
         let fd = try retryingEINTR("open directory", path: directory) {
             open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         }
@@ -135,6 +136,7 @@ enum FileSystem {
     /// Flushes every dirty file and directory of the file system holding `directory`:
     /// one device flush for a whole group of small files instead of one each.
     static func syncFileSystem(containing directory: String) throws(SystemError) {
+        LoopThreads.preconditionOff("syncfs of the file system holding \(directory)")
         let fd = try retryingEINTR("open directory", path: directory) {
             open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         }
@@ -164,7 +166,9 @@ enum FileSystem {
         unlink(path)
     }
 
+    /// Off the loop: a tree of many files (a title, a large preallocated file) takes long.
     static func removeTree(_ path: String) {
+        LoopThreads.preconditionOff("removing \(path)")
         try? FileManager.default.removeItem(atPath: path)
     }
 

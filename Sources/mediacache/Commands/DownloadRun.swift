@@ -73,7 +73,8 @@ struct DownloadRun {
         var handedOut = 0
         let summary = batch.run(
             next: {
-                guard let request = next(printer.note) else {
+                // Called on the transfer thread: its notes leave through the event queue.
+                guard let request = next({ line in service.deliver { printer.note(line) } }) else {
                     printer.expectFiles(handedOut)
                     return nil
                 }

@@ -6,7 +6,8 @@ import Synchronization
 /// Runs the engine's transfers from a script instead of sockets: each request is
 /// answered by `answer` with steps (a head, body pieces, an end), delivered on the
 /// transfer loop's thread through the same callbacks libcurl calls, one step per
-/// transfer per turn of the loop, so transfers interleave as they would on the wire.
+/// transfer per turn of the loop, so transfers interleave as they would on the wire. A
+/// held transfer gets nothing until it is released, as a paused one gets from libcurl.
 // @unchecked: `live` is the loop thread's (the loop calls every entry but `wakeup`).
 final class ScriptedTransfers: TransferExecutor, @unchecked Sendable {
     enum Step {
@@ -45,7 +46,7 @@ final class ScriptedTransfers: TransferExecutor, @unchecked Sendable {
 
     func wait(milliseconds: Int) {
         let ready = live.contains { entry in
-            guard let step = entry.steps.first else { return false }
+            guard !entry.transfer.isHeld, let step = entry.steps.first else { return false }
             if case .silence = step { return false }
             return true
         }
@@ -54,6 +55,9 @@ final class ScriptedTransfers: TransferExecutor, @unchecked Sendable {
 
     func wakeup() { wakeups.signal() }
 
+    /// A held transfer is skipped by `perform` (its steps wait), so there is nothing to do.
+    func setReceiving(_ transfer: HTTPTransfer, paused: Bool) -> CURLcode { CURLE_OK }
+
     func perform() -> [(HTTPTransfer, CURLcode)] {
         var ended: [(HTTPTransfer, CURLcode)] = []
         for transfer in live.map(\.transfer) {
@@ -61,6 +65,8 @@ final class ScriptedTransfers: TransferExecutor, @unchecked Sendable {
             guard let index = live.firstIndex(where: { $0.transfer === transfer }), let step = live[index].steps.first
             else { continue }
             if case .silence = step { continue }
+            // Paused (`hold`), as libcurl does: nothing arrives until it is released.
+            if transfer.isHeld { continue }
             live[index].steps = live[index].steps.dropFirst()
             var result: CURLcode?
             switch step {
