@@ -186,9 +186,9 @@ _mediacache() {
 
 _mediacache_prefetch() {
     repeating_flags=()
-    non_repeating_flags=(--no-config -k --insecure --netrc --tier-push --tier-required --all-variants --no-faststart --json -q --quiet --version -h --help)
+    non_repeating_flags=(--no-config -k --insecure --no-faststart --json -q --quiet --netrc --tier-push --tier-required --all-variants --version -h --help)
     repeating_options=(-i --input-file -H --header)
-    non_repeating_options=(-d --dir --shard --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang --summary-interval)
+    non_repeating_options=(-d --dir --shard --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --summary-interval --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
@@ -242,6 +242,9 @@ _mediacache_prefetch() {
     '--max-download-limit')
         return
         ;;
+    '--summary-interval')
+        return
+        ;;
     '--proxy')
         return
         ;;
@@ -280,9 +283,6 @@ _mediacache_prefetch() {
     '--audio-lang')
         return
         ;;
-    '--summary-interval')
-        return
-        ;;
     esac
 
     # Offer positional completions
@@ -296,9 +296,9 @@ _mediacache_prefetch() {
 
 _mediacache_resume() {
     repeating_flags=()
-    non_repeating_flags=(--no-config -k --insecure --netrc --tier-push --tier-required --all-variants --no-faststart --json -q --quiet --version -h --help)
+    non_repeating_flags=(--no-config -k --insecure --no-faststart --json -q --quiet --netrc --tier-push --tier-required --all-variants --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(--cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang --summary-interval)
+    non_repeating_options=(--cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --summary-interval --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang)
     __mediacache_offer_flags_options 0
 
     # Offer option value completions
@@ -341,6 +341,9 @@ _mediacache_resume() {
     '--max-download-limit')
         return
         ;;
+    '--summary-interval')
+        return
+        ;;
     '--proxy')
         return
         ;;
@@ -377,9 +380,6 @@ _mediacache_resume() {
         return
         ;;
     '--audio-lang')
-        return
-        ;;
-    '--summary-interval')
         return
         ;;
     esac
@@ -654,9 +654,9 @@ _mediacache_bundle-info() {
 
 _mediacache_serve() {
     repeating_flags=()
-    non_repeating_flags=(--allow-remote --no-config -k --insecure --netrc --tier-push --tier-required --all-variants --no-faststart --json -q --quiet --version -h --help)
+    non_repeating_flags=(--allow-remote --no-config -k --insecure --no-faststart --json -q --quiet --netrc --tier-push --tier-required --all-variants --version -h --help)
     repeating_options=(-i --input-file -H --header)
-    non_repeating_options=(--listen --idle-timeout --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang --summary-interval)
+    non_repeating_options=(--listen --idle-timeout --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --summary-interval --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
@@ -709,6 +709,9 @@ _mediacache_serve() {
     '--max-download-limit')
         return
         ;;
+    '--summary-interval')
+        return
+        ;;
     '--proxy')
         return
         ;;
@@ -745,9 +748,6 @@ _mediacache_serve() {
         return
         ;;
     '--audio-lang')
-        return
-        ;;
-    '--summary-interval')
         return
         ;;
     esac

@@ -27,10 +27,10 @@ struct DownloadRun {
     }
 
     /// `prefetch` and `resume`.
-    init(cache: CacheDirectory, options: DownloadOptions) {
+    init(cache: CacheDirectory, options: DownloadOptions, network: NetworkOptions, tier: TierOptions, titles: TitleOptions) {
         self.init(
-            cache: cache, engineOptions: options.engineOptions, json: options.json, quiet: options.quiet,
-            tier: options.tier.use(insecure: options.insecure), summaryInterval: Double(options.summaryInterval))
+            cache: cache, engineOptions: options.engineOptions(network: network, titles: titles), json: options.json,
+            quiet: options.quiet, tier: tier.use(insecure: options.insecure), summaryInterval: Double(options.summaryInterval))
     }
 
     /// `inputErrors`: bad list lines already reported; they make the exit code 1.

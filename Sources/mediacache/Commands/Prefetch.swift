@@ -38,6 +38,9 @@ struct Prefetch: ParsableCommand {
 
     @OptionGroup var cache: CacheOptions
     @OptionGroup var download: DownloadOptions
+    @OptionGroup(title: "Network options") var network: NetworkOptions
+    @OptionGroup(title: "Fleet tier") var tier: TierOptions
+    @OptionGroup(title: "Streaming titles") var titles: TitleOptions
 
     func validate() throws {
         if try lists.classified().isEmpty {
@@ -93,7 +96,7 @@ struct Prefetch: ParsableCommand {
             }
         }
         let headers = download.headers
-        try DownloadRun(cache: cache.directory, options: download).run(
+        try DownloadRun(cache: cache.directory, options: download, network: network, tier: tier, titles: titles).run(
             next: { report in
                 let entry = pending ?? entries.next { report($0.description) }
                 pending = nil

@@ -12,10 +12,13 @@ struct Resume: ParsableCommand {
 
     @OptionGroup var cache: CacheOptions
     @OptionGroup var download: DownloadOptions
+    @OptionGroup(title: "Network options") var network: NetworkOptions
+    @OptionGroup(title: "Fleet tier") var tier: TierOptions
+    @OptionGroup(title: "Streaming titles") var titles: TitleOptions
 
     func run() throws {
         let directory = cache.directory
-        let run = DownloadRun(cache: directory, options: download)
+        let run = DownloadRun(cache: directory, options: download, network: network, tier: tier, titles: titles)
         let exists: Bool
         do { exists = try directory.existsForReading() } catch { throw run.cacheUnusable(error) }
         let (jobs, problems) = exists ? PartialJobs.list(in: directory) : ([], [])

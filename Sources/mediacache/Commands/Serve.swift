@@ -47,6 +47,9 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var cache: CacheOptions
     @OptionGroup var download: DownloadOptions
+    @OptionGroup(title: "Network options") var network: NetworkOptions
+    @OptionGroup(title: "Fleet tier") var tier: TierOptions
+    @OptionGroup(title: "Streaming titles") var titles: TitleOptions
 
     func validate() throws {
         guard (1...3600).contains(idleTimeout) else {
@@ -72,9 +75,9 @@ struct Serve: AsyncParsableCommand {
         }
         let directory = cache.directory
         let printer = ServeEventPrinter(json: download.json, quiet: download.quiet)
-        let tier = download.tier.use(insecure: download.insecure)
+        let tier = tier.use(insecure: download.insecure)
         let engine = try Engine.open(
-            cache: directory, options: download.engineOptions, tier: tier, json: download.json,
+            cache: directory, options: download.engineOptions(network: network, titles: titles), tier: tier, json: download.json,
             tierPrinter: TierPrinter(json: download.json, quiet: download.quiet, reads: true, pushes: tier.push),
             events: printer.download, unusable: { CommandInputs.cacheUnusable(directory, $0) })
         let background = texts.isEmpty

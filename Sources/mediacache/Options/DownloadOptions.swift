@@ -1,7 +1,11 @@
 import ArgumentParser
 import MediaCacheKit
 
-/// The flags that shape a download run, shared by `prefetch` and `resume`.
+/// The flags that shape a download run, shared by `prefetch`, `resume` and `serve`.
+///
+/// The network, tier and title groups sit beside it in each command, not inside it:
+/// argument-parser checks a debug build's option groups again at every level of nesting,
+/// so each level multiplies the time a debug binary takes to start (seconds at four).
 struct DownloadOptions: ParsableArguments {
     @Option(name: [.short, .customLong("jobs")], help: "Files downloaded at once (1-64).")
     var jobs = 4
@@ -62,12 +66,6 @@ struct DownloadOptions: ParsableArguments {
         help: "Do not check TLS certificates (self-signed test servers); the connection is not authenticated.")
     var insecure = false
 
-    @OptionGroup(title: "Network options") var network: NetworkOptions
-
-    @OptionGroup(title: "Fleet tier") var tier: TierOptions
-
-    @OptionGroup(title: "Streaming titles") var titles: TitleOptions
-
     @Flag(help: "Keep MP4/MOV bytes exactly as the origin sent them (no moov relocation).")
     var noFaststart = false
 
@@ -109,7 +107,7 @@ struct DownloadOptions: ParsableArguments {
         try HeaderArgument.validate(headers)
     }
 
-    var engineOptions: PrefetchOptions {
+    func engineOptions(network: NetworkOptions, titles: TitleOptions) -> PrefetchOptions {
         var options = PrefetchOptions()
         options.jobs = jobs
         options.connectionsPerFile = connections
