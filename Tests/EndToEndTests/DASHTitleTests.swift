@@ -18,6 +18,8 @@ extension EndToEnd {
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("1 done, 0 failed"), "\(result.stderr)")
             #expect(result.stderr.contains("a DASH title: video-0, audio-und-1"), "\(result.stderr)")
+            // The MPD is asked for once: the request that found it is read on.
+            #expect(origin.requests(for: "/t/" + title.entry).count == 1)
             origin.stop()
 
             let (path, frames) = try Titles.playOffline(harness, url)

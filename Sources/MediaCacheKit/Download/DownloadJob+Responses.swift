@@ -121,8 +121,7 @@ extension DownloadJob: HTTPTransferDelegate {
             if fragment.next == 0, source.kind == .origin,
                 let format = PresentationDetection.format(contentType: state.contentType, firstBytes: chunk.prefix(512).array)
             {
-                becomeTitle(format, playlistURL: transfer.request.url)
-                return 0
+                return becomeTitle(format, answeredBy: transfer, first: chunk)
             }
             if let reason = ResponseCheck.errorPage(
                 firstBytes: chunk.prefix(512).array, suspectMediaType: attempt.suspectMediaType,
@@ -300,14 +299,28 @@ extension DownloadJob: HTTPTransferDelegate {
 }
 
 extension DownloadJob {
-    /// The URL answered with a playlist or manifest: what was fetched as a file is
-    /// dropped, and the job fetches the title instead, keeping its slot and key lock.
-    func becomeTitle(_ format: PresentationFormat, playlistURL: String) {
+    /// The URL answered with a playlist or manifest (`chunk`, the start of `transfer`'s
+    /// body, says so): what was fetched as a file is dropped, and the job fetches the title
+    /// instead, keeping its slot and key lock. When `transfer` is bringing the whole body,
+    /// the title reads it on (the entry is asked for once); returns what it took of `chunk`.
+    func becomeTitle(_ format: PresentationFormat, answeredBy transfer: HTTPTransfer, first chunk: BodyChunk) -> Int {
+        let url = transfer.request.url
+        let readOn = transfer.head.map(Self.bringsWholeBody) ?? false
+        if readOn { attempt?.remove(transfer) }
         cancelAllTransfers()
         partial.remove()
         download.held.becomeTitle()
         let title = TitleDownload(job: self, format: format)
         phase = .title(title)
-        title.start(url: playlistURL)
+        let taken = readOn ? title.readEntry(from: transfer, url: url, first: chunk) : 0
+        title.start(url: url)
+        return taken
+    }
+
+    /// A 200, or a 206 from the first byte to the last.
+    private static func bringsWholeBody(_ head: HTTPResponseHead) -> Bool {
+        if head.status == 200 { return true }
+        guard head.status == 206, let range = head.contentRange, let total = range.total else { return false }
+        return range.start == 0 && range.end == total - 1
     }
 }

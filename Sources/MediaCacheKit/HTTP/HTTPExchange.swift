@@ -48,6 +48,22 @@ final class HTTPExchange: HTTPTransferDelegate {
         loop.start(transfer)
     }
 
+    /// Takes over `transfer` on `loop`, whose head has arrived and whose body is still to
+    /// come, from the delegate it was made for; the caller hands it the chunk in hand
+    /// (`transfer(_:didReceive:)`). `completion` gets what `start` would, on the loop thread.
+    static func adopt(
+        _ transfer: HTTPTransfer, maxBodyBytes: Int, on loop: TransferLoop,
+        completion: @escaping (Result<Response, TransferError>) -> Void
+    ) -> HTTPExchange {
+        loop.preconditionOnLoop()
+        let exchange = HTTPExchange(maxBodyBytes: maxBodyBytes)
+        exchange.head = transfer.head
+        exchange.completion = completion
+        exchange.keptAlive = exchange
+        transfer.delegate = exchange
+        return exchange
+    }
+
     private var result: Result<Response, TransferError> {
         if bodyTooLarge {
             return .failure(TransferError(kind: .aborted, message: "the response is larger than \(maxBodyBytes) bytes"))

@@ -5,14 +5,57 @@ final class PlaylistFetcher {
     typealias Completion = (Result<(bytes: [UInt8], finalURL: String), JobFailure>) -> Void
 
     private unowned let job: DownloadJob
+    /// The answer to the job's own request, which the title's entry gave: the first fetch
+    /// of its URL takes it instead of asking the origin again.
+    private var entry: Entry?
+
+    private struct Entry {
+        let url: String
+        /// Nil while the body is still arriving.
+        var answer: Result<HTTPExchange.Response, TransferError>?
+        var waiting: (maxBytes: Int, completion: Completion)?
+    }
 
     init(job: DownloadJob) {
         self.job = job
     }
 
+    /// Reads the rest of the body of `transfer` (the job's request for `url`, whose whole
+    /// body is the title's entry) into memory, for the first fetch of `url`; hand the
+    /// chunk in hand to the exchange returned.
+    func readEntry(from transfer: HTTPTransfer, url: String, maxBytes: Int) -> HTTPExchange {
+        entry = Entry(url: url)
+        return HTTPExchange.adopt(transfer, maxBodyBytes: maxBytes, on: job.loop) { [weak self] answer in
+            guard let self, var entry = self.entry, entry.url == url else { return }
+            entry.answer = answer
+            self.entry = entry
+            if let waiting = entry.waiting { takeEntry(maxBytes: waiting.maxBytes, completion: waiting.completion) }
+        }
+    }
+
     /// Fetches `url`, refusing a body over `maxBytes` (an HLS playlist's limit by default).
     func fetch(_ url: String, maxBytes: Int = PlaylistText.maxBytes, completion: @escaping Completion) {
+        if entry?.url == url {
+            if entry?.answer == nil {
+                entry?.waiting = (maxBytes, completion)
+            } else {
+                takeEntry(maxBytes: maxBytes, completion: completion)
+            }
+            return
+        }
         fetch(url, maxBytes: maxBytes, hops: 0, failures: 0, completion: completion)
+    }
+
+    /// The entry's answer, once: its body if it arrived whole, else the playlist is asked
+    /// for as any other (which retries and words a failure as for any other).
+    private func takeEntry(maxBytes: Int, completion: @escaping Completion) {
+        guard let entry else { return }
+        self.entry = nil
+        if case .success(let response) = entry.answer, response.body.count <= maxBytes {
+            completion(.success((response.body, entry.url)))
+        } else {
+            fetch(entry.url, maxBytes: maxBytes, hops: 0, failures: 0, completion: completion)
+        }
     }
 
     private func fetch(_ url: String, maxBytes: Int, hops: Int, failures: Int, completion: @escaping Completion) {

@@ -51,6 +51,14 @@ final class TitleDownload {
 
     private var filesDirectory: String { staging + "/" + TitleLayout.filesFolder }
 
+    /// `transfer`, the job's request for `url`, is answering with the title's entry whole:
+    /// the rest of its body is read into memory for the first playlist, which is then not
+    /// asked for again. Returns how much of `chunk`, the body so far, was taken.
+    func readEntry(from transfer: HTTPTransfer, url: String, first chunk: BodyChunk) -> Int {
+        let maxBytes = format == .hls ? PlaylistText.maxBytes : XMLElementTree.maxBytes
+        return playlists.readEntry(from: transfer, url: url, maxBytes: maxBytes).transfer(transfer, didReceive: chunk)
+    }
+
     /// Reads the title's playlist from `url` (where the job found it) and goes on from there.
     func start(url: String) {
         read(url) { [self] result in
