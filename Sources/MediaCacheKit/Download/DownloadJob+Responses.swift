@@ -312,7 +312,7 @@ extension DownloadJob {
         download.held.becomeTitle()
         let title = TitleDownload(job: self, format: format)
         phase = .title(title)
-        let taken = readOn ? title.readEntry(from: transfer, url: url, first: chunk) : 0
+        let taken = readOn ? title.playlists.readEntry(from: transfer, url: url, format: format, first: chunk) : 0
         title.start(url: url)
         return taken
     }

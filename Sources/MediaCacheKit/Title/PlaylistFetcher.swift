@@ -20,17 +20,20 @@ final class PlaylistFetcher {
         self.job = job
     }
 
-    /// Reads the rest of the body of `transfer` (the job's request for `url`, whose whole
-    /// body is the title's entry) into memory, for the first fetch of `url`; hand the
-    /// chunk in hand to the exchange returned.
-    func readEntry(from transfer: HTTPTransfer, url: String, maxBytes: Int) -> HTTPExchange {
+    /// `transfer`, the job's request for `url`, is answering with the title's entry (a
+    /// `format` playlist) whole: the rest of its body is read into memory for the first
+    /// fetch of `url`, which then asks nothing. Returns how much of `chunk`, the body so
+    /// far, was taken.
+    func readEntry(from transfer: HTTPTransfer, url: String, format: PresentationFormat, first chunk: BodyChunk) -> Int {
         entry = Entry(url: url)
-        return HTTPExchange.adopt(transfer, maxBodyBytes: maxBytes, on: job.loop) { [weak self] answer in
+        let maxBytes = format == .hls ? PlaylistText.maxBytes : XMLElementTree.maxBytes
+        let exchange = HTTPExchange.adopt(transfer, maxBodyBytes: maxBytes, on: job.loop) { [weak self] answer in
             guard let self, var entry = self.entry, entry.url == url else { return }
             entry.answer = answer
             self.entry = entry
             if let waiting = entry.waiting { takeEntry(maxBytes: waiting.maxBytes, completion: waiting.completion) }
         }
+        return exchange.transfer(transfer, didReceive: chunk)
     }
 
     /// Fetches `url`, refusing a body over `maxBytes` (an HLS playlist's limit by default).

@@ -14,7 +14,8 @@ final class TitleDownload {
     let staging: String
     private var loop: TransferLoop { job.loop }
     private var options: PrefetchOptions { job.options }
-    private let playlists: PlaylistFetcher
+    /// Also what the job hands the entry's answer to (`PlaylistFetcher.readEntry`).
+    let playlists: PlaylistFetcher
 
     private var plan: (any TitlePlan)?
     /// What `serve` reads of the title while it downloads.
@@ -50,14 +51,6 @@ final class TitleDownload {
     }
 
     private var filesDirectory: String { staging + "/" + TitleLayout.filesFolder }
-
-    /// `transfer`, the job's request for `url`, is answering with the title's entry whole:
-    /// the rest of its body is read into memory for the first playlist, which is then not
-    /// asked for again. Returns how much of `chunk`, the body so far, was taken.
-    func readEntry(from transfer: HTTPTransfer, url: String, first chunk: BodyChunk) -> Int {
-        let maxBytes = format == .hls ? PlaylistText.maxBytes : XMLElementTree.maxBytes
-        return playlists.readEntry(from: transfer, url: url, maxBytes: maxBytes).transfer(transfer, didReceive: chunk)
-    }
 
     /// Reads the title's playlist from `url` (where the job found it) and goes on from there.
     func start(url: String) {
