@@ -153,6 +153,6 @@ struct HTTPResponseHeadTests {
         ("Caf\u{E9}: \u{E9}t\u{E9} \r\n", "Caf\u{E9}: \u{E9}t\u{E9}"),
     ])
     func headerLinesLoseOnlyTheASCIISpaceAroundThem(line: String, expected: String) {
-        #expect(String(HTTPTransfer.trimmingWhitespace(line[...])) == expected)
+        #expect(String(HTTPResponseHead.trimmingWhitespace(line[...])) == expected)
     }
 }

@@ -28,14 +28,16 @@ struct PartialFileTests {
         }
     }
 
-    /// Starts `partial` over on its disk queue and waits for the answer, as a job does.
+    /// Starts `partial` over on its disk queue and waits for the answer, as a job does
+    /// (none comes when nothing needed the disk).
     private func startOver(_ partial: PartialFile, length: Int64?) throws {
         let answer = Mutex<Result<Void, DataFileRefusal>?>(nil)
         let answered = DispatchSemaphore(value: 0)
-        #expect(partial.startOver(length: length) { result in
+        let posted = partial.startOver(length: length) { result in
             answer.withLock { $0 = result }
             answered.signal()
-        })
+        }
+        guard posted else { return }
         #expect(answered.wait(timeout: .now() + 10) == .success)
         try answer.withLock { $0 }?.mapError(\.error).get()
     }
@@ -91,6 +93,36 @@ struct PartialFileTests {
         partial.diskQueue.sync {}
         let saved = try #require(try PartialFile(cache: cache, key: key).savedState())
         #expect(saved.completed.isEmpty)
+    }
+
+    /// A new data file for a small file needs no disk work to start; if it is still
+    /// running at its first checkpoint, it gets its full length then (a resume trusts
+    /// only a data file of the file's length), and starting over later is disk work.
+    @Test func aNewSmallFileStartsWithoutTheDiskAndGetsItsLengthAtTheFirstCheckpoint() throws {
+        defer { temporary.remove() }
+        let partial = PartialFile(cache: cache, key: key)
+        #expect(try partial.savedState() == nil)
+        #expect(partial.openUnnamed(spares: nil))
+        #expect(!partial.startOver(length: 4096) { _ in Issue.record("answered") })
+        try write(partial, 1024, at: 0, epoch: 1)
+        #expect(try partial.dataFile?.size() == 1024)
+        partial.checkpoint(state(holding: [r(0, 1024)])) { Issue.record("checkpoint failed: \($0)") }
+        partial.diskQueue.sync {}
+        #expect(try PartialFile(cache: cache, key: key).openNamed() == 4096)
+        try startOver(partial, length: 2048)
+        #expect(try partial.dataFile?.size() == 2048)
+    }
+
+    /// A large new file is reserved on the disk queue before a byte is written.
+    @Test func aNewLargeFileIsReservedOnTheDiskQueue() throws {
+        defer { temporary.remove() }
+        let partial = PartialFile(cache: cache, key: key)
+        #expect(partial.openUnnamed(spares: nil))
+        let length = PartialFile.smallFileBytes
+        let answered = DispatchSemaphore(value: 0)
+        #expect(partial.startOver(length: length) { _ in answered.signal() })
+        #expect(answered.wait(timeout: .now() + 10) == .success)
+        #expect(try partial.dataFile?.size() == length)
     }
 
     /// Without a data file there is nothing to start over.

@@ -32,10 +32,7 @@ public final class DownloadService: @unchecked Sendable {
     let diskWork = DispatchGroup()
     /// Index writes that need not hold up the transfer thread (uses, restored names).
     private let indexWork = DispatchQueue(label: "mediacache.index-writes")
-    private let sink: @Sendable (PrefetchEvent) -> Void
-    /// Events leave through here, in order: a terminal or pipe slow to take them (an
-    /// unread stderr) never holds up the transfers.
-    private let eventQueue = DispatchQueue(label: "mediacache.events")
+    private let events: EventOutbox
     private let committed: (@Sendable (CachedObject) -> Void)?
     /// The fleet's tier, when downloads may read from it (`--tier`, `pull`).
     let tier: TierSource?
@@ -90,7 +87,7 @@ public final class DownloadService: @unchecked Sendable {
         committed: (@Sendable (CachedObject) -> Void)?, tier: TierSource?, executor: (any TransferExecutor)?
     ) throws {
         self.cache = cache
-        self.sink = events
+        self.events = EventOutbox(sink: events)
         self.committed = committed
         self.tier = tier
         try cache.prepare()
@@ -119,7 +116,7 @@ public final class DownloadService: @unchecked Sendable {
             recordUses()
             diskWork.wait()
             // Shut down means every event was delivered (the summary follows them).
-            eventQueue.sync {}
+            self.events.flush()
             registry.withLock { $0.isShutDown = true }
             stopped.signal()
         }
@@ -220,11 +217,11 @@ public final class DownloadService: @unchecked Sendable {
         return true
     }
 
-    func emit(_ event: PrefetchEvent) { eventQueue.async { [sink] in sink(event) } }
+    func emit(_ event: PrefetchEvent) { events.send(event) }
 
     /// Runs `work` on the event queue after every event so far: a client's own lines (a
     /// bad list line met on the transfer thread) come in order and never block it.
-    public func deliver(_ work: @escaping @Sendable () -> Void) { eventQueue.async(execute: work) }
+    public func deliver(_ work: @escaping @Sendable () -> Void) { events.deliver(work) }
 
     /// The downloads registered now (queued or running), for a status page.
     public func downloadsInProgress() -> [DownloadProgress] {

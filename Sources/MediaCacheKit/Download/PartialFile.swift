@@ -19,6 +19,11 @@ final class PartialFile: @unchecked Sendable {
     private var stateMayBeOnDisk = true
     /// Set when the job's folder was found missing: nothing in it needs reading.
     private var folderMissing = false
+    /// The data file was just made and nothing was written to it yet.
+    private var dataFileIsNew = false
+    /// The length a small file's data file is given at its first checkpoint: a saved
+    /// state vouches only for a data file of the file's full length.
+    private var lengthOwedAtCheckpoint: Int64?
     /// Whether `partial/` was fsynced since this job's directory was made (disk queue only).
     private var directoryDurable = false
     private var lastCheckpoint = 0.0
@@ -83,6 +88,7 @@ final class PartialFile: @unchecked Sendable {
             return false
         }
         dataFile = file
+        dataFileIsNew = true
         return true
     }
 
@@ -111,8 +117,18 @@ final class PartialFile: @unchecked Sendable {
     /// the discard, or one still queued): it is removed, after every queued checkpoint
     /// ran, before a byte is overwritten, so a crash here never pairs old claims with
     /// new or zeroed bytes. The caller writes nothing before `done` says so.
+    ///
+    /// False, and `done` is not called, when nothing needs the disk: there is no data
+    /// file, or it is a new, empty one for a small file (no state to remove, nothing to
+    /// empty, and a reservation gains nothing below `smallFileBytes`).
     func startOver(length: Int64?, done: @escaping @Sendable (Result<Void, DataFileRefusal>) -> Void) -> Bool {
         guard let file = dataFile else { return false }
+        defer { dataFileIsNew = false }
+        if dataFileIsNew && !stateMayBeOnDisk && (length ?? 0) < Self.smallFileBytes {
+            lengthOwedAtCheckpoint = length
+            return false
+        }
+        lengthOwedAtCheckpoint = nil
         let removeState = stateMayBeOnDisk
         // Every later checkpoint queues behind the removal, so none can be undone by it.
         stateMayBeOnDisk = false
@@ -132,6 +148,12 @@ final class PartialFile: @unchecked Sendable {
         }
         return true
     }
+
+    /// Below this a new file is not reserved ahead: it arrives in a response or two,
+    /// the file system's delayed allocation keeps it in one piece, and a full disk is
+    /// reported by the write (the disk-queue round trip cost a small file more than
+    /// its bytes did). One still running at its first checkpoint gets its length then.
+    static let smallFileBytes: Int64 = 1 << 20
 
     /// Empties `file` and reserves `length` bytes for it. Off the transfer thread.
     private static func empty(_ file: DataFile, reserving length: Int64?, freeIn directory: String) throws(SystemError) {
@@ -162,6 +184,7 @@ final class PartialFile: @unchecked Sendable {
     /// Writes `chunk` at `offset` and appends the range to the journal of contents `epoch`.
     func write(_ chunk: BodyChunk, at offset: Int64, epoch: UInt64?) throws {
         guard let file = dataFile else { return }
+        dataFileIsNew = false
         try chunk.write(to: file, at: offset)
         let written = ByteRange(offset, offset + Int64(chunk.count))
         bytesSinceCheckpoint += written.count
@@ -204,8 +227,12 @@ final class PartialFile: @unchecked Sendable {
         let partialDirectory = cache.partialDirectory
         let cache = cache
         let key = key
+        let owedLength = lengthOwedAtCheckpoint
+        lengthOwedAtCheckpoint = nil
         diskQueue.async { [weak self] in
             do {
+                // Only grows the file: every write lands below the length.
+                if let owedLength, try file.size() < owedLength { try file.truncate(length: owedLength) }
                 try file.syncData()
                 try cache.name(file, key: key)
                 try FileSystem.writeAtomically(try JobStateCodec.encode(snapshot), to: statePath)

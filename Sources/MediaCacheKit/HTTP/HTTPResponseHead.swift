@@ -16,7 +16,8 @@ public struct HTTPResponseHead: Sendable, Equatable {
     }
 
     public func value(_ name: String) -> String? {
-        let lower = name.lowercased()
+        // The engine asks with lowercase literals: no new string for each question.
+        let lower = name.utf8.contains(where: { (0x41...0x5A).contains($0) }) ? name.lowercased() : name
         return headers.last(where: { $0.name == lower })?.value
     }
 
@@ -30,8 +31,19 @@ public struct HTTPResponseHead: Sendable, Equatable {
 
     /// The media type of a Content-Type value, without parameters, lowercased; nil when empty.
     public static func mediaType(of contentType: String) -> String? {
-        let type = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let type = contentType.split(separator: ";").first.map { trimmingWhitespace($0).lowercased() }
         return type?.isEmpty == false ? type : nil
+    }
+
+    /// `text` without the spaces, tabs, CRs and LFs around it: HTTP's framing is ASCII,
+    /// and Foundation's Unicode-aware trimming cost more than the rest of a small file's
+    /// header handling.
+    static func trimmingWhitespace(_ text: Substring) -> Substring {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        let bytes = text.utf8
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
+        else { return text[text.endIndex...] }
+        return text[first...last]
     }
 
     public var isRedirect: Bool { [301, 302, 303, 307, 308].contains(status) }
@@ -71,9 +83,9 @@ public struct ContentRange: Sendable, Equatable {
     }
 
     public init?(parsing text: String) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
-        let spec = trimmed.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        let trimmed = HTTPResponseHead.trimmingWhitespace(text[...])
+        guard trimmed.prefix(6).lowercased() == "bytes " else { return nil }
+        let spec = HTTPResponseHead.trimmingWhitespace(trimmed.dropFirst(6))
         let parts = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         let bounds = parts[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)

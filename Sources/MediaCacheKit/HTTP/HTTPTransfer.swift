@@ -64,7 +64,7 @@ final class HTTPTransfer {
     }
 
     func receiveHeaderLine(_ line: String) -> Bool {
-        let trimmed = Self.trimmingWhitespace(line[...])
+        let trimmed = HTTPResponseHead.trimmingWhitespace(line[...])
         if trimmed.hasPrefix("HTTP/") {
             // A reused connection keeps the receive buffer it was made with.
             if let rateLimits, head == nil { easy.resizeReceiveBuffer(rateLimits.buffers.socketBytes) }
@@ -84,21 +84,10 @@ final class HTTPTransfer {
         }
         if let colon = trimmed.utf8.firstIndex(of: UInt8(ascii: ":")) {
             let name = trimmed[..<colon].lowercased()
-            let value = String(Self.trimmingWhitespace(trimmed[trimmed.index(after: colon)...]))
+            let value = String(HTTPResponseHead.trimmingWhitespace(trimmed[trimmed.index(after: colon)...]))
             headLines.append((name, value))
         }
         return true
-    }
-
-    /// `text` without the spaces, tabs, CRs and LFs around it: HTTP's framing is ASCII,
-    /// and Foundation's Unicode-aware trimming cost more than the rest of a small file's
-    /// header handling.
-    static func trimmingWhitespace(_ text: Substring) -> Substring {
-        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
-        let bytes = text.utf8
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
-        else { return text[text.endIndex...] }
-        return text[first...last]
     }
 
     func receiveBody(_ chunk: BodyChunk) -> Int {

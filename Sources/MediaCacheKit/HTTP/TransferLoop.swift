@@ -38,8 +38,13 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Runs `work` on the loop thread soon. Safe from any thread.
     func post(_ work: @escaping @Sendable () -> Void) {
-        posted.withLock { $0.append(work) }
-        executor.wakeup()
+        let first = posted.withLock { posted in
+            posted.append(work)
+            return posted.count == 1
+        }
+        // The loop takes the whole queue at once: only the first item since it last did
+        // needs to wake it, and the loop itself looks at the queue before it waits.
+        if first && !isLoopThread { executor.wakeup() }
     }
 
     /// Traps unless called on the loop thread, in release builds too (one atomic load):

@@ -47,10 +47,22 @@ final class Digest {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &output, &length)
-        return output[0..<Int(length)].map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        return Self.hex(output[0..<Int(length)])
+    }
+
+    /// Lowercase hex in one allocation: a `String(radix:)` per byte cost more than
+    /// hashing a small file.
+    static func hex(_ bytes: ArraySlice<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            var index = 0
+            for byte in bytes {
+                buffer[index] = digits[Int(byte >> 4)]
+                buffer[index + 1] = digits[Int(byte & 0x0F)]
+                index += 2
+            }
+            return index
+        }
     }
 
     static func sha256Hex(_ string: String) -> String {
