@@ -53,12 +53,12 @@ final class Digest {
     /// Lowercase hex in one allocation: a `String(radix:)` per byte cost more than
     /// hashing a small file.
     static func hex(_ bytes: ArraySlice<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
+        func digit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10 }
         return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
             var index = 0
             for byte in bytes {
-                buffer[index] = digits[Int(byte >> 4)]
-                buffer[index + 1] = digits[Int(byte & 0x0F)]
+                buffer[index] = digit(byte >> 4)
+                buffer[index + 1] = digit(byte & 0x0F)
                 index += 2
             }
             return index
