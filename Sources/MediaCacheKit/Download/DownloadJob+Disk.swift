@@ -9,9 +9,10 @@ extension DownloadJob {
     /// this file at that length (the next one is asked).
     ///
     /// New contents (`fresh`) need the file emptied and reserved (a new file for a small
-    /// one needs neither, and goes on at once), which is disk work: it runs on the disk queue while the job is `.preparingDataFile` and `transfer` is held
-    /// (libcurl keeps what arrives), and `then` runs when the disk answers, before the
-    /// transfer may deliver a byte; if the disk refused, the job fails instead.
+    /// one needs neither, and goes on at once), which is disk work: it runs on the disk
+    /// queue while the job is `.preparingDataFile` and `transfer` is held (libcurl keeps
+    /// what arrives), and `then` runs when the disk answers, before the transfer may
+    /// deliver a byte; if the disk refused, the job fails instead.
     func prepareDataFile(length: Int64?, fresh: Bool, holding transfer: HTTPTransfer, then: @escaping () -> Void) -> Bool {
         loop.preconditionOnLoop()
         if let problem = source.lengthProblem(length) {

@@ -32,6 +32,7 @@ public final class DownloadService: @unchecked Sendable {
     let diskWork = DispatchGroup()
     /// Index writes that need not hold up the transfer thread (uses, restored names).
     private let indexWork = DispatchQueue(label: "mediacache.index-writes")
+    /// Where events leave, in order, never holding up the transfers.
     private let events: EventOutbox
     private let committed: (@Sendable (CachedObject) -> Void)?
     /// The fleet's tier, when downloads may read from it (`--tier`, `pull`).
