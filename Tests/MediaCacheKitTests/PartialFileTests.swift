@@ -28,15 +28,16 @@ struct PartialFileTests {
         }
     }
 
-    /// Starts `partial` over on its disk queue and waits for the answer, as a job does
-    /// (none comes when nothing needed the disk).
-    private func startOver(_ partial: PartialFile, length: Int64?) throws {
+    /// Starts `partial` over as a job does: on its disk queue, waiting for the answer,
+    /// unless `needsDisk` is false (a new small file), when none may come.
+    private func startOver(_ partial: PartialFile, length: Int64?, needsDisk: Bool = true) throws {
         let answer = Mutex<Result<Void, DataFileRefusal>?>(nil)
         let answered = DispatchSemaphore(value: 0)
         let posted = partial.startOver(length: length) { result in
             answer.withLock { $0 = result }
             answered.signal()
         }
+        #expect(posted == needsDisk)
         guard posted else { return }
         #expect(answered.wait(timeout: .now() + 10) == .success)
         try answer.withLock { $0 }?.mapError(\.error).get()
@@ -49,7 +50,7 @@ struct PartialFileTests {
         #expect(try partial.savedState() == nil)
         #expect(partial.openUnnamed(spares: nil))
         let state = state(holding: [r(0, 1024)])
-        try startOver(partial, length: 4096)
+        try startOver(partial, length: 4096, needsDisk: false)
         try write(partial, 1024, at: 0, epoch: state.epoch)
         partial.checkpoint(state) { Issue.record("checkpoint failed: \($0)") }
         partial.diskQueue.sync {}
@@ -108,15 +109,19 @@ struct PartialFileTests {
         #expect(try partial.dataFile?.size() == 1024)
         partial.checkpoint(state(holding: [r(0, 1024)])) { Issue.record("checkpoint failed: \($0)") }
         partial.diskQueue.sync {}
-        #expect(try PartialFile(cache: cache, key: key).openNamed() == 4096)
+        let resumed = PartialFile(cache: cache, key: key)
+        #expect(try resumed.savedState()?.completed.ranges == [r(0, 1024)])
+        #expect(try resumed.openNamed() == 4096)
+        #expect(try resumed.dataFile?.read(count: 1024, at: 0) == Array(repeating: 0x41, count: 1024))
         try startOver(partial, length: 2048)
         #expect(try partial.dataFile?.size() == 2048)
     }
 
-    /// A large new file is reserved on the disk queue before a byte is written.
+    /// A new file of 1 MiB or more is reserved on the disk queue before a byte is written.
     @Test func aNewLargeFileIsReservedOnTheDiskQueue() throws {
         defer { temporary.remove() }
         let partial = PartialFile(cache: cache, key: key)
+        #expect(try partial.savedState() == nil)
         #expect(partial.openUnnamed(spares: nil))
         let length = PartialFile.smallFileBytes
         let answered = DispatchSemaphore(value: 0)

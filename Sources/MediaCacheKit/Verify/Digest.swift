@@ -42,17 +42,20 @@ final class Digest {
         bytes.withUnsafeBytes { update($0) }
     }
 
-    /// The digest as lowercase hex; the digest cannot be updated afterwards.
-    func finalizeHex() -> String {
+    /// The digest's bytes; the digest cannot be updated afterwards.
+    func finalize() -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &output, &length)
-        return Self.hex(output[0..<Int(length)])
+        return Array(output[0..<Int(length)])
     }
+
+    /// The digest as lowercase hex; the digest cannot be updated afterwards.
+    func finalizeHex() -> String { Self.hex(finalize()) }
 
     /// Lowercase hex in one allocation: a `String(radix:)` per byte cost more than
     /// hashing a small file.
-    static func hex(_ bytes: ArraySlice<UInt8>) -> String {
+    static func hex(_ bytes: [UInt8]) -> String {
         func digit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10 }
         return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
             var index = 0

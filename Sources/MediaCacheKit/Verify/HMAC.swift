@@ -9,24 +9,13 @@ enum HMAC {
         inner.update(message)
         let outer = Digest(.sha256)
         outer.update(block.map { $0 ^ 0x5c })
-        outer.update(hexBytes(inner.finalizeHex()))
+        outer.update(inner.finalize())
         return outer.finalizeHex()
     }
 
     private static func digest(_ bytes: [UInt8]) -> [UInt8] {
         let digest = Digest(.sha256)
         digest.update(bytes)
-        return hexBytes(digest.finalizeHex())
-    }
-
-    private static func hexBytes(_ hex: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            bytes.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return bytes
+        return digest.finalize()
     }
 }
