@@ -6,7 +6,8 @@ import TestOrigin
 extension EndToEnd {
     /// Streaming titles through the fleet tier, against SeaweedFS on 127.0.0.1: `push` (and
     /// `prefetch --tier-push`) send a title as one pack, `pull` on a second cache brings it
-    /// back whole and checked, and it plays offline there frame for frame as the origin's.
+    /// back whole and checked, as does `prefetch --tier` (the origin only when the tier's
+    /// copy fails its check), and it plays offline there frame for frame as the origin's.
     @Suite struct TitleTier {
         let origin: TestOrigin
         let store: SeaweedFS
@@ -79,6 +80,43 @@ extension EndToEnd {
             let other = Harness()
             let pulled = try run(other, ["pull", url, "--tier", tier])
             #expect(pulled.status == 0, "\(pulled.stderr)")
+            try expectPlaysAsTheOrigin(other)
+        }
+
+        @Test func prefetchWithTierReadsAPushedTitleWholeWithoutTheOrigin() throws {
+            let bucket = try store.makeBucket()
+            let tier = "s3://\(bucket)/fleet"
+            _ = try prefetched(["--tier", tier, "--tier-push"])
+            origin.stop()
+            let other = Harness()
+            let list = other.scratch.write("list.txt", url + "\n")
+            let fetched = try run(other, ["prefetch", list, "--tier", tier])
+            #expect(fetched.status == 0, "\(fetched.stderr)")
+            #expect(fetched.stderr.contains("from the tier)"), "\(fetched.stderr)")
+            try expectPlaysAsTheOrigin(other)
+            let partial = (try? FileManager.default.contentsOfDirectory(atPath: other.scratch.cache + "/partial")) ?? []
+            #expect(partial.isEmpty, "left in partial/: \(partial)")
+            let again = try run(other, ["prefetch", list, "--tier", tier])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stderr.contains("cached"), "\(again.stderr)")
+        }
+
+        @Test func aTierTitleThatFailsItsCheckIsFetchedFromTheOriginInstead() throws {
+            let bucket = try store.makeBucket()
+            let tier = "s3://\(bucket)/fleet"
+            _ = try prefetched(["--tier", tier, "--tier-push"])
+            let client = try store.client(bucket: bucket, prefix: "fleet")
+            let pack = try #require(try client.listObjects(prefix: "fleet/titles/").first)
+            var bytes = try #require(try client.getObject(pack.key, maxBytes: 64 << 20))
+            bytes[bytes.count - 100] ^= 0xFF
+            try client.putObject(pack.key, bytes: bytes)
+
+            let other = Harness()
+            let list = other.scratch.write("list.txt", url + "\n")
+            let fetched = try run(other, ["prefetch", list, "--tier", tier])
+            #expect(fetched.status == 0, "\(fetched.stderr)")
+            #expect(fetched.stderr.contains("the tier's copy of the title cannot be used"), "\(fetched.stderr)")
+            #expect(fetched.stderr.contains("fetching it from the origin"), "\(fetched.stderr)")
             try expectPlaysAsTheOrigin(other)
         }
 

@@ -10,8 +10,10 @@ extension DownloadJob {
         case preparing(afterWaiting: Bool)
         /// Another process (or job) holds the key's lock: asked for again shortly.
         case waitingForLock
-        /// The tier is asked whether it has a copy (off the transfer thread).
+        /// The tier is asked whether it has a copy (a request on the transfer loop).
         case lookingUpTier
+        /// The tier holds the title: its pack comes back whole on the disk queue.
+        case pullingTitle(TitlePull)
         /// The first request of an attempt is out; its head decides the rest.
         case probing(FetchAttempt)
         /// The probe's head announced new contents: the data file is emptied and

@@ -47,6 +47,8 @@ extension DownloadJob {
             state.tier = record
             source = TierCopySource(record: record, tier: tier, origin: listedOrigin)
             startProbe()
+        case .title(let record):
+            pullTitle(record, from: tier)
         case .notFound:
             declineTier(tier.fallback == .none ? "the tier has no copy of it" : nil, in: tier)
         case .unusableRecord(let reason):
@@ -64,7 +66,7 @@ extension DownloadJob {
 
     /// The tier will not give this file: the origin will (`reason` is said as a notice,
     /// when there is one), unless nothing else may be used.
-    private func declineTier(_ reason: String?, in tier: TierSource) {
+    func declineTier(_ reason: String?, in tier: TierSource) {
         if tier.fallback == .none {
             fail(JobFailure(.tier, reason ?? "the tier cannot give it"), keepPartial: false)
             return

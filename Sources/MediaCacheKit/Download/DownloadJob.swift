@@ -230,6 +230,11 @@ final class DownloadJob: @unchecked Sendable {
         case .title(let title):
             title.interrupt()
             return
+        case .pullingTitle(let pull):
+            // The pull stops at its next read; the lock is released after it.
+            pull.cancel()
+            finish(.interrupted)
+            return
         case .preparing:
             // Nothing fetched yet, and the disk queue is still opening the files.
             finish(.interrupted)

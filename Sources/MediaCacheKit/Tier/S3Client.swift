@@ -240,6 +240,7 @@ public final class S3Client: Sendable {
         body: HTTPRequestBody? = nil, payloadHash: String = S3Signing.emptyPayloadHash, accepting: Set<Int> = [],
         maxBodyBytes: Int = S3Client.maxAnswerBytes
     ) throws(TierError) -> HTTPExchange.Response {
+        LoopThreads.preconditionOff("a blocking S3 request")
         let request = request(
             method: method, key: key, query: query, headers: headers, body: body, payloadHash: payloadHash)
         var attempt = 1

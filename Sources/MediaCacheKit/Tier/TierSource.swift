@@ -2,7 +2,7 @@ import Foundation
 
 /// The tier as a place downloads read from (`--tier`, `pull`): looks up each key's
 /// record, and says how to ask the store for a record's object, so a download fetches
-/// it in ranges like any origin's file.
+/// a file's copy in ranges like any origin's file (a title's pack comes back whole).
 ///
 /// The first time the tier as a whole fails (unreachable, credentials, bucket), it is
 /// reported once and not asked again in this run: every later download goes to the
@@ -32,8 +32,11 @@ public final class TierSource: Sendable {
     }
 
     /// The answer for one key.
-    public enum Lookup: Sendable, Equatable {
+    enum Lookup: Sendable, Equatable {
+        /// A file's copy, read in ranges like any origin's file.
         case found(TierRecord)
+        /// A streaming title's pack, which comes back whole (`TierTitlePuller`).
+        case title(TierRecord)
         /// The tier holds no record for the key.
         case notFound
         /// This record cannot be used (unreadable, newer format): the reason.
@@ -45,12 +48,6 @@ public final class TierSource: Sendable {
     /// Why the tier is not used any more in this run, if it is not.
     public var unusableBecause: TierError? { unusable.withLock { $0 } }
 
-    /// Looks up `key`'s record. Blocks (one small GET): never call it on the transfer thread.
-    public func lookUp(_ key: CacheKey) -> Lookup {
-        if let error = unusableBecause { return .tierUnusable(error) }
-        return lookup(Result { () throws(TierError) in try store.record(for: key) })
-    }
-
     /// Looks up `key`'s record on the transfer loop, with the downloads' connections (call
     /// on its thread); `completion` runs there.
     func lookUp(_ key: CacheKey, on loop: TransferLoop, completion: @escaping (Lookup) -> Void) {
@@ -60,10 +57,7 @@ public final class TierSource: Sendable {
 
     private func lookup(_ answer: Result<TierRecord?, TierError>) -> Lookup {
         switch answer {
-        case .success(let record?) where record.isTitle:
-            // A title comes back whole through `pull` (`TierTitlePuller`), not as a
-            // file's ranges through the download job.
-            return .unusableRecord("it is a streaming title's, which `mediacache pull` brings back whole")
+        case .success(let record?) where record.isTitle: return .title(record)
         case .success(let record?): return .found(record)
         case .success(nil): return .notFound
         case .failure(let error) where error.stopsTheTier || error.isTransient:

@@ -28,13 +28,7 @@ public final class TierTitlePuller: Sendable {
     /// Pulls the title `record` names, cached under `identity` (the URL or `cache-key=`
     /// it was asked for by).
     public func pull(_ record: TierRecord, identity: String) throws(TierError) -> Outcome {
-        guard let manifestSize = record.titleManifestSize, let key = CacheKey(hex: record.key) else {
-            throw .localFile("the record of \(record.url) is not a streaming title's")
-        }
-        // Read whole into memory: a record may claim anything, a title.json is bounded.
-        guard manifestSize <= Int64(TitleOnDisk.maximumManifestSize) else {
-            throw unusable(store.layout.objectKey(for: record), .manifestUnreadable("the record says it holds \(manifestSize) bytes, more than a title manifest may"))
-        }
+        let key = try titleKey(of: record)
         if let existing = objects.openIntact(key: key)?.object, existing.sha256 == record.sha256 {
             return .alreadyCached(existing)
         }
@@ -43,28 +37,67 @@ public final class TierTitlePuller: Sendable {
             throw .localFile("\(record.url): another mediacache process is downloading or importing it; pull it again when it has finished")
         }
         return try withExtendedLifetime(lock) { () throws(TierError) -> Outcome in
-            let pack = store.layout.objectKey(for: record)
-            var assembly = try checking(pack, writing: TitleManifest.fileName) {
-                let bytes = try fetch(pack, ByteRange(0, manifestSize))
-                return try TitleAssembly(manifestBytes: bytes, sha256: record.sha256, size: record.size)
-            }
-            let staged = try local { try StagedTitle(cache: cache) }
-            try local { try staged.writeManifest(assembly.manifestBytes) }
-            try split(pack, of: record, into: staged, checking: &assembly)
-            let object = StagedTitle.object(
-                key: key, assembly: assembly, cacheKey: identity, url: record.cacheKey == nil ? identity : record.url,
-                mirrors: [], name: nil, contentType: record.contentType, validators: (record.etag, record.lastModified),
-                addedAt: Date())
-            let aliases = [identity] + (record.cacheKey == nil || record.url == identity ? [] : [record.url])
-            try commit(staged, object: object, key: key, aliases: aliases)
-            return .pulled(object)
+            .pulled(try pullLocked(record, key: key, identity: identity, isCancelled: { false }, received: { _ in }))
         }
+    }
+
+    /// The same for a download that holds the key's lock and found nothing cached
+    /// (`--tier`): stops with `.cancelled` between reads once `isCancelled`, and tells
+    /// `received` how much of the pack has been read after each read.
+    func pull(
+        _ record: TierRecord, identity: String, lockedBy lock: KeyLock,
+        isCancelled: () -> Bool, received: (Int64) -> Void
+    ) throws(TierError) -> CachedObject {
+        let key = try titleKey(of: record)
+        precondition(lock.key == key, "a title is pulled under its own key's lock")
+        return try pullLocked(record, key: key, identity: identity, isCancelled: isCancelled, received: received)
+    }
+
+    /// The title's key, once the record is known to be a title's whose manifest may be read.
+    private func titleKey(of record: TierRecord) throws(TierError) -> CacheKey {
+        guard let manifestSize = record.titleManifestSize, let key = CacheKey(hex: record.key) else {
+            throw .localFile("the record of \(record.url) is not a streaming title's")
+        }
+        // Read whole into memory: a record may claim anything, a title.json is bounded.
+        guard manifestSize <= Int64(TitleOnDisk.maximumManifestSize) else {
+            throw unusable(store.layout.objectKey(for: record), .manifestUnreadable("the record says it holds \(manifestSize) bytes, more than a title manifest may"))
+        }
+        return key
+    }
+
+    private func pullLocked(
+        _ record: TierRecord, key: CacheKey, identity: String, isCancelled: () -> Bool, received: (Int64) -> Void
+    ) throws(TierError) -> CachedObject {
+        let manifestSize = record.titleManifestSize ?? 0
+        let pack = store.layout.objectKey(for: record)
+        // Each read of the pack may be the last one (cancelled), and each is counted.
+        func read(_ range: ByteRange) throws(TierError) -> [UInt8] {
+            guard !isCancelled() else { throw .cancelled }
+            let bytes = try fetch(pack, range)
+            received(range.end)
+            return bytes
+        }
+        var assembly = try checking(pack, writing: TitleManifest.fileName) {
+            let bytes = try read(ByteRange(0, manifestSize))
+            return try TitleAssembly(manifestBytes: bytes, sha256: record.sha256, size: record.size)
+        }
+        let staged = try local { try StagedTitle(cache: cache) }
+        try local { try staged.writeManifest(assembly.manifestBytes) }
+        try split(pack, of: record, into: staged, reading: read, checking: &assembly)
+        let object = StagedTitle.object(
+            key: key, assembly: assembly, cacheKey: identity, url: record.cacheKey == nil ? identity : record.url,
+            mirrors: [], name: nil, contentType: record.contentType, validators: (record.etag, record.lastModified),
+            addedAt: Date())
+        let aliases = [identity] + (record.cacheKey == nil || record.url == identity ? [] : [record.url])
+        try commit(staged, object: object, key: key, aliases: aliases)
+        return object
     }
 
     /// Reads the members that follow `title.json` in the pack, window by window, into
     /// their files, each checked as it is completed.
     private func split(
-        _ pack: String, of record: TierRecord, into staged: StagedTitle, checking assembly: inout TitleAssembly
+        _ pack: String, of record: TierRecord, into staged: StagedTitle, reading read: (ByteRange) throws(TierError) -> [UInt8],
+        checking assembly: inout TitleAssembly
     ) throws(TierError) {
         var offset = Int64(assembly.manifestBytes.count)
         var window: [UInt8] = []
@@ -79,7 +112,7 @@ public final class TierTitlePuller: Sendable {
                     let at = offset + done
                     if at >= windowStart + Int64(window.count) {
                         windowStart = at
-                        window = try fetch(pack, ByteRange(at, min(record.size, at + Self.window)))
+                        window = try read(ByteRange(at, min(record.size, at + Self.window)))
                     }
                     let from = Int(at - windowStart)
                     let bytes = Array(window[from..<(from + Int(min(Int64(window.count - from), listed.size - done)))])

@@ -37,8 +37,9 @@ extension ManualText {
                 that is missing, extra or altered. push sends a title to the tier as one object, \
                 PREFIX/titles/SHA256 (title.json followed by every file it lists, named by \
                 title.json's SHA-256), rather than one object per segment; pull brings it back \
-                checked file by file and adds it in one step. prefetch --tier does not read \
-                titles from the tier: pull them.
+                checked file by file and adds it in one step, and so does prefetch --tier \
+                before asking the origin (a copy that fails its check is dropped, and the \
+                title comes from the origin).
                 """),
             .text(
                 """

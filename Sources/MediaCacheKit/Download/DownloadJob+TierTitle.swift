@@ -1,0 +1,76 @@
+import Synchronization
+
+/// A streaming title the tier holds (`--tier`): its pack comes back whole, every file
+/// checked against its `title.json` (`TierTitlePuller`), instead of segment by segment
+/// from the origin. The pull is blocking S3 work, so it runs on the job's disk queue
+/// under the job's lock; the transfer thread hears how it ended. A copy that cannot be
+/// used leaves the origin, as for a file.
+extension DownloadJob {
+    func pullTitle(_ record: TierRecord, from tier: TierSource) {
+        loop.preconditionOnLoop()
+        // Bytes held from the origin keep going there, as a file's do.
+        guard state.completed.isEmpty, let lock else { return declineTier(nil, in: tier) }
+        let pull = TitlePull()
+        phase = .pullingTitle(pull)
+        emit(.started(url: url, name: name, length: record.size, resumedBytes: 0, connections: 1, source: .tier))
+        let puller = TierTitlePuller(store: tier.store, objects: service.objects)
+        let (loop, identity, staging) = (loop, request.entry.identity, TitleLayout.staging(key: key, in: cache))
+        let started = TransferLoop.now()
+        partial.diskQueue.async { [weak self] in
+            // A title part-fetched from the origin keeps going there.
+            if FileSystem.exists(staging + "/" + TitleLayout.stateFile) {
+                loop.post { [weak self] in self?.didPullTitle(nil, record: record, from: tier) }
+                return
+            }
+            let outcome = Result { () throws(TierError) in
+                try puller.pull(
+                    record, identity: identity, lockedBy: lock, isCancelled: { pull.isCancelled },
+                    received: { bytes in
+                        loop.post { [weak self] in self?.notePullProgress(bytes, of: record, since: started) }
+                    })
+            }
+            loop.post { [weak self] in self?.didPullTitle(outcome, record: record, from: tier) }
+        }
+    }
+
+    private func notePullProgress(_ bytes: Int64, of record: TierRecord, since started: Double) {
+        guard case .pullingTitle = phase else { return }
+        bytesFetched = bytes
+        let rate = Double(bytes) / max(0.001, TransferLoop.now() - started)
+        emit(.progress(url: url, name: name, bytesDone: bytes, length: record.size, bytesPerSecond: rate, connections: 1))
+    }
+
+    /// `outcome` nil: the title was not pulled because the origin has part of it.
+    private func didPullTitle(_ outcome: Result<CachedObject, TierError>?, record: TierRecord, from tier: TierSource) {
+        loop.preconditionOnLoop()
+        // Stopped (Ctrl-C) meanwhile: the result was reported.
+        guard case .pullingTitle = phase else { return }
+        switch outcome {
+        case nil:
+            declineTier(nil, in: tier)
+        case .success(let object):
+            bytesFetched = record.size
+            // Nothing was written to the job's own folder but its unnamed data file.
+            partial.remove()
+            finish(.committed(object))
+        case .failure(let error) where error.stopsTheTier || error.isTransient:
+            tier.markUnusable(error)
+            if tier.fallback != .origin(required: false) {
+                return fail(JobFailure(.tier, "the tier cannot be used: \(error)"), keepPartial: false)
+            }
+            declineTier("the tier's copy of the title could not be read (\(error))", in: tier)
+        case .failure(let error):
+            declineTier("the tier's copy of the title cannot be used (\(error))", in: tier)
+        }
+    }
+}
+
+/// A title's pull from the tier, which the transfer thread may stop (Ctrl-C) while the
+/// disk queue runs it.
+final class TitlePull: Sendable {
+    private let cancelled = Atomic<Bool>(false)
+
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
+
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+}
