@@ -8,8 +8,9 @@ import Synchronization
 extension DownloadJob {
     func pullTitle(_ record: TierRecord, from tier: TierSource) {
         loop.preconditionOnLoop()
-        // Bytes held from the origin keep going there, as a file's do.
-        guard state.completed.isEmpty, let lock else { return declineTier(nil, in: tier) }
+        // Bytes held from the origin keep going there, as a file's do (`pull` never asks it).
+        let originMayFinish = tier.fallback != .none
+        guard let lock, state.completed.isEmpty || !originMayFinish else { return declineTier(nil, in: tier) }
         let pull = TitlePull()
         phase = .pullingTitle(pull)
         emit(.started(url: url, name: name, length: record.size, resumedBytes: 0, connections: 1, source: .tier))
@@ -18,7 +19,7 @@ extension DownloadJob {
         let started = TransferLoop.now()
         partial.diskQueue.async { [weak self] in
             // A title part-fetched from the origin keeps going there.
-            if FileSystem.exists(staging + "/" + TitleLayout.stateFile) {
+            if originMayFinish && FileSystem.exists(staging + "/" + TitleLayout.stateFile) {
                 loop.post { [weak self] in self?.didPullTitle(nil, record: record, from: tier) }
                 return
             }

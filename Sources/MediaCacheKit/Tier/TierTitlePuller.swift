@@ -1,48 +1,28 @@
 import Foundation
 
-/// Brings a streaming title back from the tier whole (`pull`). Its pack (`TitlePack`) is
-/// read in a few large ranged GETs and split into the title's files in a staging folder
-/// as it arrives: `title.json` checked against the record, every file against
-/// `title.json`; then the folder becomes the title in one step, as an imported one does.
-/// A copy that fails any check is reported naming the file, and nothing of it is kept.
-/// Blocking: never on the transfer thread.
-public final class TierTitlePuller: Sendable {
+/// Brings a streaming title back from the tier whole (`--tier`, `pull`), for the download
+/// job that found its record. Its pack (`TitlePack`) is read in a few large ranged GETs
+/// and split into the title's files in a staging folder as it arrives: `title.json`
+/// checked against the record, every file against `title.json`; then the folder becomes
+/// the title in one step, as an imported one does. A copy that fails any check is
+/// reported naming the file, and nothing of it is kept. Blocking: never on the transfer
+/// thread.
+final class TierTitlePuller: Sendable {
     /// Bytes asked for per GET: few requests for a title of small segments, bounded memory.
     static let window: Int64 = 8 << 20
-
-    public enum Outcome: Sendable {
-        case pulled(CachedObject)
-        /// The cache holds this title already, with the same `title.json`.
-        case alreadyCached(CachedObject)
-    }
 
     private let store: TierStore
     private let objects: ObjectStore
     private var cache: CacheDirectory { objects.directory }
 
-    public init(store: TierStore, objects: ObjectStore) {
+    init(store: TierStore, objects: ObjectStore) {
         self.store = store
         self.objects = objects
     }
 
     /// Pulls the title `record` names, cached under `identity` (the URL or `cache-key=`
-    /// it was asked for by).
-    public func pull(_ record: TierRecord, identity: String) throws(TierError) -> Outcome {
-        let key = try titleKey(of: record)
-        if let existing = objects.openIntact(key: key)?.object, existing.sha256 == record.sha256 {
-            return .alreadyCached(existing)
-        }
-        let lock = try local { try KeyLock.tryAcquire(key: key, in: cache) }
-        guard let lock else {
-            throw .localFile("\(record.url): another mediacache process is downloading or importing it; pull it again when it has finished")
-        }
-        return try withExtendedLifetime(lock) { () throws(TierError) -> Outcome in
-            .pulled(try pullLocked(record, key: key, identity: identity, isCancelled: { false }, received: { _ in }))
-        }
-    }
-
-    /// The same for a download that holds the key's lock and found nothing cached
-    /// (`--tier`): stops with `.cancelled` between reads once `isCancelled`, and tells
+    /// it was asked for by), for a download that holds the key's lock and found nothing
+    /// cached. Stops with `.cancelled` between reads once `isCancelled`, and tells
     /// `received` how much of the pack has been read after each read.
     func pull(
         _ record: TierRecord, identity: String, lockedBy lock: KeyLock,
@@ -50,24 +30,6 @@ public final class TierTitlePuller: Sendable {
     ) throws(TierError) -> CachedObject {
         let key = try titleKey(of: record)
         precondition(lock.key == key, "a title is pulled under its own key's lock")
-        return try pullLocked(record, key: key, identity: identity, isCancelled: isCancelled, received: received)
-    }
-
-    /// The title's key, once the record is known to be a title's whose manifest may be read.
-    private func titleKey(of record: TierRecord) throws(TierError) -> CacheKey {
-        guard let manifestSize = record.titleManifestSize, let key = CacheKey(hex: record.key) else {
-            throw .localFile("the record of \(record.url) is not a streaming title's")
-        }
-        // Read whole into memory: a record may claim anything, a title.json is bounded.
-        guard manifestSize <= Int64(TitleOnDisk.maximumManifestSize) else {
-            throw unusable(store.layout.objectKey(for: record), .manifestUnreadable("the record says it holds \(manifestSize) bytes, more than a title manifest may"))
-        }
-        return key
-    }
-
-    private func pullLocked(
-        _ record: TierRecord, key: CacheKey, identity: String, isCancelled: () -> Bool, received: (Int64) -> Void
-    ) throws(TierError) -> CachedObject {
         let manifestSize = record.titleManifestSize ?? 0
         let pack = store.layout.objectKey(for: record)
         // Each read of the pack may be the last one (cancelled), and each is counted.
@@ -91,6 +53,18 @@ public final class TierTitlePuller: Sendable {
         let aliases = [identity] + (record.cacheKey == nil || record.url == identity ? [] : [record.url])
         try commit(staged, object: object, key: key, aliases: aliases)
         return object
+    }
+
+    /// The title's key, once the record is known to be a title's whose manifest may be read.
+    private func titleKey(of record: TierRecord) throws(TierError) -> CacheKey {
+        guard let manifestSize = record.titleManifestSize, let key = CacheKey(hex: record.key) else {
+            throw .localFile("the record of \(record.url) is not a streaming title's")
+        }
+        // Read whole into memory: a record may claim anything, a title.json is bounded.
+        guard manifestSize <= Int64(TitleOnDisk.maximumManifestSize) else {
+            throw unusable(store.layout.objectKey(for: record), .manifestUnreadable("the record says it holds \(manifestSize) bytes, more than a title manifest may"))
+        }
+        return key
     }
 
     /// Reads the members that follow `title.json` in the pack, window by window, into

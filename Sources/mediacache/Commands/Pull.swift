@@ -54,80 +54,26 @@ struct Pull: ParsableCommand {
         let store = try tier.store(for: directory, verifyTLS: !insecure)
         // Records that cannot be pulled: named before the run, and the exit status is 1.
         var unpullable = 0
-        var pulls = Pulls()
+        var requests: [JobRequest] = []
         do {
             try store.client.checkBucket()
-            pulls = try names.isEmpty ? everything(in: store, unpullable: &unpullable) : named(in: store)
+            requests = try names.isEmpty ? everything(in: store, unpullable: &unpullable) : named(in: store)
         } catch {
             SummaryPrinter.printRunFailure("the tier cannot be used: \(error)", code: "tier-unusable", json: json)
             throw ExitStatus.someFailed
         }
-        let titlesFailed = try pullTitles(pulls.titles, from: store, into: directory)
-        if !pulls.files.isEmpty || pulls.titles.isEmpty { try run.run(pulls.files, inputErrors: 0) }
-        if unpullable > 0 || titlesFailed > 0 { throw ExitStatus.someFailed }
-    }
-
-    /// Files go through the download engine; streaming titles come back whole through
-    /// `TierTitlePuller` (the download job fetches one file's ranges).
-    private struct Pulls {
-        var files: [JobRequest] = []
-        var titles: [(record: TierRecord, identity: String)] = []
-
-        mutating func add(_ record: TierRecord?, entry: ListEntry) {
-            if let record, record.isTitle {
-                titles.append((record, entry.identity))
-            } else {
-                files.append(JobRequest(entry: entry))
-            }
-        }
-    }
-
-    /// Pulls each title, one at a time, and says how it went; returns how many failed.
-    private func pullTitles(
-        _ titles: [(record: TierRecord, identity: String)], from store: TierStore, into directory: CacheDirectory
-    ) throws -> Int {
-        guard !titles.isEmpty else { return 0 }
-        let puller = try CommandInputs.usingCache(directory) { () throws -> TierTitlePuller in
-            try directory.prepare()
-            return TierTitlePuller(store: store, objects: try ObjectStore(directory: directory))
-        }
-        var failed = 0
-        for (record, identity) in titles {
-            let name = Printable.url(identity)
-            do {
-                let pulled: Bool
-                switch try puller.pull(record, identity: identity) {
-                case .pulled: pulled = true
-                case .alreadyCached: pulled = false
-                }
-                if json {
-                    Terminal.out(JSONEvent.encode([
-                        "event": pulled ? "title-pulled" : "title-cached", "url": URLCredentials.withoutPassword(identity), "key": record.key,
-                        "size": record.size,
-                    ]))
-                } else if !quiet {
-                    Terminal.err(pulled ? "pulled   \(name) (streaming title, \(ByteCount.format(record.size)))" : "cached   \(name)")
-                }
-            } catch {
-                failed += 1
-                if json {
-                    Terminal.out(JSONEvent.encode(["event": "title-failed", "url": URLCredentials.withoutPassword(identity), "key": record.key, "reason": "\(error)"]))
-                } else {
-                    Terminal.err("FAILED   pull of \(name): \(error)")
-                }
-            }
-        }
-        return failed
+        try run.run(requests, inputErrors: 0)
+        if unpullable > 0 { throw ExitStatus.someFailed }
     }
 
     /// A request for every record that names its key; the others are reported.
-    private func everything(in store: TierStore, unpullable: inout Int) throws(TierError) -> Pulls {
-        var pulls = Pulls()
+    private func everything(in store: TierStore, unpullable: inout Int) throws(TierError) -> [JobRequest] {
+        var requests: [JobRequest] = []
         for (key, result) in try store.records() {
             switch result {
             case .success(let record):
                 if let entry = record.listEntry() {
-                    pulls.add(record, entry: entry)
+                    requests.append(JobRequest(entry: entry))
                 } else {
                     unpullable += 1
                     Terminal.err(
@@ -138,24 +84,19 @@ struct Pull: ParsableCommand {
                 Terminal.err("mediacache: record \(key.hex): \(error)")
             }
         }
-        return pulls
+        return requests
     }
 
     /// A request for each name. A URL is its own cache key; another name is a
     /// `cache-key=`, whose record gives the URL (a name the tier does not know fails
     /// like any file the tier has no copy of).
-    private func named(in store: TierStore) throws(TierError) -> Pulls {
-        var pulls = Pulls()
-        for name in names {
-            if URLParts.problem(with: name) == nil {
-                // Only to tell a title: a record that cannot be read is the download's to report.
-                pulls.add((try? store.record(for: CacheKey(identity: name))) ?? nil, entry: ListEntry(urls: [name]))
-            } else if let record = try store.record(for: CacheKey(identity: name)) {
-                pulls.add(record, entry: ListEntry(urls: [record.url], cacheKey: name))
-            } else {
-                pulls.add(nil, entry: ListEntry(urls: [name]))
+    private func named(in store: TierStore) throws(TierError) -> [JobRequest] {
+        try names.map { name throws(TierError) in
+            if URLParts.problem(with: name) == nil { return JobRequest(entry: ListEntry(urls: [name])) }
+            if let record = try store.record(for: CacheKey(identity: name)) {
+                return JobRequest(entry: ListEntry(urls: [record.url], cacheKey: name))
             }
+            return JobRequest(entry: ListEntry(urls: [name]))
         }
-        return pulls
     }
 }
