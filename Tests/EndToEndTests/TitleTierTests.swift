@@ -94,6 +94,8 @@ extension EndToEnd {
             let fetched = try run(other, ["prefetch", list, "--tier", tier])
             #expect(fetched.status == 0, "\(fetched.stderr)")
             #expect(fetched.stderr.contains("from the tier)"), "\(fetched.stderr)")
+            #expect(fetched.stderr.contains("done     \(url) ("), "\(fetched.stderr)")
+            #expect(fetched.stderr.contains(", streaming title)"), "\(fetched.stderr)")
             try expectPlaysAsTheOrigin(other)
             let partial = (try? FileManager.default.contentsOfDirectory(atPath: other.scratch.cache + "/partial")) ?? []
             #expect(partial.isEmpty, "left in partial/: \(partial)")

@@ -16,6 +16,9 @@ public enum FaststartState: Sendable, Hashable {
     /// Text that no other case stands for (written by another version of mediacache):
     /// kept as it is, so it is shown and exported unchanged instead of failing the read.
     case unrecognized(String)
+
+    /// A streaming title's: its files are stored as served, none of them relocated.
+    public static let streamingTitle = FaststartState.skipped("streaming title")
 }
 
 extension FaststartState: RawRepresentable, Codable, CustomStringConvertible {

@@ -136,7 +136,7 @@ struct IndexRebuilder {
         let cacheKey = CacheKey(identity: url) == key ? url : key.hex
         return CachedObject(
             key: key, cacheKey: cacheKey, path: entry, size: manifest.totalSize(manifestBytes: bytes.count),
-            sha256: Digest.sha256Hex(bytes), faststart: .skipped("streaming title"), url: url,
+            sha256: Digest.sha256Hex(bytes), faststart: .streamingTitle, url: url,
             contentType: manifest.format.mediaType,
             addedAt: modified, lastUsedAt: modified)
     }

@@ -71,7 +71,7 @@ final class StagedTitle {
         CachedObject(
             key: key, cacheKey: cacheKey, path: TitleLayout.directory(key: key) + "/" + assembly.manifest.entry,
             size: assembly.manifest.totalSize(manifestBytes: assembly.manifestBytes.count),
-            sha256: Digest.sha256Hex(assembly.manifestBytes), faststart: .skipped("streaming title"), url: url,
+            sha256: Digest.sha256Hex(assembly.manifestBytes), faststart: .streamingTitle, url: url,
             mirrors: mirrors, name: name, contentType: contentType, validators: validators, addedAt: addedAt,
             lastUsedAt: Date())
     }

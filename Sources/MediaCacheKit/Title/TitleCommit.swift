@@ -43,7 +43,7 @@ struct TitleCommit: Sendable {
         let object = CachedObject(
             key: key, cacheKey: entry.identity, path: directory + "/" + entryPath,
             size: manifest.totalSize(manifestBytes: manifestBytes.count), sha256: Digest.sha256Hex(manifestBytes),
-            faststart: .skipped("streaming title"), url: URLCredentials.withoutPassword(entry.url),
+            faststart: .streamingTitle, url: URLCredentials.withoutPassword(entry.url),
             mirrors: entry.urls.dropFirst().map(URLCredentials.withoutPassword), name: entry.outName,
             contentType: plan.format.mediaType,
             addedAt: now, lastUsedAt: now)

@@ -56,7 +56,12 @@ final class EventPrinter: Sendable {
         case .committed(let url, let name, _, let size, let faststart):
             board?.remove(url: url, fetched: size)
             summary?.finish(url: url, fetched: size)
-            let layout = faststart == .notMP4 || faststart == .original ? "" : ", faststart: \(faststart)"
+            let layout =
+                switch faststart {
+                case .notMP4, .original: ""
+                case .streamingTitle: ", streaming title"
+                default: ", faststart: \(faststart)"
+                }
             say("done     \(name) (\(ByteCount.format(size))\(layout))")
         case .skipped(let url, let name, _):
             board?.remove(url: url, fetched: 0)
