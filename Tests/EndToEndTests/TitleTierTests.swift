@@ -104,6 +104,24 @@ extension EndToEnd {
             #expect(again.stderr.contains("cached"), "\(again.stderr)")
         }
 
+        @Test func serveWithTierPlaysATitleFromTheTierWithoutTheOrigin() throws {
+            let bucket = try store.makeBucket()
+            let tier = "s3://\(bucket)/fleet"
+            _ = try prefetched(["--tier", tier, "--tier-push"])
+            origin.stop()
+            let other = Harness()
+            let server = try ServeFixture(cache: other.scratch.cache, ["--tier", tier], environment: store.environment())
+            let local = try server.localURL(url)
+            let played = try ExternalTool.run(
+                "/usr/bin/ffmpeg",
+                ["-nostdin", "-v", "error", "-xerror", "-i", local, "-map", "0", "-c", "copy", "-f", "framemd5", "-"],
+                timeout: 60)
+            #expect(played.status == 0, "\(played.stderr)")
+            #expect(played.stdout == (try TitleFixtures.fingerprint(title)))
+            #expect(server.stop().status == 143)
+            try expectPlaysAsTheOrigin(other)
+        }
+
         @Test func aTierTitleThatFailsItsCheckIsFetchedFromTheOriginInstead() throws {
             let bucket = try store.makeBucket()
             let tier = "s3://\(bucket)/fleet"
