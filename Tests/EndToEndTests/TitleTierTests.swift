@@ -101,7 +101,7 @@ extension EndToEnd {
             #expect(partial.isEmpty, "left in partial/: \(partial)")
             let again = try run(other, ["prefetch", list, "--tier", tier])
             #expect(again.status == 0, "\(again.stderr)")
-            #expect(again.stderr.contains("cached"), "\(again.stderr)")
+            #expect(again.stderr.contains("cached   \(url)"), "\(again.stderr)")
         }
 
         @Test func serveWithTierPlaysATitleFromTheTierWithoutTheOrigin() throws {

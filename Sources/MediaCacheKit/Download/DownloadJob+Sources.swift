@@ -2,9 +2,10 @@
 /// next: a mirror, or the origin after the tier's copy.
 ///
 /// With `--tier` (or `pull`) the key's record is looked up first, a small GET on the
-/// transfer loop beside the downloads (one HTTP stack, shared connections): a record found makes the tier's copy the source (the saved state names the
-/// record, so a resume reads the same copy); none, or one that cannot be used, leaves
-/// the origin, unless nothing else may be used.
+/// transfer loop beside the downloads (one HTTP stack, shared connections): a record
+/// found makes the tier's copy the source (the saved state names the record, so a
+/// resume reads the same copy; a title's pack is pulled whole instead, see `pullTitle`);
+/// none, or one that cannot be used, leaves the origin, unless nothing else may be used.
 extension DownloadJob {
     /// The tier's copy, if the run reads a tier and it has one; else the origin.
     func chooseSource() {
