@@ -28,9 +28,8 @@ final class TierTitlePuller: Sendable {
         _ record: TierRecord, identity: String, lockedBy lock: KeyLock,
         isCancelled: () -> Bool, received: (Int64) -> Void
     ) throws(TierError) -> CachedObject {
-        let key = try titleKey(of: record)
+        let (key, manifestSize) = try checkedTitle(record)
         precondition(lock.key == key, "a title is pulled under its own key's lock")
-        let manifestSize = record.titleManifestSize ?? 0
         let pack = store.layout.objectKey(for: record)
         // Each read of the pack may be the last one (cancelled), and each is counted.
         func read(_ range: ByteRange) throws(TierError) -> [UInt8] {
@@ -55,8 +54,9 @@ final class TierTitlePuller: Sendable {
         return object
     }
 
-    /// The title's key, once the record is known to be a title's whose manifest may be read.
-    private func titleKey(of record: TierRecord) throws(TierError) -> CacheKey {
+    /// The title's key and the size of its `title.json`, once the record is known to be a
+    /// title's whose manifest may be read.
+    private func checkedTitle(_ record: TierRecord) throws(TierError) -> (key: CacheKey, manifestSize: Int64) {
         guard let manifestSize = record.titleManifestSize, let key = CacheKey(hex: record.key) else {
             throw .localFile("the record of \(record.url) is not a streaming title's")
         }
@@ -64,7 +64,7 @@ final class TierTitlePuller: Sendable {
         guard manifestSize <= Int64(TitleOnDisk.maximumManifestSize) else {
             throw unusable(store.layout.objectKey(for: record), .manifestUnreadable("the record says it holds \(manifestSize) bytes, more than a title manifest may"))
         }
-        return key
+        return (key, manifestSize)
     }
 
     /// Reads the members that follow `title.json` in the pack, window by window, into
