@@ -48,6 +48,20 @@ struct DescriptorBudgetTests {
         #expect(none.commitsBehind == 0)
     }
 
+    /// A title's resources each hold a socket and a file: as many as asked where there is
+    /// room, fewer under a tight limit, never none.
+    @Test(arguments: [30, 64, 100, 256, 1024, 1 << 20])
+    func titleResourcesFitUnderTheLimit(limit: Int) {
+        let budget = DescriptorBudget(
+            limit: limit, inUse: 20, jobs: 4, connectionsPerFile: 8, resourcesPerTitle: 16, maxConnections: 64)
+        #expect(budget.resourcesPerTitle >= 1 && budget.resourcesPerTitle <= 16, "\(budget)")
+        if limit >= 256 { #expect(budget.resourcesPerTitle == 16, "\(budget)") }
+        guard limit > 30 else { return }
+        let used = 20 + DescriptorBudget.headroom + budget.spareFiles
+            + budget.jobs * (DescriptorBudget.perFile + 2 * budget.resourcesPerTitle)
+        #expect(used <= limit, "\(budget)")
+    }
+
     @Test func noRoomAtAllStillRunsOneFileOverOneConnection() {
         let budget = DescriptorBudget(limit: 30, inUse: 20, jobs: 4, connectionsPerFile: 8, maxConnections: 64)
         #expect((budget.jobs, budget.connectionsPerFile, budget.spareFiles) == (1, 1, 0))

@@ -16,6 +16,8 @@ public struct DescriptorBudget: Sendable, Equatable {
 
     public let jobs: Int
     public let connectionsPerFile: Int
+    /// Resources of a streaming title fetched at once: each holds a socket and its file.
+    public let resourcesPerTitle: Int
     /// Data files to make ahead.
     public let spareFiles: Int
     /// Downloads that may commit behind at once (all bytes written, slot given back): each
@@ -32,8 +34,11 @@ public struct DescriptorBudget: Sendable, Equatable {
 
     /// Fits `jobs` × `connectionsPerFile` into `limit` descriptors, `inUse` of which are
     /// open already: connections per file shrink first while they outnumber the files,
-    /// then both in turn, down to one file over one connection.
-    public init(limit: Int, inUse: Int, jobs: Int, connectionsPerFile: Int, maxConnections: Int) {
+    /// then both in turn, down to one file over one connection. A title fetches
+    /// `resourcesPerTitle` at once where every job may, and fewer where descriptors are short.
+    public init(
+        limit: Int, inUse: Int, jobs: Int, connectionsPerFile: Int, resourcesPerTitle: Int = 16, maxConnections: Int
+    ) {
         let free = limit - inUse - Self.headroom
         func cost(_ jobs: Int, _ connections: Int) -> Int {
             jobs * (Self.perFile + connections) + min(Self.maxSpareFiles, jobs)
@@ -56,6 +61,8 @@ public struct DescriptorBudget: Sendable, Equatable {
         spareFiles = max(0, min(Self.maxSpareFiles, fittedJobs, left))
         commitsBehind = max(0, left - spareFiles) / Self.perFile
         self.maxConnections = reduced ? fittedJobs * fittedConnections : maxConnections
+        let perJob = max(0, free - min(Self.maxSpareFiles, fittedJobs)) / max(1, fittedJobs)
+        self.resourcesPerTitle = max(1, min(resourcesPerTitle, (perJob - Self.perFile) / 2))
     }
 
     /// A warning when the run was made smaller than asked, else nil.

@@ -97,10 +97,12 @@ public final class DownloadService: @unchecked Sendable {
         commits = CommitBatcher(index: index)
         let budget = DescriptorBudget(
             limit: FileDescriptorLimit.current, inUse: DescriptorBudget.descriptorsInUse(), jobs: options.jobs,
-            connectionsPerFile: options.connectionsPerFile, maxConnections: max(16, options.maxConnectionsPerHost * 4))
+            connectionsPerFile: options.connectionsPerFile, resourcesPerTitle: options.resourcesPerTitle,
+            maxConnections: max(16, options.maxConnectionsPerHost * 4))
         var fitted = options
         fitted.jobs = budget.jobs
         fitted.connectionsPerFile = budget.connectionsPerFile
+        fitted.resourcesPerTitle = budget.resourcesPerTitle
         self.options = fitted
         descriptorBudget = budget
         loop = TransferLoop(

@@ -6,6 +6,11 @@ public struct PrefetchOptions: Sendable {
     public var jobs = 4
     /// Connections per file (`-x`).
     public var connectionsPerFile = 8
+    /// Resources of a streaming title fetched at once (`-x` when given). More than a
+    /// file's connections: a segment is a small file whose round trip costs more than
+    /// its bytes, so requests in flight, not bandwidth, decide how fast a title comes.
+    /// The per-host cap still holds.
+    public var resourcesPerTitle = 16
     /// No fragment is planned smaller than this (`--min-fragment`). Files up to twice
     /// this size take one request: splitting them costs more round trips than it saves.
     public var minFragment: Int64 = 4 << 20

@@ -120,7 +120,7 @@ final class TitleDownload {
             }
             job.emit(.notice(url: job.url, message: plan.summary))
             publishView(plan)
-            job.announceStart(length: nil, resumedBytes: progress.bytesHeld, connections: max(1, options.connectionsPerFile))
+            job.announceStart(length: nil, resumedBytes: progress.bytesHeld, connections: options.resourcesPerTitle)
             bytesAtLastEvent = progress.bytesHeld
             lastProgressEvent = TransferLoop.now()
             fill()
@@ -145,7 +145,7 @@ final class TitleDownload {
     fileprivate func jumpQueue(_ path: String) {
         guard !ended, failing == nil, let index = pending.firstIndex(where: { $0.path == path }) else { return }
         let resource = pending.remove(at: index)
-        if running.count < max(1, options.connectionsPerFile) + Self.extraForPlayers {
+        if running.count < options.resourcesPerTitle + Self.extraForPlayers {
             fetch(resource, url: nil, hops: 0)
         } else {
             pending.insert(resource, at: 0)
@@ -163,7 +163,7 @@ final class TitleDownload {
             fail(failing)
             return
         }
-        while running.count < max(1, options.connectionsPerFile), !pending.isEmpty {
+        while running.count < options.resourcesPerTitle, !pending.isEmpty {
             fetch(pending.removeFirst(), url: nil, hops: 0)
         }
         if running.isEmpty && hashing.isEmpty && pending.isEmpty && !refreshing { commit() }

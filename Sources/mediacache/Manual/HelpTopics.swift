@@ -49,7 +49,7 @@ enum HelpTopics {
                 "COMMON OPTIONS",
                 [
                     .list([
-                        .init("-j N, -x N", "Files at once (4), connections per file (8)."),
+                        .init("-j N, -x N", "Files at once (4), connections per file (8; title: 16)."),
                         .init("-H 'Name: value'", "A request header (repeatable)."),
                         .init("-q, --json", "Only errors and the summary; JSON events on stdout."),
                         .init("--cache-dir DIR", "The cache (any command, before or after its name)."),

@@ -8,7 +8,7 @@ extension ManualText {
                 with #EXTM3U; no .m3u8 needed) or a static DASH MPD (application/dash+xml, or an \
                 XML body whose root is MPD) is cached as one title: the media playlists, init \
                 sections, segments, byte-range files and AES-128 keys of the chosen renditions, \
-                stored as served, fetched up to -x at once in presentation order, and committed \
+                stored as served, fetched 16 at once (or -x when given) in presentation order, and committed \
                 whole. By default: the variant with the highest BANDWIDTH, its DEFAULT or \
                 AUTOSELECT audio, every subtitle rendition (for DASH: the best video \
                 representation, the main audio set's best, every text set). --max-height, --max-bandwidth, \

@@ -10,8 +10,10 @@ struct DownloadOptions: ParsableArguments {
     @Option(name: [.short, .customLong("jobs")], help: "Files downloaded at once (1-64).")
     var jobs = 4
 
-    @Option(name: [.customShort("x"), .customLong("connections")], help: "Connections per file (1-32).")
-    var connections = 8
+    @Option(
+        name: [.customShort("x"), .customLong("connections")],
+        help: "Connections per file (1-32; default 8), and segments of a streaming title fetched at once (default 16).")
+    var connections: Int?
 
     @Option(
         name: .customLong("min-fragment"),
@@ -84,7 +86,9 @@ struct DownloadOptions: ParsableArguments {
 
     func validate() throws {
         guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 64") }
-        guard (1...32).contains(connections) else { throw ValidationError("--connections must be between 1 and 32") }
+        if let connections, !(1...32).contains(connections) {
+            throw ValidationError("--connections must be between 1 and 32")
+        }
         guard (0...86_400).contains(summaryInterval) else {
             throw ValidationError("--summary-interval must be between 0 and 86400 seconds")
         }
@@ -110,7 +114,10 @@ struct DownloadOptions: ParsableArguments {
     func engineOptions(network: NetworkOptions, titles: TitleOptions) -> PrefetchOptions {
         var options = PrefetchOptions()
         options.jobs = jobs
-        options.connectionsPerFile = connections
+        if let connections {
+            options.connectionsPerFile = connections
+            options.resourcesPerTitle = connections
+        }
         options.minFragment = ByteCount.parse(minFragment) ?? options.minFragment
         options.maxStreamSize = ByteCount.parse(maxStreamSize) ?? options.maxStreamSize
         options.headers = headers
