@@ -118,6 +118,27 @@ extension EndToEnd {
             #expect(again.stderr.contains("cached   \(url)"), "\(again.stderr)")
         }
 
+        /// The pack's reads are the run's transfers: `--limit-rate` holds them as it holds a
+        /// file's (stop 39 read the pack outside the limit, in a tenth of a second).
+        @Test func aTitlePulledFromTheTierKeepsToTheRunsRateLimit() throws {
+            let (_, tier) = try tierHoldingTheTitle()
+            origin.stop()
+            let other = Harness()
+            let list = other.scratch.write("list.txt", url + "\n")
+            let started = Date()
+            let fetched = try run(other, ["prefetch", list, "--tier", tier, "--limit-rate", "128K"])
+            let seconds = Date().timeIntervalSince(started)
+            #expect(fetched.status == 0, "\(fetched.stderr)")
+            let kib = try #require(
+                fetched.stderr.firstMatch(of: /\(([0-9.]+) KiB from the tier\)/).flatMap { Double($0.1) },
+                "\(fetched.stderr)")
+            #expect(kib > 200, "the pack is too small to show a limit: \(kib) KiB")
+            // What the limit lets through at once: an eighth of a second, and one receive.
+            let least = (kib - 128.0 / 8 - 128.0 / 8) / 128
+            #expect(seconds >= least, "\(kib) KiB at 128K/s took \(seconds) s, under \(least) s")
+            try expectPlaysAsTheOrigin(other)
+        }
+
         @Test func serveWithTierPlaysATitleFromTheTierWithoutTheOrigin() throws {
             let (_, tier) = try tierHoldingTheTitle()
             origin.stop()

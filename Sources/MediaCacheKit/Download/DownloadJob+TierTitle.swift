@@ -1,10 +1,13 @@
+import Dispatch
 import Synchronization
 
 /// A streaming title the tier holds (`--tier`): its pack comes back whole, every file
 /// checked against its `title.json` (`TierTitlePuller`), instead of segment by segment
-/// from the origin. The pull is blocking S3 work, so it runs on the job's disk queue
-/// under the job's lock; the transfer thread hears how it ended. A copy that cannot be
-/// used leaves the origin, as for a file.
+/// from the origin. The pull writes and checks files, so it runs on the job's disk queue
+/// under the job's lock, and waits there for each range of the pack, which the transfer
+/// loop fetches beside the downloads, under the run's and the file's rate limits. The
+/// transfer thread hears how it ended. A copy that cannot be used leaves the origin, as
+/// for a file.
 extension DownloadJob {
     func pullTitle(_ record: TierRecord, from tier: TierSource) {
         loop.preconditionOnLoop()
@@ -14,7 +17,12 @@ extension DownloadJob {
         let pull = TitlePull()
         phase = .pullingTitle(pull)
         emit(.started(url: url, name: name, length: record.size, resumedBytes: 0, connections: 1, source: .tier))
-        let puller = TierTitlePuller(store: tier.store, objects: service.objects)
+        let client = tier.store.client
+        let puller = TierTitlePuller(layout: tier.store.layout, objects: service.objects) {
+            [weak self] key, range throws(TierError) in
+            guard let self else { throw .cancelled }
+            return try readPack(key, range, from: client, for: pull)
+        }
         let (loop, identity, staging) = (loop, request.entry.identity, TitleLayout.staging(key: key, in: cache))
         let started = TransferLoop.now()
         partial.diskQueue.async { [weak self] in
@@ -32,6 +40,31 @@ extension DownloadJob {
             }
             loop.post { [weak self] in self?.didPullTitle(outcome, record: record, from: tier) }
         }
+    }
+
+    /// Exactly `range` of the pack `key`, fetched on the transfer loop while the disk
+    /// queue waits; `.cancelled` soon after the pull is stopped, even if the loop has
+    /// stopped too (so the lock is never held on a transfer that will not end).
+    private func readPack(_ key: String, _ range: ByteRange, from client: S3Client, for pull: TitlePull)
+        throws(TierError) -> [UInt8]?
+    {
+        LoopThreads.preconditionOff("waiting for a title's pack")
+        let answer = LockedValue<Result<[UInt8]?, TierError>?>(nil)
+        let answered = DispatchSemaphore(value: 0)
+        loop.post { [weak self] in
+            guard let self, case .pullingTitle = phase else { return }
+            client.getObject(
+                key, range: range, on: loop, rateLimits: loop.rateLimiter.limits(file: fileRateLimit),
+                isCancelled: { pull.isCancelled }
+            ) { result in
+                answer.value = result
+                answered.signal()
+            }
+        }
+        while answered.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            if pull.isCancelled { throw .cancelled }
+        }
+        return try (answer.value ?? .failure(.cancelled)).get()
     }
 
     private func notePullProgress(_ bytes: Int64, of record: TierRecord, since started: Double) {
@@ -67,7 +100,7 @@ extension DownloadJob {
 }
 
 /// A title's pull from the tier, which the transfer thread may stop (Ctrl-C) while the
-/// disk queue runs it.
+/// disk queue runs it: the range being read ends at its next bytes, no other starts.
 final class TitlePull: Sendable {
     private let cancelled = Atomic<Bool>(false)
 

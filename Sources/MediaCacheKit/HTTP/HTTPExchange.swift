@@ -1,7 +1,8 @@
 /// One request whose response is kept in memory up to a bound: the S3 tier's requests,
-/// whose answers are small (XML, records) or empty. `perform` blocks the calling thread
-/// (the tier's own commands); `start` runs it on the transfer loop with the downloads,
-/// sharing their connections (a download's tier lookup).
+/// whose answers are small (XML, records), empty, or a window of a title's pack.
+/// `perform` blocks the calling thread (the tier's own commands); `start` runs it on the
+/// transfer loop with the downloads, sharing their connections and rate limits (a
+/// download's tier lookup, a title's pull).
 final class HTTPExchange: HTTPTransferDelegate {
     struct Response: Sendable {
         var head: HTTPResponseHead
@@ -17,6 +18,9 @@ final class HTTPExchange: HTTPTransferDelegate {
     /// (a transfer holds its delegate weakly).
     private var completion: ((Result<Response, TransferError>) -> Void)?
     private var keptAlive: HTTPExchange?
+    /// Asked at every chunk: the transfer ends once it says so.
+    private var isCancelled: (@Sendable () -> Bool)?
+    private var cancelled = false
 
     private init(maxBodyBytes: Int) {
         self.maxBodyBytes = maxBodyBytes
@@ -31,17 +35,20 @@ final class HTTPExchange: HTTPTransferDelegate {
         return exchange.result
     }
 
-    /// Makes `request` on `loop` (call on its thread); `completion` gets what `perform`
+    /// Makes `request` on `loop` (call on its thread), held to `rateLimits` if any, and
+    /// ended at its next bytes once `isCancelled`; `completion` gets what `perform`
     /// returns, on the loop thread.
     static func start(
         _ request: HTTPRequest, userAgent: String, maxBodyBytes: Int, on loop: TransferLoop,
+        rateLimits: RateLimits? = nil, isCancelled: (@Sendable () -> Bool)? = nil,
         completion: @escaping (Result<Response, TransferError>) -> Void
     ) {
         loop.preconditionOnLoop()
         let exchange = HTTPExchange(maxBodyBytes: maxBodyBytes)
         exchange.completion = completion
         exchange.keptAlive = exchange
-        let transfer = HTTPTransfer(request: request, userAgent: userAgent, delegate: exchange)
+        exchange.isCancelled = isCancelled
+        let transfer = HTTPTransfer(request: request, userAgent: userAgent, delegate: exchange, rateLimits: rateLimits)
         // Short, and a download waits on it: first on its host, never behind the
         // ranges of the downloads it would start.
         transfer.priority = Int.max
@@ -65,6 +72,7 @@ final class HTTPExchange: HTTPTransferDelegate {
     }
 
     private var result: Result<Response, TransferError> {
+        if cancelled { return .failure(TransferError(kind: .aborted, message: "stopped")) }
         if bodyTooLarge {
             return .failure(TransferError(kind: .aborted, message: "the response is larger than \(maxBodyBytes) bytes"))
         }
@@ -81,6 +89,10 @@ final class HTTPExchange: HTTPTransferDelegate {
     }
 
     func transfer(_ transfer: HTTPTransfer, didReceive chunk: BodyChunk) -> Int {
+        if let isCancelled, isCancelled() {
+            cancelled = true
+            return 0
+        }
         // An error answer is read whole (within reason) whatever the bound: it says why.
         let limit = (head.map { (200..<300).contains($0.status) } ?? true) ? maxBodyBytes : max(maxBodyBytes, 1 << 20)
         guard body.count + chunk.count <= limit else {

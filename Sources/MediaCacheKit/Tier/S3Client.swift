@@ -79,6 +79,42 @@ public final class S3Client: Sendable {
         let response = try send(
             "get", method: .get, key: key, headers: ["Range: " + range.httpRangeValue], accepting: [404],
             maxBodyBytes: Int(range.count))
+        return try body(of: response, asking: range, of: key)
+    }
+
+    /// `getObject(_:range:)` on the transfer loop, as one of the downloads' transfers
+    /// (call on its thread): held to `rateLimits` with them, and ended with `.cancelled`
+    /// at its next bytes once `isCancelled`. `completion` runs on the loop thread, after
+    /// the same retries of transient failures.
+    func getObject(
+        _ key: String, range: ByteRange, on loop: TransferLoop, rateLimits: RateLimits?,
+        isCancelled: @escaping @Sendable () -> Bool, attempt: Int = 1,
+        completion: @escaping (Result<[UInt8]?, TierError>) -> Void
+    ) {
+        let request = request(method: .get, key: key, headers: ["Range: " + range.httpRangeValue])
+        HTTPExchange.start(
+            request, userAgent: userAgent, maxBodyBytes: Int(range.count), on: loop, rateLimits: rateLimits,
+            isCancelled: isCancelled
+        ) { [self] outcome in
+            guard !isCancelled() else { return completion(.failure(.cancelled)) }
+            do throws(TierError) {
+                let response = try interpret(outcome, operation: "get", key: key, accepting: [404])
+                completion(.success(try body(of: response, asking: range, of: key)))
+            } catch {
+                guard error.isTransient, attempt < configuration.attempts else { return completion(.failure(error)) }
+                loop.after(Self.retryDelay(after: attempt)) { [self] in
+                    getObject(
+                        key, range: range, on: loop, rateLimits: rateLimits, isCancelled: isCancelled,
+                        attempt: attempt + 1, completion: completion)
+                }
+            }
+        }
+    }
+
+    /// The bytes of a ranged GET's `response`: exactly `range`, or nil when there is no object.
+    private func body(of response: HTTPExchange.Response, asking range: ByteRange, of key: String) throws(TierError)
+        -> [UInt8]?
+    {
         guard response.head.status != 404 else { return nil }
         guard response.head.status == 206 || range.start == 0, response.body.count == Int(range.count) else {
             throw .invalidResponse(

@@ -2,7 +2,8 @@ import Foundation
 
 /// Brings a streaming title back from the tier whole (`--tier`, `pull`), for the download
 /// job that found its record. Its pack (`TitlePack`) is read in a few large ranged GETs
-/// and split into the title's files in a staging folder as it arrives: `title.json`
+/// (which the job makes on its transfer loop, under the run's rate limits) and split
+/// into the title's files in a staging folder as it arrives: `title.json`
 /// checked against the record, every file against `title.json`; then the folder becomes
 /// the title in one step, as an imported one does. A copy that fails any check is
 /// reported naming the file, and nothing of it is kept. Blocking: never on the transfer
@@ -11,13 +12,19 @@ final class TierTitlePuller: Sendable {
     /// Bytes asked for per GET: few requests for a title of small segments, bounded memory.
     static let window: Int64 = 8 << 20
 
-    private let store: TierStore
+    /// Reads exactly `range` of the tier's object `key`, or nil when there is none; may
+    /// block, and throws `.cancelled` once the pull is stopped.
+    typealias RangeReader = @Sendable (_ key: String, _ range: ByteRange) throws(TierError) -> [UInt8]?
+
+    private let layout: TierLayout
     private let objects: ObjectStore
+    private let readRange: RangeReader
     private var cache: CacheDirectory { objects.directory }
 
-    init(store: TierStore, objects: ObjectStore) {
-        self.store = store
+    init(layout: TierLayout, objects: ObjectStore, readingWith readRange: @escaping RangeReader) {
+        self.layout = layout
         self.objects = objects
+        self.readRange = readRange
     }
 
     /// Pulls the title `record` names, cached under `identity` (the URL or `cache-key=`
@@ -30,7 +37,7 @@ final class TierTitlePuller: Sendable {
     ) throws(TierError) -> CachedObject {
         let (key, manifestSize) = try checkedTitle(record)
         precondition(lock.key == key, "a title is pulled under its own key's lock")
-        let pack = store.layout.objectKey(for: record)
+        let pack = layout.objectKey(for: record)
         // Each read of the pack may be the last one (cancelled), and each is counted.
         func read(_ range: ByteRange) throws(TierError) -> [UInt8] {
             guard !isCancelled() else { throw .cancelled }
@@ -62,7 +69,7 @@ final class TierTitlePuller: Sendable {
         }
         // Read whole into memory: a record may claim anything, a title.json is bounded.
         guard manifestSize <= Int64(TitleOnDisk.maximumManifestSize) else {
-            throw unusable(store.layout.objectKey(for: record), .manifestUnreadable("the record says it holds \(manifestSize) bytes, more than a title manifest may"))
+            throw unusable(layout.objectKey(for: record), .manifestUnreadable("the record says it holds \(manifestSize) bytes, more than a title manifest may"))
         }
         return (key, manifestSize)
     }
@@ -116,7 +123,7 @@ final class TierTitlePuller: Sendable {
 
     /// `range` of the pack, exactly.
     private func fetch(_ pack: String, _ range: ByteRange) throws(TierError) -> [UInt8] {
-        guard let bytes = try store.client.getObject(pack, range: range) else {
+        guard let bytes = try readRange(pack, range) else {
             throw .invalidResponse(
                 operation: "get", target: target(pack), reason: "the tier has a record of this title but not its pack")
         }
@@ -143,7 +150,7 @@ final class TierTitlePuller: Sendable {
         .invalidResponse(operation: "check", target: target(pack), reason: "\(problem); nothing of the title was kept")
     }
 
-    private func target(_ pack: String) -> String { "s3://\(store.layout.location.bucket)/\(pack)" }
+    private func target(_ pack: String) -> String { "s3://\(layout.location.bucket)/\(pack)" }
 
     private func local<T>(_ body: () throws -> T) throws(TierError) -> T {
         do {
