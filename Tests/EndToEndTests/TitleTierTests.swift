@@ -139,6 +139,36 @@ extension EndToEnd {
             try expectPlaysAsTheOrigin(other)
         }
 
+        /// Ctrl-C while a held-back pull reads the pack: the run stops at once (the range
+        /// being read ends, the lock is let go), nothing half-pulled is left, and the next
+        /// run brings the title whole.
+        @Test func ctrlCDuringATitlePullStopsAtOnceAndTheNextRunPullsItWhole() throws {
+            let (_, tier) = try tierHoldingTheTitle()
+            origin.stop()
+            let other = Harness()
+            let list = other.scratch.write("list.txt", url + "\n")
+            let running = try MediaCacheProcess.start(
+                ["prefetch", list, "--tier", tier, "--limit-rate", "16K", "--cache-dir", other.scratch.cache],
+                environment: store.environment())
+            let partial = other.scratch.cache + "/partial"
+            let pulling = Harness.waitUntil(timeout: 20) {
+                ((try? FileManager.default.contentsOfDirectory(atPath: partial)) ?? []).contains { $0.hasPrefix("import-") }
+            }
+            #expect(pulling, "no pull was staged within 20 s")
+            let signalled = Date()
+            running.signal(SIGINT)
+            let stopped = running.wait(timeout: 30)
+            #expect(Date().timeIntervalSince(signalled) < 3, "took \(Date().timeIntervalSince(signalled)) s to stop")
+            #expect(stopped.status == 130, "\(stopped.stderr)")
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: partial)) ?? []
+            #expect(!left.contains { $0.hasPrefix("import-") }, "left in partial/: \(left)")
+
+            let again = try run(other, ["prefetch", list, "--tier", tier])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stderr.contains("from the tier)"), "\(again.stderr)")
+            try expectPlaysAsTheOrigin(other)
+        }
+
         @Test func serveWithTierPlaysATitleFromTheTierWithoutTheOrigin() throws {
             let (_, tier) = try tierHoldingTheTitle()
             origin.stop()
