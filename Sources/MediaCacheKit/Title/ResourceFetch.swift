@@ -50,10 +50,11 @@ final class ResourceFetch: HTTPTransferDelegate {
         resumeValidator = resume?.validator
     }
 
-    /// Starts on `loop` with `request` (which gets its Range and If-Range here). A
-    /// resume drops what the file has beyond the bytes it continues from; if it cannot,
-    /// it starts from byte 0.
-    func start(_ request: HTTPRequest, userAgent: String, on loop: TransferLoop, rateLimits: RateLimits?) {
+    /// Starts on `loop` with `request` (which gets its Range and If-Range here), queued
+    /// for its host's connections by `priority` (`HTTPTransfer.priority`). A resume drops
+    /// what the file has beyond the bytes it continues from; if it cannot, it starts from
+    /// byte 0.
+    func start(_ request: HTTPRequest, userAgent: String, on loop: TransferLoop, rateLimits: RateLimits?, priority: Int) {
         var request = request
         var from: Int64 = 0
         if resumeFrom > 0, let resumeValidator {
@@ -75,6 +76,7 @@ final class ResourceFetch: HTTPTransferDelegate {
             request.headers.append("Range: bytes=\(from)-\(end)")
         }
         let transfer = HTTPTransfer(request: request, userAgent: userAgent, delegate: self, rateLimits: rateLimits)
+        transfer.priority = priority
         self.transfer = transfer
         loop.start(transfer)
     }

@@ -146,7 +146,7 @@ final class TitleDownload {
         guard !ended, failing == nil, let index = pending.firstIndex(where: { $0.path == path }) else { return }
         let resource = pending.remove(at: index)
         if running.count < options.resourcesPerTitle + Self.extraForPlayers {
-            fetch(resource, url: nil, hops: 0)
+            fetch(resource, url: nil, hops: 0, forPlayer: true)
         } else {
             pending.insert(resource, at: 0)
         }
@@ -169,7 +169,9 @@ final class TitleDownload {
         if running.isEmpty && hashing.isEmpty && pending.isEmpty && !refreshing { commit() }
     }
 
-    private func fetch(_ resource: TitleResource, url: String?, hops: Int) {
+    /// `forPlayer`: a player waits for it, so it goes ahead of every background transfer
+    /// waiting for a connection to its host (the title's own ones included).
+    private func fetch(_ resource: TitleResource, url: String?, hops: Int, forPlayer: Bool = false) {
         let url = url ?? resource.url
         let file: DataFile
         do {
@@ -189,7 +191,8 @@ final class TitleDownload {
         let request = job.source.request(url: url, urlOrigin: URLParts(url)?.origin, rangeHeaders: [], options: options)
         fetch.start(
             request, userAgent: job.source.userAgent(options: options), on: loop,
-            rateLimits: loop.rateLimiter.limits(file: job.fileRateLimit))
+            rateLimits: loop.rateLimiter.limits(file: job.fileRateLimit),
+            priority: forPlayer ? DownloadPriority.interactive.rawValue + 1 : job.download.priority.rawValue)
     }
 
     private func fetched(_ finished: ResourceFetch, _ outcome: ResourceFetch.Outcome) {
