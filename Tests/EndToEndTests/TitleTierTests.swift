@@ -54,6 +54,20 @@ extension EndToEnd {
         }
 
         /// Flips one byte near the end of the title's pack in `bucket`.
+        /// The title pushed to a tier, the origin stopped, and a second, empty cache with a
+        /// list naming the title: what each read-through test starts from.
+        func secondCacheWithOnlyTheTier() throws -> (tier: String, other: Harness, list: String) {
+            let (_, tier) = try tierHoldingTheTitle()
+            origin.stop()
+            let other = Harness()
+            return (tier, other, other.scratch.write("list.txt", url + "\n"))
+        }
+
+        /// What `partial/` holds in `harness`'s cache.
+        func partialEntries(_ harness: Harness) -> [String] {
+            (try? FileManager.default.contentsOfDirectory(atPath: harness.scratch.cache + "/partial")) ?? []
+        }
+
         func damagePack(in bucket: String) throws {
             let client = try store.client(bucket: bucket, prefix: "fleet")
             let pack = try #require(try client.listObjects(prefix: "fleet/titles/").first)
@@ -101,18 +115,14 @@ extension EndToEnd {
         }
 
         @Test func prefetchWithTierReadsAPushedTitleWholeWithoutTheOrigin() throws {
-            let (_, tier) = try tierHoldingTheTitle()
-            origin.stop()
-            let other = Harness()
-            let list = other.scratch.write("list.txt", url + "\n")
+            let (tier, other, list) = try secondCacheWithOnlyTheTier()
             let fetched = try run(other, ["prefetch", list, "--tier", tier])
             #expect(fetched.status == 0, "\(fetched.stderr)")
             #expect(fetched.stderr.contains("from the tier)"), "\(fetched.stderr)")
             #expect(fetched.stderr.contains("done     \(url) ("), "\(fetched.stderr)")
             #expect(fetched.stderr.contains(", streaming title)"), "\(fetched.stderr)")
             try expectPlaysAsTheOrigin(other)
-            let partial = (try? FileManager.default.contentsOfDirectory(atPath: other.scratch.cache + "/partial")) ?? []
-            #expect(partial.isEmpty, "left in partial/: \(partial)")
+            #expect(partialEntries(other).isEmpty, "left in partial/: \(partialEntries(other))")
             let again = try run(other, ["prefetch", list, "--tier", tier])
             #expect(again.status == 0, "\(again.stderr)")
             #expect(again.stderr.contains("cached   \(url)"), "\(again.stderr)")
@@ -121,10 +131,7 @@ extension EndToEnd {
         /// The pack's reads are the run's transfers: `--limit-rate` holds them as it holds a
         /// file's (stop 39 read the pack outside the limit, in a tenth of a second).
         @Test func aTitlePulledFromTheTierKeepsToTheRunsRateLimit() throws {
-            let (_, tier) = try tierHoldingTheTitle()
-            origin.stop()
-            let other = Harness()
-            let list = other.scratch.write("list.txt", url + "\n")
+            let (tier, other, list) = try secondCacheWithOnlyTheTier()
             let started = Date()
             let fetched = try run(other, ["prefetch", list, "--tier", tier, "--limit-rate", "128K"])
             let seconds = Date().timeIntervalSince(started)
@@ -143,25 +150,18 @@ extension EndToEnd {
         /// being read ends, the lock is let go), nothing half-pulled is left, and the next
         /// run brings the title whole.
         @Test func ctrlCDuringATitlePullStopsAtOnceAndTheNextRunPullsItWhole() throws {
-            let (_, tier) = try tierHoldingTheTitle()
-            origin.stop()
-            let other = Harness()
-            let list = other.scratch.write("list.txt", url + "\n")
+            let (tier, other, list) = try secondCacheWithOnlyTheTier()
             let running = try MediaCacheProcess.start(
                 ["prefetch", list, "--tier", tier, "--limit-rate", "16K", "--cache-dir", other.scratch.cache],
                 environment: store.environment())
-            let partial = other.scratch.cache + "/partial"
-            let pulling = Harness.waitUntil(timeout: 20) {
-                ((try? FileManager.default.contentsOfDirectory(atPath: partial)) ?? []).contains { $0.hasPrefix("import-") }
-            }
+            let pulling = Harness.waitUntil(timeout: 20) { partialEntries(other).contains { $0.hasPrefix("import-") } }
             #expect(pulling, "no pull was staged within 20 s")
             let signalled = Date()
             running.signal(SIGINT)
             let stopped = running.wait(timeout: 30)
             #expect(Date().timeIntervalSince(signalled) < 3, "took \(Date().timeIntervalSince(signalled)) s to stop")
             #expect(stopped.status == 130, "\(stopped.stderr)")
-            let left = (try? FileManager.default.contentsOfDirectory(atPath: partial)) ?? []
-            #expect(!left.contains { $0.hasPrefix("import-") }, "left in partial/: \(left)")
+            #expect(!partialEntries(other).contains { $0.hasPrefix("import-") }, "left in partial/: \(partialEntries(other))")
 
             let again = try run(other, ["prefetch", list, "--tier", tier])
             #expect(again.status == 0, "\(again.stderr)")
@@ -208,8 +208,7 @@ extension EndToEnd {
             #expect(pulled.stderr.contains("has SHA-256"), "\(pulled.stderr)")
             #expect(pulled.stderr.contains("nothing of the title was kept"), "\(pulled.stderr)")
             #expect(other.scratch.objectFiles.isEmpty, "\(other.scratch.objectFiles)")
-            let partial = (try? FileManager.default.contentsOfDirectory(atPath: other.scratch.cache + "/partial")) ?? []
-            #expect(partial.isEmpty, "left in partial/: \(partial)")
+            #expect(partialEntries(other).isEmpty, "left in partial/: \(partialEntries(other))")
         }
     }
 }
