@@ -146,26 +146,92 @@ extension EndToEnd {
             try expectPlaysAsTheOrigin(other)
         }
 
-        /// Ctrl-C while a held-back pull reads the pack: the run stops at once (the range
-        /// being read ends, the lock is let go), nothing half-pulled is left, and the next
-        /// run brings the title whole.
-        @Test func ctrlCDuringATitlePullStopsAtOnceAndTheNextRunPullsItWhole() throws {
-            let (tier, other, list) = try secondCacheWithOnlyTheTier()
-            let running = try MediaCacheProcess.start(
-                ["prefetch", list, "--tier", tier, "--limit-rate", "16K", "--cache-dir", other.scratch.cache],
-                environment: store.environment())
-            let pulling = Harness.waitUntil(timeout: 20) { partialEntries(other).contains { $0.hasPrefix("import-") } }
-            #expect(pulling, "no pull was staged within 20 s")
-            let signalled = Date()
-            running.signal(SIGINT)
-            let stopped = running.wait(timeout: 30)
-            #expect(Date().timeIntervalSince(signalled) < 3, "took \(Date().timeIntervalSince(signalled)) s to stop")
-            #expect(stopped.status == 130, "\(stopped.stderr)")
-            #expect(!partialEntries(other).contains { $0.hasPrefix("import-") }, "left in partial/: \(partialEntries(other))")
+        /// The pull folder an interrupted pull left in `harness`'s cache (`partial/<key>.title/pull`).
+        func pullFolder(_ harness: Harness) -> String? {
+            partialEntries(harness).first { $0.hasSuffix(".title") }.map { harness.scratch.cache + "/partial/" + $0 + "/pull" }
+        }
 
-            let again = try run(other, ["prefetch", list, "--tier", tier])
+        /// The sizes of the files in `folder`, by path inside it.
+        func files(in folder: String) -> [String: Int64] {
+            var sizes: [String: Int64] = [:]
+            for path in (try? FileManager.default.subpathsOfDirectory(atPath: folder)) ?? [] {
+                guard let attributes = try? FileManager.default.attributesOfItem(atPath: folder + "/" + path),
+                    attributes[.type] as? FileAttributeType == .typeRegular
+                else { continue }
+                sizes[path] = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+            }
+            return sizes
+        }
+
+        /// A held-back `prefetch --tier` of the title into `other`, stopped by `signal` once
+        /// its pull folder holds `bytes`: what it left there.
+        func interruptedPull(into other: Harness, list: String, tier: String, signal: Int32, once bytes: Int64) -> [String: Int64] {
+            guard
+                let running = try? MediaCacheProcess.start(
+                    ["prefetch", list, "--tier", tier, "--limit-rate", "16K", "--cache-dir", other.scratch.cache],
+                    environment: store.environment())
+            else { return [:] }
+            let pulling = Harness.waitUntil(timeout: 30) {
+                pullFolder(other).map { files(in: $0).values.reduce(0, +) >= bytes } ?? false
+            }
+            #expect(pulling, "the pull did not hold \(bytes) bytes within 30 s")
+            let signalled = Date()
+            running.signal(signal)
+            let stopped = running.wait(timeout: 30)
+            if signal == SIGINT {
+                #expect(Date().timeIntervalSince(signalled) < 3, "took \(Date().timeIntervalSince(signalled)) s to stop")
+                #expect(stopped.status == 130, "\(stopped.stderr)")
+            }
+            #expect(!partialEntries(other).contains { $0.hasPrefix("import-") }, "left in partial/: \(partialEntries(other))")
+            return pullFolder(other).map { files(in: $0) } ?? [:]
+        }
+
+        /// What a `prefetch --json` run said it kept when it started.
+        func resumedBytes(_ result: RunResult) -> Int64? {
+            let started = TierRead.events(result.stdout, "started").first { $0["source"] as? String == "tier" }
+            return (started?["resumed_bytes"] as? NSNumber)?.int64Value
+        }
+
+        /// Ctrl-C while a held-back pull reads the pack: the run stops at once (the range
+        /// being read ends, the lock is let go), what was pulled stays, and the next run
+        /// goes on from exactly there and brings the title whole.
+        @Test func ctrlCDuringATitlePullStopsAtOnceAndTheNextRunGoesOnFromWhatItKept() throws {
+            let (tier, other, list) = try secondCacheWithOnlyTheTier()
+            let kept = interruptedPull(into: other, list: list, tier: tier, signal: SIGINT, once: 48 << 10)
+            let held = kept.values.reduce(0, +)
+            #expect(held >= 48 << 10 && kept["title.json"] != nil, "\(kept)")
+
+            let again = try run(other, ["prefetch", list, "--tier", tier, "--json"])
             #expect(again.status == 0, "\(again.stderr)")
-            #expect(again.stderr.contains("from the tier)"), "\(again.stderr)")
+            #expect(resumedBytes(again) == held, "kept \(resumedBytes(again) ?? -1) of the \(held) bytes pulled")
+            try expectPlaysAsTheOrigin(other)
+            #expect(partialEntries(other).isEmpty, "left in partial/: \(partialEntries(other))")
+        }
+
+        /// `kill -9` mid-pull, then one kept segment damaged (as a power loss may leave it):
+        /// the next pull hashes what it finds, keeps only what is right, fetches the rest,
+        /// and the title is the origin's.
+        @Test func aPullAfterKillNineKeepsOnlyTheFilesThatPassTheirChecks() throws {
+            let (tier, other, list) = try secondCacheWithOnlyTheTier()
+            let kept = interruptedPull(into: other, list: list, tier: tier, signal: SIGKILL, once: 96 << 10)
+            let folder = try #require(pullFolder(other))
+            let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/title.json")))
+            let members = try #require((manifest as? [String: Any])?["members"] as? [[String: Any]])
+            let listed = members.compactMap { member -> (String, Int64)? in
+                guard let path = member["path"] as? String, let size = (member["size"] as? NSNumber)?.int64Value else { return nil }
+                return (path, size)
+            }
+            // The last member held whole, and what the pack holds before it.
+            let whole = listed.prefix { kept[$0.0] == $0.1 }
+            let damaged = try #require(whole.last, "no whole member was pulled: \(kept)")
+            let before = (kept["title.json"] ?? 0) + whole.dropLast().reduce(0) { $0 + $1.1 }
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + damaged.0))
+            bytes[bytes.count / 2] ^= 0xFF
+            try bytes.write(to: URL(fileURLWithPath: folder + "/" + damaged.0))
+
+            let again = try run(other, ["prefetch", list, "--tier", tier, "--json"])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(resumedBytes(again) == before, "kept \(resumedBytes(again) ?? -1), expected \(before) (up to \(damaged.0))")
             try expectPlaysAsTheOrigin(other)
         }
 

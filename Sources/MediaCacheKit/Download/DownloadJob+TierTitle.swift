@@ -3,7 +3,7 @@ import Synchronization
 
 /// A streaming title the tier holds (`--tier`): its pack comes back whole, every file
 /// checked against its `title.json` (`TierTitlePuller`), instead of segment by segment
-/// from the origin. The pull writes and checks files, so it runs on the job's disk queue
+/// from the origin; a pull that was stopped goes on from what it kept. The pull writes and checks files, so it runs on the job's disk queue
 /// under the job's lock, and waits there for each range of the pack, which the transfer
 /// loop fetches beside the downloads, under the run's and the file's rate limits. The
 /// transfer thread hears how it ended. A copy that cannot be used leaves the origin, as
@@ -16,7 +16,6 @@ extension DownloadJob {
         guard let lock, state.completed.isEmpty || !originMayFinish else { return declineTier(nil, in: tier) }
         let pull = TitlePull()
         phase = .pullingTitle(pull)
-        emit(.started(url: url, name: name, length: record.size, resumedBytes: 0, connections: 1, source: .tier))
         let client = tier.store.client
         let puller = TierTitlePuller(layout: tier.store.layout, objects: service.objects) {
             [weak self] key, range throws(TierError) in
@@ -34,6 +33,10 @@ extension DownloadJob {
             let outcome = Result { () throws(TierError) in
                 try puller.pull(
                     record, identity: identity, lockedBy: lock, isCancelled: { pull.isCancelled },
+                    resuming: { kept in
+                        pull.resumedBytes = kept
+                        loop.post { [weak self] in self?.didStartPull(of: record, keeping: kept) }
+                    },
                     received: { bytes in
                         loop.post { [weak self] in self?.notePullProgress(bytes, of: record, since: started) }
                     })
@@ -67,10 +70,17 @@ extension DownloadJob {
         return try (answer.value ?? .failure(.cancelled)).get()
     }
 
-    private func notePullProgress(_ bytes: Int64, of record: TierRecord, since started: Double) {
+    /// Once the pull knows what an earlier one left that it keeps.
+    private func didStartPull(of record: TierRecord, keeping kept: Int64) {
         guard case .pullingTitle = phase else { return }
+        bytesFetched = kept
+        emit(.started(url: url, name: name, length: record.size, resumedBytes: kept, connections: 1, source: .tier))
+    }
+
+    private func notePullProgress(_ bytes: Int64, of record: TierRecord, since started: Double) {
+        guard case .pullingTitle(let pull) = phase else { return }
         bytesFetched = bytes
-        let rate = Double(bytes) / max(0.001, TransferLoop.now() - started)
+        let rate = Double(bytes - pull.resumedBytes) / max(0.001, TransferLoop.now() - started)
         emit(.progress(url: url, name: name, bytesDone: bytes, length: record.size, bytesPerSecond: rate, connections: 1))
     }
 
@@ -103,8 +113,15 @@ extension DownloadJob {
 /// disk queue runs it: the range being read ends at its next bytes, no other starts.
 final class TitlePull: Sendable {
     private let cancelled = Atomic<Bool>(false)
+    private let kept = Atomic<Int64>(0)
 
     func cancel() { cancelled.store(true, ordering: .relaxed) }
 
     var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    /// What an earlier pull left that this one keeps: the rate counts only the rest.
+    var resumedBytes: Int64 {
+        get { kept.load(ordering: .relaxed) }
+        set { kept.store(newValue, ordering: .relaxed) }
+    }
 }

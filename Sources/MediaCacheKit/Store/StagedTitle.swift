@@ -1,30 +1,63 @@
 import Foundation
 
-/// A title being taken in from elsewhere (a bundle, the tier): its files are written
-/// into `partial/import-<random>.title/`, beside the locked `partial/import-<random>`
-/// (a `StagedObject` that stays empty) which tells `gc` and the next import that a live
-/// process owns the folder. Checked member by member through a `TitleAssembly`; the
-/// folder becomes the title in one step (`publication`: rename into `objects/`, then its
-/// index row), or is removed: never half a title in `objects/`.
+/// A title being taken in from elsewhere (a bundle, the tier). Checked member by member
+/// through a `TitleAssembly`; the folder becomes the title in one step (`publication`:
+/// rename into `objects/`, then its index row): never half a title in `objects/`.
+///
+/// Two places: an import writes into `partial/import-<random>.title/`, beside the locked
+/// `partial/import-<random>` (a `StagedObject` that stays empty) which tells `gc` and
+/// the next import that a live process owns the folder, and removes it unless published.
+/// A tier pull writes into its title's staging folder (`TitleLayout.pullFolder`), under
+/// the key's lock, and keeps what it wrote for the next pull to go on from.
 final class StagedTitle {
     static let folderSuffix = "." + CachedObject.titleDirectoryExtension
 
     let directory: String
-    /// Holds the name and the lock; removed with this.
-    private let owner: StagedObject
+    /// Holds the name and the lock of an import's folder; removed with this.
+    private let owner: StagedObject?
     private let cache: CacheDirectory
     private var published = false
 
     init(cache: CacheDirectory) throws {
         self.cache = cache
-        owner = try StagedObject(cache: cache)
+        let owner = try StagedObject(cache: cache)
+        self.owner = owner
         directory = owner.path + Self.folderSuffix
         try FileSystem.makeDirectory(directory, durable: false)
     }
 
+    /// The pull folder of the title `key`, as an earlier pull left it (or new): the caller
+    /// holds the key's lock, and checks every byte it keeps.
+    init(pullOf key: CacheKey, cache: CacheDirectory) throws {
+        self.cache = cache
+        owner = nil
+        let staging = TitleLayout.staging(key: key, in: cache)
+        directory = staging + "/" + TitleLayout.pullFolder
+        try FileSystem.makeDirectory(staging, durable: false, replacingLink: true)
+        try FileSystem.makeDirectory(directory, durable: false, replacingLink: true)
+    }
+
     deinit {
         // Before `owner` goes (and with it the lock): no other process may take the folder first.
-        if !published { FileSystem.removeTree(directory) }
+        if !published && owner != nil { FileSystem.removeTree(directory) }
+    }
+
+    /// Empties the folder: nothing in it can be used.
+    func removeAll() throws {
+        FileSystem.removeTree(directory)
+        try FileSystem.makeDirectory(directory, durable: false)
+    }
+
+    /// Removes a pull's folder, and its staging folder if nothing else is in it: what was
+    /// pulled failed its checks.
+    func discard() {
+        FileSystem.removeTree(directory)
+        if owner == nil { rmdir((directory as NSString).deletingLastPathComponent) }
+    }
+
+    /// The bytes of `member` already in the folder, none if it is not a plain file.
+    func existing(_ member: String) -> DataFile? {
+        try? DataFile(path: directory + "/" + member, mode: .readOnly)
     }
 
     /// Writes the title's `title.json`, already checked by the assembly.
@@ -33,12 +66,15 @@ final class StagedTitle {
         try file.write(bytes, at: 0)
     }
 
-    /// A new, empty file for `member` (a path `TitleAssembly` accepted), its folders made.
-    func create(_ member: String) throws -> DataFile {
+    /// The file for `member` (a path `TitleAssembly` accepted), its folders made,
+    /// holding its first `keeping` bytes of an earlier pull and nothing after them.
+    func create(_ member: String, keeping: Int64 = 0) throws -> DataFile {
         for folder in TitleOnDisk.folders(of: member) {
-            try FileSystem.makeDirectory(directory + "/" + folder, durable: false)
+            try FileSystem.makeDirectory(directory + "/" + folder, durable: false, replacingLink: owner == nil)
         }
-        return try DataFile(path: directory + "/" + member, mode: .readWrite)
+        let file = try DataFile(path: directory + "/" + member, mode: .readWrite)
+        if owner == nil { try file.truncate(length: keeping) }
+        return file
     }
 
     /// What the `CommitBatcher` needs to make this folder the title `object` in one step.

@@ -3,14 +3,27 @@ import Foundation
 /// Brings a streaming title back from the tier whole (`--tier`, `pull`), for the download
 /// job that found its record. Its pack (`TitlePack`) is read in a few large ranged GETs
 /// (which the job makes on its transfer loop, under the run's rate limits) and split
-/// into the title's files in a staging folder as it arrives: `title.json`
-/// checked against the record, every file against `title.json`; then the folder becomes
-/// the title in one step, as an imported one does. A copy that fails any check is
-/// reported naming the file, and nothing of it is kept. Blocking: never on the transfer
-/// thread.
+/// into the title's files in its pull folder as it arrives: `title.json` checked against
+/// the record, every file against `title.json`; then the folder becomes the title in one
+/// step, as an imported one does. A pack that fails any check is reported naming the
+/// file, and nothing of it is kept. Blocking: never on the transfer thread.
+///
+/// A pull that stops (Ctrl-C, `kill -9`, a tier that went away) keeps what it wrote, and
+/// the next one goes on from there: the pack is named by its `title.json`, so a kept
+/// `title.json` with the record's SHA-256 says the rest belongs to this pack too, and
+/// every kept file is hashed again before it is trusted (after a power loss it may hold
+/// anything).
 final class TierTitlePuller: Sendable {
-    /// Bytes asked for per GET: few requests for a title of small segments, bounded memory.
-    static let window: Int64 = 8 << 20
+    /// Bytes asked for per GET: about a second of the pull at the rate the last one came
+    /// (`nextWindow`), within these bounds. A stop loses at most the GET under way, and a
+    /// fast tier is read in few requests, with bounded memory.
+    static let windows: ClosedRange<Int64> = (64 << 10)...(8 << 20)
+
+    /// The size of the GET after one that brought `bytes` in `seconds`.
+    static func nextWindow(after bytes: Int64, took seconds: Double) -> Int64 {
+        let second = Double(bytes) / max(seconds, 0.001)
+        return min(max(Int64(min(second, Double(windows.upperBound))), windows.lowerBound), windows.upperBound)
+    }
 
     /// Reads exactly `range` of the tier's object `key`, or nil when there is none; may
     /// block, and throws `.cancelled` once the pull is stopped.
@@ -29,11 +42,13 @@ final class TierTitlePuller: Sendable {
 
     /// Pulls the title `record` names, cached under `identity` (the URL or `cache-key=`
     /// it was asked for by), for a download that holds the key's lock and found nothing
-    /// cached. Stops with `.cancelled` between reads once `isCancelled`, and tells
-    /// `received` how much of the pack has been read after each read.
+    /// cached. Tells `resuming` once how many bytes of the pack an earlier pull left that
+    /// pass their checks (0 for none), before it reads any; stops with `.cancelled`
+    /// between reads once `isCancelled`, and tells `received` how much of the pack is
+    /// held after each read.
     func pull(
         _ record: TierRecord, identity: String, lockedBy lock: KeyLock,
-        isCancelled: () -> Bool, received: (Int64) -> Void
+        isCancelled: () -> Bool, resuming: (Int64) -> Void, received: (Int64) -> Void
     ) throws(TierError) -> CachedObject {
         let (key, manifestSize) = try checkedTitle(record)
         precondition(lock.key == key, "a title is pulled under its own key's lock")
@@ -45,13 +60,24 @@ final class TierTitlePuller: Sendable {
             received(range.end)
             return bytes
         }
-        var assembly = try checking(pack, writing: TitleManifest.fileName) {
-            let bytes = try read(ByteRange(0, manifestSize))
-            return try TitleAssembly(manifestBytes: bytes, sha256: record.sha256, size: record.size)
+        let staged = try local { try StagedTitle(pullOf: key, cache: cache) }
+        var assembly: TitleAssembly
+        let kept: KeptPull
+        if let held = keptManifest(in: staged, of: record) {
+            assembly = held
+            kept = try local { try KeptPull.scan(staged, checking: &assembly) }
+            resuming(kept.offset + (kept.prefix?.bytes ?? 0))
+        } else {
+            try local { try staged.removeAll() }
+            resuming(0)
+            assembly = try checking(pack, in: staged, writing: TitleManifest.fileName) {
+                let bytes = try read(ByteRange(0, manifestSize))
+                return try TitleAssembly(manifestBytes: bytes, sha256: record.sha256, size: record.size)
+            }
+            try local { try staged.writeManifest(assembly.manifestBytes) }
+            kept = KeptPull(firstMissing: 0, offset: manifestSize, prefix: nil)
         }
-        let staged = try local { try StagedTitle(cache: cache) }
-        try local { try staged.writeManifest(assembly.manifestBytes) }
-        try split(pack, of: record, into: staged, reading: read, checking: &assembly)
+        try split(pack, of: record, into: staged, from: kept, reading: read, checking: &assembly)
         let object = StagedTitle.object(
             key: key, assembly: assembly, cacheKey: identity, url: record.cacheKey == nil ? identity : record.url,
             mirrors: [], name: nil, contentType: record.contentType, validators: (record.etag, record.lastModified),
@@ -74,45 +100,68 @@ final class TierTitlePuller: Sendable {
         return (key, manifestSize)
     }
 
+    /// The `title.json` an earlier pull of this same pack left in the folder, checked.
+    private func keptManifest(in staged: StagedTitle, of record: TierRecord) -> TitleAssembly? {
+        guard let size = record.titleManifestSize, let file = staged.existing(TitleManifest.fileName),
+            (try? file.size()) == size, let bytes = try? file.read(count: Int(size), at: 0), bytes.count == Int(size)
+        else { return nil }
+        return try? TitleAssembly(manifestBytes: bytes, sha256: record.sha256, size: record.size)
+    }
+
     /// Reads the members that follow `title.json` in the pack, window by window, into
-    /// their files, each checked as it is completed.
+    /// their files, each checked as it is completed, from the first one `kept` lacks.
     private func split(
-        _ pack: String, of record: TierRecord, into staged: StagedTitle, reading read: (ByteRange) throws(TierError) -> [UInt8],
-        checking assembly: inout TitleAssembly
+        _ pack: String, of record: TierRecord, into staged: StagedTitle, from kept: KeptPull,
+        reading read: (ByteRange) throws(TierError) -> [UInt8], checking assembly: inout TitleAssembly
     ) throws(TierError) {
-        var offset = Int64(assembly.manifestBytes.count)
+        var offset = kept.offset
         var window: [UInt8] = []
         var windowStart = offset
-        for member in assembly.manifest.members {
-            try checking(pack, writing: staged.directory + "/" + member.path) {
-                let listed = try assembly.begin(member.path)
-                let file = try staged.create(member.path)
-                let digest = Digest(.sha256)
-                var done: Int64 = 0
-                while done < listed.size {
-                    let at = offset + done
-                    if at >= windowStart + Int64(window.count) {
-                        windowStart = at
-                        window = try read(ByteRange(at, min(record.size, at + Self.window)))
-                    }
-                    let from = Int(at - windowStart)
-                    let bytes = Array(window[from..<(from + Int(min(Int64(window.count - from), listed.size - done)))])
-                    digest.update(bytes)
-                    try file.write(bytes, at: done)
-                    done += Int64(bytes.count)
+        var windowSize = Self.windows.lowerBound
+        /// Writes `member` (at `offset` in the pack) after its first `prefix` bytes: its SHA-256.
+        func copy(_ member: TitleManifest.Member, after prefix: KeptPull.Prefix?) throws -> String {
+            let file = try staged.create(member.path, keeping: prefix?.bytes ?? 0)
+            let digest = prefix?.digest ?? Digest(.sha256)
+            var done = prefix?.bytes ?? 0
+            while done < member.size {
+                let at = offset + done
+                if at < windowStart || at >= windowStart + Int64(window.count) {
+                    windowStart = at
+                    let asked = ContinuousClock.now
+                    window = try read(ByteRange(at, min(record.size, at + windowSize)))
+                    windowSize = Self.nextWindow(after: Int64(window.count), took: (ContinuousClock.now - asked) / .seconds(1))
                 }
-                try TitleAssembly.check(listed, size: done, sha256: digest.finalizeHex())
+                let from = Int(at - windowStart)
+                let bytes = Array(window[from..<(from + Int(min(Int64(window.count - from), member.size - done)))])
+                digest.update(bytes)
+                try file.write(bytes, at: done)
+                done += Int64(bytes.count)
+            }
+            return digest.finalizeHex()
+        }
+        for (index, member) in assembly.manifest.members.enumerated().dropFirst(kept.firstMissing) {
+            try checking(pack, in: staged, writing: staged.directory + "/" + member.path) {
+                let listed = try assembly.begin(member.path)
+                let prefix = index == kept.firstMissing ? kept.prefix : nil
+                var sha256 = try copy(listed, after: prefix)
+                // A kept prefix that was not what it seemed (a power loss) costs the member again.
+                if prefix != nil && sha256 != listed.sha256 { sha256 = try copy(listed, after: nil) }
+                try TitleAssembly.check(listed, size: listed.size, sha256: sha256)
             }
             offset += member.size
         }
     }
 
     /// Runs `body`, which reads the pack and writes `path`: a check that fails makes the
-    /// pack unusable, a tier error stays one, anything else is this cache's.
-    private func checking<T>(_ pack: String, writing path: String, _ body: () throws -> T) throws(TierError) -> T {
+    /// pack unusable (and what was pulled of it is removed), a tier error stays one,
+    /// anything else is this cache's.
+    private func checking<T>(
+        _ pack: String, in staged: StagedTitle, writing path: String, _ body: () throws -> T
+    ) throws(TierError) -> T {
         do {
             return try body()
         } catch let problem as TitleAssembly.Problem {
+            staged.discard()
             throw unusable(pack, problem)
         } catch let error as TierError {
             throw error

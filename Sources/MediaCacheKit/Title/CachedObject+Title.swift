@@ -50,4 +50,7 @@ public enum TitleLayout {
     public static let stateFile = "state"
     /// The files being assembled, relative paths as in the committed title.
     public static let filesFolder = "files"
+    /// A title being pulled from the tier: `title.json` and the files, as in the
+    /// committed title, kept for the next pull to go on from.
+    public static let pullFolder = "pull"
 }

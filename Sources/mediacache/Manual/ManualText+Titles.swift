@@ -39,7 +39,9 @@ extension ManualText {
                 title.json's SHA-256), rather than one object per segment; pull brings it back \
                 checked file by file and adds it in one step, and so does prefetch --tier \
                 before asking the origin (a copy that fails its check is dropped, and the \
-                title comes from the origin).
+                title comes from the origin). A pull that is stopped (Ctrl-C, kill -9) keeps \
+                the files it wrote under partial/KEY.title/pull/, and the next pull or \
+                prefetch --tier of the title hashes them again and fetches only the rest.
                 """),
             .text(
                 """

@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+@testable import MediaCacheKit
+
+/// A title's pull from the tier, driven through its range reader with a pack on disk (no
+/// S3): a stopped pull keeps what it wrote, the next one asks only for the rest, and
+/// nothing kept is trusted without its hash.
+@Suite("TierTitlePull")
+struct TierTitlePullTests {
+    let url = "https://a.example/show/master.m3u8"
+
+    /// A title of six 100 kB segments packed as `push` packs it, and an empty cache to
+    /// pull it into.
+    final class Setup {
+        let source: BundleTestCache
+        let target: BundleTestCache
+        let title: TitleFixture
+        let record: TierRecord
+        let pack: [UInt8]
+        let layout: TierLayout
+        /// What each pull asked the tier for.
+        let asked = LockedValue<[ByteRange]>([])
+
+        init(url: String) throws {
+            source = try BundleTestCache("mediacache-pull-source")
+            target = try BundleTestCache("mediacache-pull-target")
+            title = try TitleFixture.write(url: url, segments: 6, segmentSize: 100_000, in: source.directory, index: source.index)
+            let intact = try #require(try TitleOnDisk.intactManifest(of: title.object, in: source.directory))
+            let path = source.root + "/pack"
+            try TitlePack.write(intact, folder: title.directoryPath, to: path)
+            pack = try #require(FileManager.default.contents(atPath: path).map(Array.init))
+            record = TierRecord(of: title.object, titleManifestSize: Int64(title.manifestBytes.count))
+            layout = TierLayout(location: try TierLocation(parsing: "s3://bucket/fleet"))
+        }
+
+        var pullFolder: String { TitleLayout.staging(key: title.key, in: target.directory) + "/" + TitleLayout.pullFolder }
+
+        /// Pulls into the target, stopping once `reads` ranges were read, each taking at least
+        /// `delay` seconds; what it said it kept.
+        func pull(stoppingAfter reads: Int = .max, delay: Double = 0) throws(TierError) -> (object: CachedObject, resumed: Int64?) {
+            let pack = pack
+            asked.withLock { $0 = [] }
+            let puller = TierTitlePuller(layout: layout, objects: ObjectStore(directory: target.directory, index: target.index)) {
+                [asked] _, range throws(TierError) in
+                asked.withLock { $0.append(range) }
+                if delay > 0 { Thread.sleep(forTimeInterval: delay) }
+                return Array(pack[Int(range.start)..<Int(range.end)])
+            }
+            guard let lock = try? KeyLock.tryAcquire(key: title.key, in: target.directory) else { throw .cancelled }
+            var resumed: Int64?
+            let object = try puller.pull(
+                record, identity: title.object.cacheKey, lockedBy: lock,
+                isCancelled: { asked.withLock { $0.count } >= reads }, resuming: { resumed = $0 }, received: { _ in })
+            return (object, resumed)
+        }
+
+        var bytesAsked: Int64 { asked.withLock { $0.reduce(0) { $0 + $1.count } } }
+
+        func expectPulledWhole(_ object: CachedObject, sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(object.sha256 == title.object.sha256, sourceLocation: sourceLocation)
+            let folder = target.directory.absolute(TitleLayout.directory(key: title.key))
+            for (member, bytes) in title.members {
+                #expect(FileManager.default.contents(atPath: folder + "/" + member).map(Array.init) == bytes, "\(member)", sourceLocation: sourceLocation)
+            }
+            #expect(!FileManager.default.fileExists(atPath: pullFolder), "the pull folder is left", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func aStoppedPullKeepsWhatItWroteAndTheNextAsksOnlyForTheRest() throws {
+        let setup = try Setup(url: url)
+        // title.json, then one window of the smallest size.
+        #expect(throws: TierError.cancelled) { try setup.pull(stoppingAfter: 2) }
+        let kept = Int64(setup.title.manifestBytes.count) + TierTitlePuller.windows.lowerBound
+        #expect(setup.bytesAsked == kept)
+
+        let (object, resumed) = try setup.pull()
+        #expect(resumed == kept)
+        #expect(setup.bytesAsked == Int64(setup.pack.count) - kept, "\(setup.asked.withLock { $0 })")
+        setup.expectPulledWhole(object)
+    }
+
+    @Test func aKeptFileThatFailsItsHashIsFetchedAgainWithAllAfterIt() throws {
+        let setup = try Setup(url: url)
+        // title.json, 64 KiB, then 128 KiB (the rate of the first window): the first segment is whole.
+        #expect(throws: TierError.cancelled) { try setup.pull(stoppingAfter: 3, delay: 0.5) }
+        // The first segment, whole, damaged as a power loss may leave it.
+        let members = setup.title.manifest.members
+        let damaged = try #require(members.firstIndex { $0.path.hasSuffix(".ts") })
+        let path = setup.pullFolder + "/" + members[damaged].path
+        var bytes = try #require(FileManager.default.contents(atPath: path))
+        #expect(bytes.count == 100_000)
+        bytes[500] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: path))
+
+        let (object, resumed) = try setup.pull()
+        let before = members[..<damaged].reduce(Int64(setup.title.manifestBytes.count)) { $0 + $1.size }
+        #expect(resumed == before)
+        #expect(setup.asked.withLock { $0.first?.start } == before)
+        setup.expectPulledWhole(object)
+    }
+
+    @Test func aKeptPrefixThatTurnsOutWrongCostsOnlyItsMemberAgain() throws {
+        let setup = try Setup(url: url)
+        #expect(throws: TierError.cancelled) { try setup.pull(stoppingAfter: 2) }
+        // The first segment was cut short; its first bytes are damaged.
+        let members = setup.title.manifest.members
+        let cut = try #require(members.firstIndex { $0.path.hasSuffix(".ts") })
+        let path = setup.pullFolder + "/" + members[cut].path
+        var bytes = try #require(FileManager.default.contents(atPath: path))
+        #expect(bytes.count > 0 && bytes.count < 100_000)
+        bytes[0] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: path))
+
+        let (object, _) = try setup.pull()
+        let start = members[..<cut].reduce(Int64(setup.title.manifestBytes.count)) { $0 + $1.size }
+        // Asked again from the member's start, never for what comes before it.
+        let asked = setup.asked.withLock { $0 }
+        #expect(asked.contains { $0.start == start } && asked.allSatisfy { $0.start >= start }, "\(asked)")
+        setup.expectPulledWhole(object)
+    }
+
+    @Test func aPullOfAnotherPackStartsOver() throws {
+        let setup = try Setup(url: url)
+        #expect(throws: TierError.cancelled) { try setup.pull(stoppingAfter: 2) }
+        // Another version's title.json in the folder: nothing of it is this pack's.
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: setup.pullFolder + "/" + TitleManifest.fileName))
+        let (object, resumed) = try setup.pull()
+        #expect(resumed == 0)
+        #expect(setup.bytesAsked == Int64(setup.pack.count))
+        setup.expectPulledWhole(object)
+    }
+
+    @Test func aPackThatFailsItsCheckLeavesNothingToResume() throws {
+        let setup = try Setup(url: url)
+        let damaged = {
+            var bytes = setup.pack
+            bytes[bytes.count - 10] ^= 0xFF
+            return bytes
+        }()
+        let puller = TierTitlePuller(
+            layout: setup.layout, objects: ObjectStore(directory: setup.target.directory, index: setup.target.index)
+        ) { _, range throws(TierError) in Array(damaged[Int(range.start)..<Int(range.end)]) }
+        let lock = try #require(try KeyLock.tryAcquire(key: setup.title.key, in: setup.target.directory))
+        let error = try #require(throws: TierError.self) {
+            try puller.pull(
+                setup.record, identity: url, lockedBy: lock, isCancelled: { false }, resuming: { _ in }, received: { _ in })
+        }
+        #expect("\(error)".contains("nothing of the title was kept"), "\(error)")
+        let partial = (try? FileManager.default.contentsOfDirectory(atPath: setup.target.directory.partialDirectory)) ?? []
+        #expect(!partial.contains { $0.hasSuffix(".title") }, "\(partial)")
+    }
+
+    @Test func windowsGrowToAboutASecondOfThePullWithinTheirBounds() {
+        let (least, most) = (TierTitlePuller.windows.lowerBound, TierTitlePuller.windows.upperBound)
+        #expect(TierTitlePuller.nextWindow(after: 64 << 10, took: 4) == least)
+        #expect(TierTitlePuller.nextWindow(after: 64 << 10, took: 0.25) == 256 << 10)
+        #expect(TierTitlePuller.nextWindow(after: 8 << 20, took: 0.001) == most)
+        #expect(TierTitlePuller.nextWindow(after: 1 << 20, took: 0) == most)
+    }
+}
