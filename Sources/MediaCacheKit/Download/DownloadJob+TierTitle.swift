@@ -3,11 +3,11 @@ import Synchronization
 
 /// A streaming title the tier holds (`--tier`): its pack comes back whole, every file
 /// checked against its `title.json` (`TierTitlePuller`), instead of segment by segment
-/// from the origin; a pull that was stopped goes on from what it kept. The pull writes and checks files, so it runs on the job's disk queue
-/// under the job's lock, and waits there for each range of the pack, which the transfer
-/// loop fetches beside the downloads, under the run's and the file's rate limits. The
-/// transfer thread hears how it ended. A copy that cannot be used leaves the origin, as
-/// for a file.
+/// from the origin; a pull that was stopped goes on from what it kept. The pull writes
+/// and checks files, so it runs on the job's disk queue under the job's lock, and waits
+/// there for each range of the pack, which the transfer loop fetches beside the
+/// downloads, under the run's and the file's rate limits. The transfer thread hears how
+/// it ended. A copy that cannot be used leaves the origin, as for a file.
 extension DownloadJob {
     func pullTitle(_ record: TierRecord, from tier: TierSource) {
         loop.preconditionOnLoop()

@@ -73,7 +73,8 @@ final class StagedTitle {
             try FileSystem.makeDirectory(directory + "/" + folder, durable: false, replacingLink: owner == nil)
         }
         let file = try DataFile(path: directory + "/" + member, mode: .readWrite)
-        if owner == nil { try file.truncate(length: keeping) }
+        // Only a file with more: ext4 flushes a file cut to 0 when it is closed (auto_da_alloc).
+        if owner == nil, try file.size() != keeping { try file.truncate(length: keeping) }
         return file
     }
 
