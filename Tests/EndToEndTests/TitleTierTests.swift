@@ -200,6 +200,11 @@ extension EndToEnd {
             let kept = interruptedPull(into: other, list: list, tier: tier, signal: SIGINT, once: 48 << 10)
             let held = kept.values.reduce(0, +)
             #expect(held >= 48 << 10 && kept["title.json"] != nil, "\(kept)")
+            let status = try other.run(["status", "--json"])
+            let partial = TierPush.jsonLines(status.stdout).first { $0["state"] as? String == "partial" }
+            #expect(partial?["url"] as? String == url && partial?["source"] as? String == "tier", "\(status.stdout)")
+            #expect((partial?["bytes_done"] as? NSNumber)?.int64Value == held, "\(status.stdout)")
+            #expect(try other.run(["status"]).stdout.contains("from the tier"))
 
             let again = try run(other, ["prefetch", list, "--tier", tier, "--json"])
             #expect(again.status == 0, "\(again.stderr)")

@@ -26,4 +26,29 @@ public enum PartialJobs {
         }
         return (jobs.sorted { $0.state.createdAt < $1.state.createdAt }, problems)
     }
+
+    /// A title's pull from the tier that was stopped: what the next `pull` or
+    /// `prefetch --tier` of it goes on from.
+    public struct Pull: Sendable {
+        public var key: CacheKey
+        public var url: String
+        /// What the pull folder holds of the pack (its files as far as they go).
+        public var bytesHeld: Int64
+        public var length: Int64
+    }
+
+    /// Every stopped pull whose `title.json` can be read (`partial/<key>.title/pull/`).
+    public static func pulls(in cache: CacheDirectory) -> [Pull] {
+        let titleSuffix = "." + CachedObject.titleDirectoryExtension
+        return FileSystem.contentsOfDirectory(cache.partialDirectory).sorted().compactMap { name -> Pull? in
+            guard name.hasSuffix(titleSuffix), let key = CacheKey(hex: String(name.dropLast(titleSuffix.count))) else { return nil }
+            let folder = TitleLayout.staging(key: key, in: cache) + "/" + TitleLayout.pullFolder
+            let path = folder + "/" + TitleManifest.fileName
+            guard let bytes = try? FileSystem.readAll(path), let manifest = try? TitleManifest.decode(bytes, path: path) else { return nil }
+            let held = manifest.members.reduce(Int64(bytes.count)) { held, member in
+                held + min(FileSystem.fileSize(folder + "/" + member.path) ?? 0, member.size)
+            }
+            return Pull(key: key, url: manifest.url, bytesHeld: held, length: manifest.totalSize(manifestBytes: bytes.count))
+        }
+    }
 }

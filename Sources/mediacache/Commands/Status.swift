@@ -6,8 +6,8 @@ struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "What `resume` would do; the last run's failures.",
         discussion: """
-            Partial downloads show bytes done / total; entries an interrupted run never \
-            started are listed as queued; failures of the last prefetch or resume that had \
+            Partial downloads show bytes done / total (a title's stopped pull from the tier \
+            too); entries an interrupted run never started are listed as queued; failures of the last prefetch or resume that had \
             any are listed with their reason and whether resume tries them again.
             """)
 
@@ -27,9 +27,10 @@ struct Status: ParsableCommand {
             return
         }
         let (jobs, problems) = PartialJobs.list(in: directory)
+        let pulls = PartialJobs.pulls(in: directory).filter { pull in !jobs.contains { $0.key == pull.key } }
         let saved = RunQueue.load(in: directory)
         for problem in problems + saved.problems { Terminal.err("mediacache: \(problem)") }
-        let partialKeys = Set(jobs.map(\.key))
+        let partialKeys = Set(jobs.map(\.key) + pulls.map(\.key))
         var queuedKeys = Set<CacheKey>()
         let queued = saved.requests.filter { !partialKeys.contains($0.key) && queuedKeys.insert($0.key).inserted }
         let failures = LastRunFailures.load(in: directory)
@@ -46,6 +47,20 @@ struct Status: ParsableCommand {
                 let total = state.length.map { ByteCount.format($0) } ?? "?"
                 let percent = state.length.map { $0 > 0 ? " (\(state.bytesDone * 100 / $0)%)" : "" } ?? ""
                 Terminal.out("\(Printable.url(state.entry.displayName))  \(ByteCount.format(state.bytesDone)) / \(total)\(percent)")
+            }
+        }
+        for pull in pulls {
+            if json {
+                Terminal.out(
+                    JSONEvent.encode([
+                        "state": "partial", "url": URLCredentials.masked(pull.url), "key": pull.key.hex,
+                        "name": URLCredentials.masked(pull.url),
+                        "bytes_done": pull.bytesHeld, "length": pull.length, "source": "tier",
+                    ]))
+            } else {
+                let percent = pull.length > 0 ? " (\(pull.bytesHeld * 100 / pull.length)%)" : ""
+                Terminal.out(
+                    "\(Printable.url(URLCredentials.masked(pull.url)))  \(ByteCount.format(pull.bytesHeld)) / \(ByteCount.format(pull.length))\(percent) from the tier")
             }
         }
         for request in queued {
@@ -76,7 +91,7 @@ struct Status: ParsableCommand {
                 }
             }
         }
-        if jobs.isEmpty && queued.isEmpty && !json {
+        if jobs.isEmpty && pulls.isEmpty && queued.isEmpty && !json {
             Terminal.err("no interrupted downloads in \(directory.root)")
         } else if !queued.isEmpty && !json {
             Terminal.err("\(queued.count) entr\(queued.count == 1 ? "y" : "ies") not started; `mediacache resume` fetches them")
