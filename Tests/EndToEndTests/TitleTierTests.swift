@@ -53,7 +53,6 @@ extension EndToEnd {
             return (bucket, tier)
         }
 
-        /// Flips one byte near the end of the title's pack in `bucket`.
         /// The title pushed to a tier, the origin stopped, and a second, empty cache with a
         /// list naming the title: what each read-through test starts from.
         func secondCacheWithOnlyTheTier() throws -> (tier: String, other: Harness, list: String) {
@@ -68,6 +67,7 @@ extension EndToEnd {
             (try? FileManager.default.contentsOfDirectory(atPath: harness.scratch.cache + "/partial")) ?? []
         }
 
+        /// Flips one byte near the end of the title's pack in `bucket`.
         func damagePack(in bucket: String) throws {
             let client = try store.client(bucket: bucket, prefix: "fleet")
             let pack = try #require(try client.listObjects(prefix: "fleet/titles/").first)
@@ -165,12 +165,12 @@ extension EndToEnd {
 
         /// A held-back `prefetch --tier` of the title into `other`, stopped by `signal` once
         /// its pull folder holds `bytes`: what it left there.
-        func interruptedPull(into other: Harness, list: String, tier: String, signal: Int32, once bytes: Int64) -> [String: Int64] {
-            guard
-                let running = try? MediaCacheProcess.start(
-                    ["prefetch", list, "--tier", tier, "--limit-rate", "16K", "--cache-dir", other.scratch.cache],
-                    environment: store.environment())
-            else { return [:] }
+        func interruptedPull(
+            into other: Harness, list: String, tier: String, signal: Int32, once bytes: Int64
+        ) throws -> [String: Int64] {
+            let running = try MediaCacheProcess.start(
+                ["prefetch", list, "--tier", tier, "--limit-rate", "16K", "--cache-dir", other.scratch.cache],
+                environment: store.environment())
             let pulling = Harness.waitUntil(timeout: 30) {
                 pullFolder(other).map { files(in: $0).values.reduce(0, +) >= bytes } ?? false
             }
@@ -197,7 +197,7 @@ extension EndToEnd {
         /// goes on from exactly there and brings the title whole.
         @Test func ctrlCDuringATitlePullStopsAtOnceAndTheNextRunGoesOnFromWhatItKept() throws {
             let (tier, other, list) = try secondCacheWithOnlyTheTier()
-            let kept = interruptedPull(into: other, list: list, tier: tier, signal: SIGINT, once: 48 << 10)
+            let kept = try interruptedPull(into: other, list: list, tier: tier, signal: SIGINT, once: 48 << 10)
             let held = kept.values.reduce(0, +)
             #expect(held >= 48 << 10 && kept["title.json"] != nil, "\(kept)")
             let status = try other.run(["status", "--json"])
@@ -218,7 +218,7 @@ extension EndToEnd {
         /// and the title is the origin's.
         @Test func aPullAfterKillNineKeepsOnlyTheFilesThatPassTheirChecks() throws {
             let (tier, other, list) = try secondCacheWithOnlyTheTier()
-            let kept = interruptedPull(into: other, list: list, tier: tier, signal: SIGKILL, once: 96 << 10)
+            let kept = try interruptedPull(into: other, list: list, tier: tier, signal: SIGKILL, once: 96 << 10)
             let folder = try #require(pullFolder(other))
             let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/title.json")))
             let members = try #require((manifest as? [String: Any])?["members"] as? [[String: Any]])

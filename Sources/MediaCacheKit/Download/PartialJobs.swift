@@ -11,12 +11,12 @@ public enum PartialJobs {
     public static func list(in cache: CacheDirectory) -> (jobs: [Job], problems: [String]) {
         var jobs: [Job] = []
         var problems: [String] = []
-        let titleSuffix = "." + CachedObject.titleDirectoryExtension
         for name in FileSystem.contentsOfDirectory(cache.partialDirectory).sorted() {
             // A streaming title's download keeps its state in its staging directory.
-            let isTitle = name.hasSuffix(titleSuffix)
-            guard let key = CacheKey(hex: isTitle ? String(name.dropLast(titleSuffix.count)) : name) else { continue }
-            let path = isTitle ? TitleLayout.staging(key: key, in: cache) + "/" + TitleLayout.stateFile : cache.statePath(key: key)
+            let titleKey = TitleLayout.stagingKey(ofPartialEntry: name)
+            guard let key = titleKey ?? CacheKey(hex: name) else { continue }
+            let path =
+                titleKey != nil ? TitleLayout.staging(key: key, in: cache) + "/" + TitleLayout.stateFile : cache.statePath(key: key)
             guard FileSystem.exists(path) else { continue }
             do {
                 jobs.append(Job(key: key, state: try JobStateCodec.decode(try FileSystem.readAll(path), path: path)))
@@ -39,9 +39,8 @@ public enum PartialJobs {
 
     /// Every stopped pull whose `title.json` can be read (`partial/<key>.title/pull/`).
     public static func pulls(in cache: CacheDirectory) -> [Pull] {
-        let titleSuffix = "." + CachedObject.titleDirectoryExtension
-        return FileSystem.contentsOfDirectory(cache.partialDirectory).sorted().compactMap { name -> Pull? in
-            guard name.hasSuffix(titleSuffix), let key = CacheKey(hex: String(name.dropLast(titleSuffix.count))) else { return nil }
+        FileSystem.contentsOfDirectory(cache.partialDirectory).sorted().compactMap { name -> Pull? in
+            guard let key = TitleLayout.stagingKey(ofPartialEntry: name) else { return nil }
             let folder = TitleLayout.staging(key: key, in: cache) + "/" + TitleLayout.pullFolder
             let path = folder + "/" + TitleManifest.fileName
             guard let bytes = try? FileSystem.readAll(path), let manifest = try? TitleManifest.decode(bytes, path: path) else { return nil }

@@ -229,10 +229,9 @@ public struct CacheMaintenance: Sendable {
     /// Titles being assembled (`partial/<key>.title`) that nothing has written to since
     /// `cutoff`, under the age rule of partial downloads: removed under their key's lock.
     private func removeOldTitleStaging(before cutoff: Date, freed: inout Int64) throws -> Int {
-        let suffix = "." + CachedObject.titleDirectoryExtension
         var removed = 0
-        for name in FileSystem.contentsOfDirectory(directory.partialDirectory) where name.hasSuffix(suffix) {
-            guard let key = CacheKey(hex: String(name.dropLast(suffix.count))) else { continue }
+        for name in FileSystem.contentsOfDirectory(directory.partialDirectory) {
+            guard let key = TitleLayout.stagingKey(ofPartialEntry: name) else { continue }
             let path = TitleLayout.staging(key: key, in: directory)
             func isOld() -> Bool { (TitleOnDisk.lastModification(inTree: path) ?? Date()) < cutoff }
             guard isOld(), let lock = try KeyLock.tryAcquire(key: key, in: directory) else { continue }

@@ -55,7 +55,7 @@ final class StagedTitle {
         if owner == nil { rmdir((directory as NSString).deletingLastPathComponent) }
     }
 
-    /// The bytes of `member` already in the folder, none if it is not a plain file.
+    /// The file of `member` already in the folder (never through a link), nil if it cannot be opened.
     func existing(_ member: String) -> DataFile? {
         try? DataFile(path: directory + "/" + member, mode: .readOnly)
     }

@@ -22,7 +22,7 @@ final class TierTitlePuller: Sendable {
     /// The size of the GET after one that brought `bytes` in `seconds`.
     static func nextWindow(after bytes: Int64, took seconds: Double) -> Int64 {
         let second = Double(bytes) / max(seconds, 0.001)
-        return min(max(Int64(min(second, Double(windows.upperBound))), windows.lowerBound), windows.upperBound)
+        return Int64(min(max(second, Double(windows.lowerBound)), Double(windows.upperBound)))
     }
 
     /// Reads exactly `range` of the tier's object `key`, or nil when there is none; may

@@ -44,6 +44,12 @@ public enum TitleLayout {
         cache.jobDirectory(key: key) + "." + CachedObject.titleDirectoryExtension
     }
 
+    /// The key whose staging folder the entry `name` of `partial/` is, if it is one.
+    static func stagingKey(ofPartialEntry name: String) -> CacheKey? {
+        let suffix = "." + CachedObject.titleDirectoryExtension
+        return name.hasSuffix(suffix) ? CacheKey(hex: String(name.dropLast(suffix.count))) : nil
+    }
+
     /// The download's progress: which resources are held, with their sizes and digests.
     public static let progressFile = "progress.json"
     /// The title's entry and headers as a `JobState`, for `status` and `resume`.

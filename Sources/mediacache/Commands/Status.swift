@@ -7,8 +7,9 @@ struct Status: ParsableCommand {
         abstract: "What `resume` would do; the last run's failures.",
         discussion: """
             Partial downloads show bytes done / total (a title's stopped pull from the tier \
-            too); entries an interrupted run never started are listed as queued; failures of the last prefetch or resume that had \
-            any are listed with their reason and whether resume tries them again.
+            too); entries an interrupted run never started are listed as queued; failures \
+            of the last prefetch or resume that had any are listed with their reason and \
+            whether resume tries them again.
             """)
 
     @OptionGroup var cache: CacheOptions
