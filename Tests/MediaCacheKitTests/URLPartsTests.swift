@@ -37,9 +37,13 @@ struct URLPartsTests {
         ("https://a.example/file.averylongext", nil),
         ("https://a.example/file.m-4", nil),
         ("https://a.example/a.b/file", nil),
+        ("https://a.example/seg%2Emp4", "mp4"),
+        ("https://a.example/x;v=1/seg.ts;p?x=a/b.mp4", nil),
+        ("https://a.example.mp4", nil),
     ])
     func pathExtension(url: String, ext: String?) throws {
         #expect(try #require(URLParts(url)).pathExtension == ext)
+        #expect(URLParts.pathExtension(ofURL: url) == ext)
     }
 
     @Test func lastPathComponentIsDecoded() {

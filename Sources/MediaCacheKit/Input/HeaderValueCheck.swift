@@ -16,6 +16,6 @@ public enum HeaderValueCheck {
     /// character but tab): a stored value from outside (a tier record, a bundle
     /// manifest) with one is refused before it can become a header or reach a terminal.
     public static func hasControlCharacters(_ value: String) -> Bool {
-        value.unicodeScalars.contains { $0 != "\t" && $0.properties.generalCategory == .control }
+        ControlCharacters.occur(in: value, allowingTab: true)
     }
 }

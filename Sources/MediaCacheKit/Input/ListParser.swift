@@ -244,7 +244,7 @@ public enum ListParser {
 
         /// C0 controls (tab aside), DEL and C1 controls.
         static func hasControlCharacters(_ text: String) -> Bool {
-            text.unicodeScalars.contains { $0 != "\t" && $0.properties.generalCategory == .control }
+            ControlCharacters.occur(in: text, allowingTab: true)
         }
     }
 }

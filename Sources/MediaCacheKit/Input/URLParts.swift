@@ -31,6 +31,22 @@ public struct URLParts: Sendable, Equatable {
     /// The lowercase file extension of the path, if it has a short one.
     public var pathExtension: String? { Self.shortExtension(of: lastPathComponent) }
 
+    /// `URLParts(url)?.pathExtension`, without parsing the whole URL when its last path
+    /// component has no escapes (a title names thousands of URLs).
+    public static func pathExtension(ofURL url: String) -> String? {
+        let bytes = url.utf8
+        // The first ':' is the scheme's (a URL made absolute); `firstRange(of:)` costs more.
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
+            bytes[colon...].starts(with: "://".utf8)
+        else { return nil }
+        let authority = bytes.index(colon, offsetBy: 3)
+        let end = bytes[authority...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+        guard let slash = bytes[authority..<end].lastIndex(of: UInt8(ascii: "/")) else { return nil }
+        let last = url[bytes.index(after: slash)..<end]
+        guard !last.utf8.contains(UInt8(ascii: "%")) else { return URLParts(url)?.pathExtension }
+        return shortExtension(of: String(last))
+    }
+
     /// The extension of a file name, lowercased, if it is 1–8 ASCII letters or digits.
     public static func shortExtension(of name: String) -> String? {
         let base = name.split(separator: "/").last.map(String.init) ?? name
@@ -55,7 +71,7 @@ public struct URLParts: Sendable, Equatable {
         }
         // URLComponents lets NUL and CR through in a fragment; libcurl would cut the URL
         // at the NUL, so the cache would file other bytes under this one.
-        if string.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        if ControlCharacters.occur(in: string) {
             return "URL contains control characters"
         }
         guard let components = URLComponents(string: string), let scheme = components.scheme else {

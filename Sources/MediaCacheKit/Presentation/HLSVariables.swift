@@ -51,7 +51,7 @@ public struct HLSVariables: Sendable, Equatable {
                 throw PlaylistSyntaxError("QUERYPARAM \(name), but the playlist URL has no such query parameter")
             }
             // Decoded, a query value may hold %0A or %00, which no line of the playlist could.
-            guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            guard !ControlCharacters.occur(in: value) else {
                 throw PlaylistSyntaxError("QUERYPARAM \(name) has control characters in its value")
             }
             values[name] = value

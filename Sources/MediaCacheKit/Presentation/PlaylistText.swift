@@ -52,7 +52,7 @@ struct PlaylistText {
                 throw .malformed(url: url, line: number, tag: nil, reason: "the line is not UTF-8 text")
             }
             // CR, LF, NUL or an escape sequence would end up in a URL or a message.
-            if text.unicodeScalars.contains(where: { $0 != "\t" && $0.properties.generalCategory == .control }) {
+            if ControlCharacters.occur(in: text, allowingTab: true) {
                 throw .malformed(url: url, line: number, tag: nil, reason: "the line contains control characters")
             }
             lines.append(Line(number: number, text: Substring(text)))

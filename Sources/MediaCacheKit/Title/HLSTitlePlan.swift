@@ -124,7 +124,7 @@ struct HLSTitlePlan: Sendable {
     ]
 
     static func fileExtension(_ uri: String, fallback: String) -> String {
-        guard let ext = URLParts(uri)?.pathExtension, mediaExtensions.contains(ext) else { return fallback }
+        guard let ext = URLParts.pathExtension(ofURL: uri), mediaExtensions.contains(ext) else { return fallback }
         return ext
     }
 }

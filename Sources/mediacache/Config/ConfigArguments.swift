@@ -9,6 +9,9 @@ struct CommandLineScan {
     /// The options given, in order, with their values (nil for a flag).
     var given: [(option: CommandOptionTable.Option, value: String?)] = []
 
+    /// A command line that names no config file and asks for no help.
+    init() {}
+
     /// Walks the tokens up to `--`, skipping option values, so `-H --config` is a header.
     init(_ arguments: [String], table: CommandOptionTable) {
         var index = 0
@@ -49,7 +52,10 @@ enum ConfigArguments {
             return arguments
         }
         let rest = Array(arguments.dropFirst())
-        let scan = CommandLineScan(rest, table: CommandOptionTable(command))
+        // The command's option table costs a few hundredths of a second (ArgumentParser
+        // describes the command as JSON): read only when a token may be one of these.
+        let mayMatter = rest.contains { $0.hasPrefix("--config") || $0 == "--no-config" || $0 == "--help" || $0 == "-h" }
+        let scan = mayMatter ? CommandLineScan(rest, table: CommandOptionTable(command)) : CommandLineScan()
         if scan.wantsHelp { return arguments }
         guard let file = try ConfigLocation.load(explicit: scan.configPath, disabled: scan.noConfig, environment: environment)
         else { return arguments }
