@@ -193,8 +193,8 @@ extension EndToEnd {
         }
 
         /// Ctrl-C while a held-back pull reads the pack: the run stops at once (the range
-        /// being read ends, the lock is let go), what was pulled stays, and the next run
-        /// goes on from exactly there and brings the title whole.
+        /// being read ends, the lock is let go), what was pulled stays, and `resume --tier`
+        /// (no list needed) goes on from exactly there and brings the title whole.
         @Test func ctrlCDuringATitlePullStopsAtOnceAndTheNextRunGoesOnFromWhatItKept() throws {
             let (tier, other, list) = try secondCacheWithOnlyTheTier()
             let kept = try interruptedPull(into: other, list: list, tier: tier, signal: SIGINT, once: 48 << 10)
@@ -206,7 +206,8 @@ extension EndToEnd {
             #expect((partial?["bytes_done"] as? NSNumber)?.int64Value == held, "\(status.stdout)")
             #expect(try other.run(["status"]).stdout.contains("from the tier"))
 
-            let again = try run(other, ["prefetch", list, "--tier", tier, "--json"])
+            // The run saved its entry: `resume` with the tier named goes on from there.
+            let again = try run(other, ["resume", "--tier", tier, "--json"])
             #expect(again.status == 0, "\(again.stderr)")
             #expect(resumedBytes(again) == held, "kept \(resumedBytes(again) ?? -1) of the \(held) bytes pulled")
             try expectPlaysAsTheOrigin(other)
@@ -214,8 +215,8 @@ extension EndToEnd {
         }
 
         /// `kill -9` mid-pull, then one kept segment damaged (as a power loss may leave it):
-        /// the next pull hashes what it finds, keeps only what is right, fetches the rest,
-        /// and the title is the origin's.
+        /// `resume` finds the pull without a saved entry, hashes what it kept, keeps only
+        /// what is right, fetches the rest, and the title is the origin's.
         @Test func aPullAfterKillNineKeepsOnlyTheFilesThatPassTheirChecks() throws {
             let (tier, other, list) = try secondCacheWithOnlyTheTier()
             let kept = try interruptedPull(into: other, list: list, tier: tier, signal: SIGKILL, once: 96 << 10)
@@ -234,7 +235,15 @@ extension EndToEnd {
             bytes[bytes.count / 2] ^= 0xFF
             try bytes.write(to: URL(fileURLWithPath: folder + "/" + damaged.0))
 
-            let again = try run(other, ["prefetch", list, "--tier", tier, "--json"])
+            // `kill -9` saved no entry: `resume` finds the pull itself. With no tier named it
+            // says so and touches nothing; with one, it asks the tier's record.
+            let unnamed = try run(other, ["resume"])
+            #expect(unnamed.status == 0, "\(unnamed.stderr)")
+            #expect(
+                unnamed.stderr.contains("\(url): its pull from the tier stopped at")
+                    && unnamed.stderr.contains("name the tier (--tier or MEDIACACHE_TIER) to go on"), "\(unnamed.stderr)")
+            #expect(pullFolder(other).map { files(in: $0).count } == kept.count)
+            let again = try run(other, ["resume", "--tier", tier, "--json"])
             #expect(again.status == 0, "\(again.stderr)")
             #expect(resumedBytes(again) == before, "kept \(resumedBytes(again) ?? -1), expected \(before) (up to \(damaged.0))")
             try expectPlaysAsTheOrigin(other)

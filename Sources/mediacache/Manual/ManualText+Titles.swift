@@ -41,7 +41,8 @@ extension ManualText {
                 before asking the origin (a copy that fails its check is dropped, and the \
                 title comes from the origin). A pull that is stopped (Ctrl-C, kill -9) keeps \
                 the files it wrote under partial/KEY.title/pull/, and the next pull or \
-                prefetch --tier of the title hashes them again and fetches only the rest.
+                prefetch --tier of the title, or resume with a tier named, hashes them again \
+                and fetches only the rest.
                 """),
             .text(
                 """
