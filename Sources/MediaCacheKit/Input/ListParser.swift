@@ -166,13 +166,13 @@ public enum ListParser {
             switch key {
             case "out":
                 guard !value.isEmpty else { return error(number, "out= needs a name") }
-                guard !Self.hasControlCharacters(value) else {
+                guard !ControlCharacters.occur(in: value, allowingTab: true) else {
                     return error(number, "out= name contains control characters; ignored")
                 }
                 current!.outName = value
             case "dir":
                 guard !value.isEmpty else { return error(number, "dir= needs a folder") }
-                guard !Self.hasControlCharacters(value) else {
+                guard !ControlCharacters.occur(in: value, allowingTab: true) else {
                     return error(number, "dir= folder contains control characters; ignored")
                 }
                 current!.directory = value
@@ -182,7 +182,7 @@ public enum ListParser {
                     value[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "-_".contains($0) })
                 else { return rejectEntry(number, "header must look like 'Name: value', got '\(HeaderRedaction.preview(value))'") }
                 // CR, LF or NUL inside a header would end it early or start another one.
-                guard !Self.hasControlCharacters(value) else {
+                guard !ControlCharacters.occur(in: value, allowingTab: true) else {
                     return rejectEntry(number, "header contains control characters")
                 }
                 current!.headers.append(value)
@@ -240,11 +240,6 @@ public enum ListParser {
         mutating func warning(_ line: Int, _ message: String) {
             diagnostics.append(
                 ListDiagnostic(severity: .warning, file: file, line: line, message: Printable.name(message)))
-        }
-
-        /// C0 controls (tab aside), DEL and C1 controls.
-        static func hasControlCharacters(_ text: String) -> Bool {
-            ControlCharacters.occur(in: text, allowingTab: true)
         }
     }
 }

@@ -73,23 +73,25 @@ enum PlaylistURI {
         return String(base[...lastSlash])
     }
 
-    /// A relative path of unreserved characters, without dot or empty segments, and an
-    /// optional query of plain characters.
+    /// A non-empty relative path of unreserved characters, without dot or empty segments,
+    /// and an optional query of plain characters.
     private static func isPlainRelative(_ reference: some StringProtocol) -> Bool {
         let bytes = reference.utf8
         let queryStart = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
         let path = bytes[..<queryStart]
-        guard let first = path.first, first != UInt8(ascii: "/"),
-            path.allSatisfy({ isUnreserved($0) || $0 == UInt8(ascii: "/") }),
-            !hasDotSegment(path), !path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains(where: \.isEmpty)
+        guard path.first != UInt8(ascii: "/"), path.allSatisfy({ isUnreserved($0) || $0 == UInt8(ascii: "/") }),
+            !path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains(where: isEmptyOrDot)
         else { return false }
         return bytes[queryStart...].dropFirst().allSatisfy { isUnreserved($0) || isSubDelimiter($0) || isQueryExtra($0) }
     }
 
     private static func hasDotSegment(_ path: some Collection<UInt8>) -> Bool {
-        path.split(separator: UInt8(ascii: "/")).contains { segment in
-            segment.allSatisfy { $0 == UInt8(ascii: ".") } && segment.count <= 2
-        }
+        path.split(separator: UInt8(ascii: "/")).contains(where: isEmptyOrDot)
+    }
+
+    /// An empty segment, `.` or `..`.
+    private static func isEmptyOrDot(_ segment: some Collection<UInt8>) -> Bool {
+        segment.count <= 2 && segment.allSatisfy { $0 == UInt8(ascii: ".") }
     }
 
     private static func isAlphanumeric(_ byte: UInt8) -> Bool {

@@ -77,9 +77,7 @@ final class TitleDownload {
     private func planned(_ plan: any TitlePlan) {
         self.plan = plan
         let (staging, files) = (staging, filesDirectory)
-        let folders = Set(plan.resources.map { resource in
-            resource.path.lastIndex(of: "/").map { String(resource.path[..<$0]) } ?? ""
-        })
+        let folders = Set(plan.resources.map { $0.path.split(separator: "/").dropLast().joined(separator: "/") })
         let (job, loop) = (job, loop)
         job.partial.diskQueue.async {
             let outcome = Result { () throws(SystemError) -> TitleProgress in
