@@ -80,13 +80,13 @@ enum PlaylistURI {
         let queryStart = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
         let path = bytes[..<queryStart]
         guard path.first != UInt8(ascii: "/"), path.allSatisfy({ isUnreserved($0) || $0 == UInt8(ascii: "/") }),
-            !path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains(where: isEmptyOrDot)
+            !path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains(where: { isEmptyOrDot($0) })
         else { return false }
         return bytes[queryStart...].dropFirst().allSatisfy { isUnreserved($0) || isSubDelimiter($0) || isQueryExtra($0) }
     }
 
     private static func hasDotSegment(_ path: some Collection<UInt8>) -> Bool {
-        path.split(separator: UInt8(ascii: "/")).contains(where: isEmptyOrDot)
+        path.split(separator: UInt8(ascii: "/")).contains(where: { isEmptyOrDot($0) })
     }
 
     /// An empty segment, `.` or `..`.
