@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import MediaCacheKit
 
@@ -188,5 +189,32 @@ struct HLSTitlePlanTests {
         #expect(HLSTitlePlan.fileExtension("https://a.example/seg1.ts?x=y", fallback: "bin") == "ts")
         #expect(HLSTitlePlan.fileExtension("https://a.example/seg?id=1", fallback: "ts") == "ts")
         #expect(HLSTitlePlan.fileExtension("https://a.example/seg.php", fallback: "m4s") == "m4s")
+    }
+
+    /// Durations in local playlists (and DASH's `PT…S`) are plain decimals to the
+    /// microsecond, as `%.6f` would write them with trailing zeros trimmed.
+    @Test func durationsAreDecimalsToTheMicrosecond() {
+        let cases: [(Double, String)] = [
+            (0, "0"), (2, "2"), (2.5, "2.5"), (6.006, "6.006"), (0.021333, "0.021333"), (0.000001, "0.000001"),
+            (1e-7, "0"), (123456.7, "123456.7"), (10.0000004, "10"), (9.9999996, "10"), (29.97, "29.97"),
+        ]
+        for (value, text) in cases { #expect(HLSLocalPlaylists.decimal(value) == text, "\(value)") }
+        // What muxers write: 90 kHz ticks, milliseconds, microseconds.
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            for value in [
+                Double(Int.random(in: 0...90_000_000, using: &random)) / 90_000,
+                Double(Int.random(in: 0...10_000_000, using: &random)) / 1_000,
+                Double(Int.random(in: 0...100_000_000, using: &random)) / 1_000_000,
+            ] {
+                var expected = String(format: "%.6f", value)
+                while expected.hasSuffix("0") { expected.removeLast() }
+                if expected.hasSuffix(".") { expected.removeLast() }
+                #expect(HLSLocalPlaylists.decimal(value) == expected, "\(value)")
+            }
+        }
+        // Far outside any duration: the long way, the same text.
+        #expect(HLSLocalPlaylists.decimal(1e20) == "100000000000000000000")
+        #expect(HLSLocalPlaylists.decimal(-1) == "-1")
     }
 }

@@ -146,11 +146,27 @@ enum HLSLocalPlaylists {
     /// values, so nothing needs escaping.
     private static func quoted(_ value: String) -> String { "\"" + value + "\"" }
 
-    /// Seconds as a decimal without exponent, trailing zeros trimmed.
+    /// Seconds as a decimal without exponent, to the microsecond, trailing zeros trimmed.
+    /// Written once per segment of every local playlist: integer arithmetic, as
+    /// Foundation's `String(format:)` cost more than the rest of the playlist's text.
     static func decimal(_ value: Double) -> String {
-        var text = String(format: "%.6f", value)
-        while text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text
+        let micros = (value * 1_000_000).rounded()
+        // A duration is never negative and far below this; anything else the long way.
+        guard micros.isFinite, micros >= 0, micros < 1e15 else {
+            var text = String(format: "%.6f", value)
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+            return text
+        }
+        let whole = Int64(micros) / 1_000_000
+        var fraction = Int64(micros) % 1_000_000
+        guard fraction != 0 else { return String(whole) }
+        var digits = 6
+        while fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        let written = String(fraction)
+        return String(whole) + "." + String(repeating: "0", count: digits - written.count) + written
     }
 }
