@@ -40,7 +40,9 @@ extension MediaResponder {
             return (response, .download)
         case .file(let filePath, let held):
             guard let file = try? await BlockingWork.run({ try DataFile(path: filePath, mode: .readOnly) }) else {
-                // Committed meanwhile: the title's folder has moved into the cache.
+                // Committed meanwhile: the title's folder has moved into the cache, and its
+                // index row follows before the download ends.
+                try? await title.ended()
                 return try await fromCommittedTitle(request: request, path: path, source: source)
             }
             let etag = "\"\(held.sha256.prefix(32))\""
@@ -51,6 +53,7 @@ extension MediaResponder {
             return (response, .download)
         case .arriving(let arriving):
             guard let file = try? await BlockingWork.run({ try DataFile(path: arriving.path, mode: .readOnly) }) else {
+                try? await title.ended()
                 return try await fromCommittedTitle(request: request, path: path, source: source)
             }
             // No ETag: its SHA-256, which the title's files are tagged with, is not known yet.

@@ -20,6 +20,8 @@ struct TierTitlePullTests {
         let layout: TierLayout
         /// What each pull asked the tier for.
         let asked = LockedValue<[ByteRange]>([])
+        /// The members the last pull wrote, in its order.
+        let held = LockedValue<[String]>([])
 
         init(url: String) throws {
             source = try BundleTestCache("mediacache-pull-source")
@@ -37,7 +39,10 @@ struct TierTitlePullTests {
 
         /// Pulls into the target, stopping once `reads` ranges were read, each taking at least
         /// `delay` seconds; what it said it kept.
-        func pull(stoppingAfter reads: Int = .max, delay: Double = 0) throws(TierError) -> (object: CachedObject, resumed: Int64?) {
+        func pull(
+            stoppingAfter reads: Int = .max, delay: Double = 0, asking: [Int: [String]] = [:],
+            askingOnceBegun begun: (member: String, asks: String)? = nil
+        ) throws(TierError) -> (object: CachedObject, resumed: Int64?) {
             let pack = pack
             asked.withLock { $0 = [] }
             let puller = TierTitlePuller(layout: layout, objects: ObjectStore(directory: target.directory, index: target.index)) {
@@ -48,9 +53,23 @@ struct TierTitlePullTests {
             }
             guard let lock = try? KeyLock.tryAcquire(key: title.key, in: target.directory) else { throw .cancelled }
             var resumed: Int64?
-            let object = try puller.pull(
-                record, identity: title.object.cacheKey, lockedBy: lock,
-                isCancelled: { asked.withLock { $0.count } >= reads }, resuming: { resumed = $0 }, received: { _ in })
+            var asking = asking
+            let watch = TitlePullWatch(
+                isCancelled: { [asked] in asked.withLock { $0.count } >= reads }, resuming: { resumed = $0 },
+                held: { [held] member in held.withLock { $0.append(member.path) } },
+                asked: { [asked, pullFolder] in
+                    // What a player asks for once `begun.member` holds bytes.
+                    if let (member, path) = begun, asking[-1] == nil,
+                        ((try? FileManager.default.attributesOfItem(atPath: pullFolder + "/" + member))?[.size] as? Int ?? 0) > 0
+                    {
+                        asking[-1] = []
+                        return [path]
+                    }
+                    // What a player asks for once this many ranges were read.
+                    return asking.removeValue(forKey: asked.withLock { $0.count }) ?? []
+                })
+            held.withLock { $0 = [] }
+            let object = try puller.pull(record, identity: title.object.cacheKey, lockedBy: lock, watch: watch)
             return (object, resumed)
         }
 
@@ -79,9 +98,10 @@ struct TierTitlePullTests {
         setup.expectPulledWhole(object)
     }
 
-    @Test func aKeptFileThatFailsItsHashIsFetchedAgainWithAllAfterIt() throws {
+    @Test func aKeptFileThatFailsItsHashIsFetchedAgainAndWhatFollowsItIsKept() throws {
         let setup = try Setup(url: url)
-        // title.json, 64 KiB, then 128 KiB (the rate of the first window): the first segment is whole.
+        // title.json, 64 KiB, then 128 KiB (the rate of the first window): the first
+        // segment is whole, the second begun.
         #expect(throws: TierError.cancelled) { try setup.pull(stoppingAfter: 3, delay: 0.5) }
         // The first segment, whole, damaged as a power loss may leave it.
         let members = setup.title.manifest.members
@@ -91,11 +111,65 @@ struct TierTitlePullTests {
         #expect(bytes.count == 100_000)
         bytes[500] ^= 0xFF
         try bytes.write(to: URL(fileURLWithPath: path))
+        let begun = try #require(FileManager.default.contents(atPath: setup.pullFolder + "/" + members[damaged + 1].path))
+        #expect(begun.count > 0 && begun.count < 100_000)
 
         let (object, resumed) = try setup.pull()
         let before = members[..<damaged].reduce(Int64(setup.title.manifestBytes.count)) { $0 + $1.size }
-        #expect(resumed == before)
+        #expect(resumed == before + Int64(begun.count))
+        // The damaged segment is read again, and nothing else twice.
         #expect(setup.asked.withLock { $0.first?.start } == before)
+        #expect(setup.bytesAsked == Int64(setup.pack.count) - before - Int64(begun.count), "\(setup.asked.withLock { $0 })")
+        setup.expectPulledWhole(object)
+    }
+
+    /// `serve` while the title is pulled: the file a player waits for is read next, out
+    /// of the pack's order, the pull goes on after it and comes back for what it skipped,
+    /// and no byte of the pack is read twice.
+    @Test func aFileAPlayerAsksForIsPulledFirstAndNothingIsReadTwice() throws {
+        let setup = try Setup(url: url)
+        let members = setup.title.manifest.members.map(\.path)
+        let segments = members.filter { $0.hasSuffix(".ts") }
+        let (object, _) = try setup.pull(asking: [1: [segments[3]]])
+        let order = setup.held.withLock { $0 }
+        #expect(order.first == segments[3], "\(order)")
+        #expect(order.firstIndex(of: segments[4])! < order.firstIndex(of: segments[0])!, "\(order)")
+        #expect(order.sorted() == members.sorted())
+        #expect(setup.bytesAsked == Int64(setup.pack.count), "\(setup.asked.withLock { $0 })")
+        setup.expectPulledWhole(object)
+    }
+
+    /// A player's ask while a member is half-written: the member is set aside before the
+    /// next read, the asked one written, and the first finished later from where it
+    /// stopped, nothing read twice.
+    @Test func aHalfWrittenFileIsSetAsideForOneAPlayerAsksFor() throws {
+        let setup = try Setup(url: url)
+        let segments = setup.title.manifest.members.map(\.path).filter { $0.hasSuffix(".ts") }
+        // After title.json and 64 KiB the first segment (100 kB) is half-written.
+        let (object, _) = try setup.pull(askingOnceBegun: (segments[0], segments[4]))
+        let order = setup.held.withLock { $0 }
+        #expect(order.firstIndex(of: segments[4])! < order.firstIndex(of: segments[0])!, "\(order)")
+        let asked = setup.asked.withLock { $0 }
+        let members = setup.title.manifest.members
+        let start = { (path: String) in members.prefix { $0.path != path }.reduce(Int64(setup.title.manifestBytes.count)) { $0 + $1.size } }
+        try #require(asked.count == 4, "\(asked)")
+        #expect(asked[1].start == start(members[0].path) && asked[2].start == start(segments[4]), "\(asked)")
+        // s0 goes on from the end of the first window.
+        #expect(asked[3].start == asked[1].end, "\(asked)")
+        #expect(setup.bytesAsked == Int64(setup.pack.count), "\(setup.asked.withLock { $0 })")
+        setup.expectPulledWhole(object)
+    }
+
+    /// A pull stopped after a jump keeps the file it jumped to; the next reads only the rest.
+    @Test func aFilePulledOutOfOrderIsKeptByTheNextPull() throws {
+        let setup = try Setup(url: url)
+        let members = setup.title.manifest.members
+        let last = try #require(members.lastIndex { $0.path.hasSuffix(".ts") })
+        // title.json, then from the last segment (64 KiB, then the rest of the pack).
+        #expect(throws: TierError.cancelled) { try setup.pull(stoppingAfter: 3, asking: [1: [members[last].path]]) }
+        let (object, resumed) = try setup.pull()
+        #expect(resumed == members[last...].reduce(Int64(setup.title.manifestBytes.count)) { $0 + $1.size })
+        #expect(setup.bytesAsked == Int64(setup.pack.count) - resumed!, "\(setup.asked.withLock { $0 })")
         setup.expectPulledWhole(object)
     }
 
@@ -142,8 +216,7 @@ struct TierTitlePullTests {
         ) { _, range throws(TierError) in Array(damaged[Int(range.start)..<Int(range.end)]) }
         let lock = try #require(try KeyLock.tryAcquire(key: setup.title.key, in: setup.target.directory))
         let error = try #require(throws: TierError.self) {
-            try puller.pull(
-                setup.record, identity: url, lockedBy: lock, isCancelled: { false }, resuming: { _ in }, received: { _ in })
+            try puller.pull(setup.record, identity: url, lockedBy: lock)
         }
         #expect("\(error)".contains("nothing of the title was kept"), "\(error)")
         let partial = (try? FileManager.default.contentsOfDirectory(atPath: setup.target.directory.partialDirectory)) ?? []

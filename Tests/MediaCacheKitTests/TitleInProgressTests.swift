@@ -59,6 +59,40 @@ import Testing
         #expect(second.size == 20)
     }
 
+    /// A title pulled from the tier: its playlists are files of its pack like any other,
+    /// asked for first and handed on once the pull has written and checked them.
+    @Test func aPulledTitlesPlaylistsArriveAsItsOtherFilesDo() async throws {
+        let asked = Asked()
+        let manifest = TitleManifest(
+            format: .hls, url: "https://cdn.example/t/index.m3u8", entry: "index.m3u8",
+            renditions: [.init(identity: "media", kind: "variant", playlist: "media/index.m3u8", segments: 1, duration: 2)],
+            members: [
+                .init(path: "media/s0.ts", size: 10, sha256: "ab"), .init(path: "media/index.m3u8", size: 5, sha256: "cd"),
+                .init(path: "index.m3u8", size: 4, sha256: "ef"),
+            ])
+        let view = TitleInProgress(
+            manifest: manifest, filesDirectory: "/cache/partial/x.title/pull",
+            held: ["media/s0.ts": .init(size: 10, sha256: "ab")]
+        ) { asked.append($0) }
+        #expect(view.entry == "index.m3u8" && view.contains("media/index.m3u8") && !view.contains("title.json"))
+        #expect(view.contentType(of: "media/s0.ts") == "video/mp2t")
+        guard case .file(let path, _) = try await view.member("media/s0.ts") else {
+            Issue.record("s0 is held")
+            return
+        }
+        #expect(path == "/cache/partial/x.title/pull/media/s0.ts")
+
+        async let entry = view.member(view.entry)
+        while asked.all.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(asked.all == ["index.m3u8"])
+        view.didHold("index.m3u8", .init(size: 4, sha256: "ef"))
+        guard case .file(let entryPath, let held) = try await entry else {
+            Issue.record("the entry was not handed on")
+            return
+        }
+        #expect(entryPath == "/cache/partial/x.title/pull/index.m3u8" && held.sha256 == "ef")
+    }
+
     /// A title that fails while a player waits hands on its failure; one committed
     /// meanwhile says where the object is.
     @Test func theTitlesEndEndsTheWait() async throws {

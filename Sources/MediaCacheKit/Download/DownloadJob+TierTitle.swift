@@ -24,22 +24,30 @@ extension DownloadJob {
         }
         let (loop, identity, staging) = (loop, request.entry.identity, TitleLayout.staging(key: key, in: cache))
         let started = TransferLoop.now()
+        let forPlayers = download.priority == .interactive
         partial.diskQueue.async { [weak self] in
             // A title part-fetched from the origin keeps going there.
             if originMayFinish && FileSystem.exists(staging + "/" + TitleLayout.stateFile) {
                 loop.post { [weak self] in self?.didPullTitle(nil, record: record, from: tier) }
                 return
             }
+            let watch = TitlePullWatch(
+                isCancelled: { pull.isCancelled },
+                resuming: { kept in
+                    pull.resumedBytes = kept
+                    loop.post { [weak self] in self?.didStartPull(of: record, keeping: kept) }
+                },
+                planned: { manifest, folder, held in
+                    let view = pull.makeView(of: manifest, in: folder, holding: held)
+                    loop.post { [weak self] in self?.publishPulledTitle(view) }
+                },
+                held: { member in pull.view?.didHold(member.path, .init(size: member.size, sha256: member.sha256)) },
+                received: { bytes in
+                    loop.post { [weak self] in self?.notePullProgress(bytes, of: record, since: started) }
+                },
+                asked: { pull.takeAsked() }, forPlayers: forPlayers)
             let outcome = Result { () throws(TierError) in
-                try puller.pull(
-                    record, identity: identity, lockedBy: lock, isCancelled: { pull.isCancelled },
-                    resuming: { kept in
-                        pull.resumedBytes = kept
-                        loop.post { [weak self] in self?.didStartPull(of: record, keeping: kept) }
-                    },
-                    received: { bytes in
-                        loop.post { [weak self] in self?.notePullProgress(bytes, of: record, since: started) }
-                    })
+                try puller.pull(record, identity: identity, lockedBy: lock, watch: watch)
             }
             loop.post { [weak self] in self?.didPullTitle(outcome, record: record, from: tier) }
         }
@@ -70,6 +78,12 @@ extension DownloadJob {
         return try (answer.value ?? .failure(.cancelled)).get()
     }
 
+    /// Players (`serve`) read the title's files from the pull from now on.
+    private func publishPulledTitle(_ view: TitleInProgress) {
+        guard case .pullingTitle = phase else { return }
+        download.held.publish(title: view)
+    }
+
     /// Once the pull knows what an earlier one left that it keeps.
     private func didStartPull(of record: TierRecord, keeping kept: Int64) {
         guard case .pullingTitle = phase else { return }
@@ -88,10 +102,15 @@ extension DownloadJob {
     private func didPullTitle(_ outcome: Result<CachedObject, TierError>?, record: TierRecord, from tier: TierSource) {
         loop.preconditionOnLoop()
         // Stopped (Ctrl-C) meanwhile: the result was reported.
-        guard case .pullingTitle = phase else { return }
+        guard case .pullingTitle(let pull) = phase else { return }
+        /// The origin takes over: players wait for its title, not the pull's.
+        func decline(_ reason: String?) {
+            if let view = pull.view { download.held.withdraw(title: view) }
+            declineTier(reason, in: tier)
+        }
         switch outcome {
         case nil:
-            declineTier(nil, in: tier)
+            decline(nil)
         case .success(let object):
             bytesFetched = record.size
             // Nothing was written to the job's own folder but its unnamed data file.
@@ -102,18 +121,42 @@ extension DownloadJob {
             if tier.fallback != .origin(required: false) {
                 return fail(JobFailure(.tier, "the tier cannot be used: \(error)"), keepPartial: false)
             }
-            declineTier("the tier's copy of the title could not be read (\(error))", in: tier)
+            decline("the tier's copy of the title could not be read (\(error))")
         case .failure(let error):
-            declineTier("the tier's copy of the title cannot be used (\(error))", in: tier)
+            decline("the tier's copy of the title cannot be used (\(error))")
         }
     }
 }
 
 /// A title's pull from the tier, which the transfer thread may stop (Ctrl-C) while the
 /// disk queue runs it: the range being read ends at its next bytes, no other starts.
+/// Players reading the title as it arrives (`view`) ask for the files they wait for.
 final class TitlePull: Sendable {
     private let cancelled = Atomic<Bool>(false)
     private let kept = Atomic<Int64>(0)
+    private let asked = Mutex<[String]>([])
+    private let madeView = Mutex<TitleInProgress?>(nil)
+
+    /// What players read of the title while it is pulled; nil until `title.json` is read.
+    var view: TitleInProgress? { madeView.withLock { $0 } }
+
+    /// The view of the title `manifest` lists, its files written into `folder`.
+    func makeView(of manifest: TitleManifest, in folder: String, holding held: [TitleManifest.Member]) -> TitleInProgress {
+        let view = TitleInProgress(
+            manifest: manifest, filesDirectory: folder,
+            held: Dictionary(held.map { ($0.path, .init(size: $0.size, sha256: $0.sha256)) }, uniquingKeysWith: { first, _ in first })
+        ) { [weak self] path in self?.asked.withLock { $0.append(path) } }
+        madeView.withLock { $0 = view }
+        return view
+    }
+
+    /// The files players asked for since the last call, oldest first.
+    func takeAsked() -> [String] {
+        asked.withLock { asked in
+            defer { asked.removeAll() }
+            return asked
+        }
+    }
 
     func cancel() { cancelled.store(true, ordering: .relaxed) }
 

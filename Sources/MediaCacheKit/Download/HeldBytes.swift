@@ -130,6 +130,18 @@ final class HeldBytes: Sendable {
         changing { $0.title = title }
     }
 
+    /// `title` will not be completed by this download (the tier's copy failed a check,
+    /// and the origin takes over): its readers are let go, and new ones wait for what
+    /// comes next.
+    func withdraw(title: TitleInProgress) {
+        let withdrawn = state.withLock { state in
+            guard state.title === title else { return false }
+            state.title = nil
+            return true
+        }
+        if withdrawn { title.finish(.interrupted) }
+    }
+
     func didWrite(_ range: ByteRange) {
         changing { $0.held.insert(range) }
     }

@@ -1,6 +1,7 @@
-/// What an earlier pull of the same pack left that passes its checks: every member before
-/// `firstMissing` whole, and maybe the first bytes of that one. Pulls write in the pack's
-/// order, so nothing after it is looked at.
+/// What an earlier pull of the same pack left that passes its checks: members held whole,
+/// and the first bytes of those it was cut off in. A pull reads the pack in order but
+/// jumps ahead to what a player asks for, so any member may be held, whatever comes
+/// before it.
 struct KeptPull {
     struct Prefix {
         let bytes: Int64
@@ -8,32 +9,42 @@ struct KeptPull {
         let digest: Digest
     }
 
-    /// The index in `title.json` of the first member to fetch.
-    let firstMissing: Int
-    /// Where that member starts in the pack.
-    let offset: Int64
-    let prefix: Prefix?
+    /// By index in `title.json`: whether the member is held whole and checked.
+    let whole: [Bool]
+    /// By index in `title.json`: members of which only the first bytes are held.
+    let prefixes: [Int: Prefix]
+    /// The bytes of the pack held: `title.json`, whole members and prefixes.
+    let bytes: Int64
 
-    /// Hashes what `staged` holds, member by member in order, each whole one taken into
-    /// `assembly`, up to the first that is missing, short or wrong.
+    /// Hashes every member `staged` holds, each whole one taken into `assembly`; a file
+    /// longer than its member or different from it is not kept.
     static func scan(_ staged: StagedTitle, checking assembly: inout TitleAssembly) throws -> KeptPull {
-        var offset = Int64(assembly.manifestBytes.count)
-        for (index, member) in assembly.manifest.members.enumerated() {
-            func missing(keeping prefix: Prefix? = nil) -> KeptPull {
-                KeptPull(firstMissing: index, offset: offset, prefix: prefix)
-            }
-            guard let file = staged.existing(member.path), let size = try? file.size(), size > 0 || member.size == 0 else {
-                return missing()
-            }
+        let members = assembly.manifest.members
+        var whole = [Bool](repeating: false, count: members.count)
+        var prefixes: [Int: Prefix] = [:]
+        var bytes = Int64(assembly.manifestBytes.count)
+        for (index, member) in members.enumerated() {
+            guard let file = staged.existing(member.path), let size = try? file.size(), size > 0 || member.size == 0,
+                size <= member.size
+            else { continue }
             let digest = Digest(.sha256)
-            guard (try? file.forEachBlock(length: min(size, member.size), { digest.update($0) })) != nil else {
-                return missing()
+            guard (try? file.forEachBlock(length: size, { digest.update($0) })) != nil else { continue }
+            if size < member.size {
+                prefixes[index] = Prefix(bytes: size, digest: digest)
+                bytes += size
+            } else if digest.finalizeHex() == member.sha256 {
+                _ = try assembly.begin(member.path)
+                whole[index] = true
+                bytes += size
             }
-            if size < member.size { return missing(keeping: Prefix(bytes: size, digest: digest)) }
-            guard size == member.size, digest.finalizeHex() == member.sha256 else { return missing() }
-            _ = try assembly.begin(member.path)
-            offset += member.size
         }
-        return KeptPull(firstMissing: assembly.manifest.members.count, offset: offset, prefix: nil)
+        return KeptPull(whole: whole, prefixes: prefixes, bytes: bytes)
+    }
+
+    /// Nothing kept of `assembly`'s title but its `title.json`.
+    static func none(of assembly: TitleAssembly) -> KeptPull {
+        KeptPull(
+            whole: [Bool](repeating: false, count: assembly.manifest.members.count), prefixes: [:],
+            bytes: Int64(assembly.manifestBytes.count))
     }
 }

@@ -8,6 +8,9 @@ import Foundation
 /// step, as an imported one does. A pack that fails any check is reported naming the
 /// file, and nothing of it is kept. Blocking: never on the transfer thread.
 ///
+/// A player may play the title while it is pulled (`serve --tier`): the file it waits for
+/// is read next, out of the pack's order (`PackReadOrder`).
+///
 /// A pull that stops (Ctrl-C, `kill -9`, a tier that went away) keeps what it wrote, and
 /// the next one goes on from there: the pack is named by its `title.json`, so a kept
 /// `title.json` with the record's SHA-256 says the rest belongs to this pack too, and
@@ -42,42 +45,43 @@ final class TierTitlePuller: Sendable {
 
     /// Pulls the title `record` names, cached under `identity` (the URL or `cache-key=`
     /// it was asked for by), for a download that holds the key's lock and found nothing
-    /// cached. Tells `resuming` once how many bytes of the pack an earlier pull left that
-    /// pass their checks (0 for none), before it reads any; stops with `.cancelled`
-    /// between reads once `isCancelled`, and tells `received` how much of the pack is
-    /// held after each read.
+    /// cached, telling and asking `watch` as it goes (see `TitlePullWatch`).
     func pull(
-        _ record: TierRecord, identity: String, lockedBy lock: KeyLock,
-        isCancelled: () -> Bool, resuming: (Int64) -> Void, received: (Int64) -> Void
+        _ record: TierRecord, identity: String, lockedBy lock: KeyLock, watch: TitlePullWatch = TitlePullWatch()
     ) throws(TierError) -> CachedObject {
         let (key, manifestSize) = try checkedTitle(record)
         precondition(lock.key == key, "a title is pulled under its own key's lock")
         let pack = layout.objectKey(for: record)
+        var held: Int64 = 0
         // Each read of the pack may be the last one (cancelled), and each is counted.
         func read(_ range: ByteRange) throws(TierError) -> [UInt8] {
-            guard !isCancelled() else { throw .cancelled }
+            guard !watch.isCancelled() else { throw .cancelled }
             let bytes = try fetch(pack, range)
-            received(range.end)
+            held += range.count
+            watch.received(held)
             return bytes
         }
         let staged = try local { try StagedTitle(pullOf: key, cache: cache) }
         var assembly: TitleAssembly
         let kept: KeptPull
-        if let held = keptManifest(in: staged, of: record) {
-            assembly = held
+        if let manifest = keptManifest(in: staged, of: record) {
+            assembly = manifest
             kept = try local { try KeptPull.scan(staged, checking: &assembly) }
-            resuming(kept.offset + (kept.prefix?.bytes ?? 0))
+            held = kept.bytes
+            watch.resuming(held)
         } else {
             try local { try staged.removeAll() }
-            resuming(0)
+            watch.resuming(0)
             assembly = try checking(pack, in: staged, writing: TitleManifest.fileName) {
                 let bytes = try read(ByteRange(0, manifestSize))
                 return try TitleAssembly(manifestBytes: bytes, sha256: record.sha256, size: record.size)
             }
             try local { try staged.writeManifest(assembly.manifestBytes) }
-            kept = KeptPull(firstMissing: 0, offset: manifestSize, prefix: nil)
+            kept = KeptPull.none(of: assembly)
         }
-        try split(pack, of: record, into: staged, from: kept, reading: read, checking: &assembly)
+        let members = assembly.manifest.members
+        watch.planned(assembly.manifest, staged.directory, members.indices.filter { kept.whole[$0] }.map { members[$0] })
+        try split(pack, of: record, into: staged, keeping: kept, reading: read, watch: watch, checking: &assembly)
         let object = StagedTitle.object(
             key: key, assembly: assembly, cacheKey: identity, url: record.cacheKey == nil ? identity : record.url,
             mirrors: [], name: nil, contentType: record.contentType, validators: (record.etag, record.lastModified),
@@ -108,47 +112,23 @@ final class TierTitlePuller: Sendable {
         return try? TitleAssembly(manifestBytes: bytes, sha256: record.sha256, size: record.size)
     }
 
-    /// Reads the members that follow `title.json` in the pack, window by window, into
-    /// their files, each checked as it is completed, from the first one `kept` lacks.
+    /// Reads every member `kept` lacks into its file, each checked once whole: the pack's
+    /// order, a player's first (`PackSplit`).
     private func split(
-        _ pack: String, of record: TierRecord, into staged: StagedTitle, from kept: KeptPull,
-        reading read: (ByteRange) throws(TierError) -> [UInt8], checking assembly: inout TitleAssembly
+        _ pack: String, of record: TierRecord, into staged: StagedTitle, keeping kept: KeptPull,
+        reading read: (ByteRange) throws(TierError) -> [UInt8], watch: TitlePullWatch,
+        checking assembly: inout TitleAssembly
     ) throws(TierError) {
-        var offset = kept.offset
-        var window: [UInt8] = []
-        var windowStart = offset
-        var windowSize = Self.windows.lowerBound
-        /// Writes `member` (at `offset` in the pack) after its first `prefix` bytes: its SHA-256.
-        func copy(_ member: TitleManifest.Member, after prefix: KeptPull.Prefix?) throws -> String {
-            let file = try staged.create(member.path, keeping: prefix?.bytes ?? 0)
-            let digest = prefix?.digest ?? Digest(.sha256)
-            var done = prefix?.bytes ?? 0
-            while done < member.size {
-                let at = offset + done
-                if at < windowStart || at >= windowStart + Int64(window.count) {
-                    windowStart = at
-                    let asked = ContinuousClock.now
-                    window = try read(ByteRange(at, min(record.size, at + windowSize)))
-                    windowSize = Self.nextWindow(after: Int64(window.count), took: (ContinuousClock.now - asked) / .seconds(1))
-                }
-                let from = Int(at - windowStart)
-                let bytes = Array(window[from..<(from + Int(min(Int64(window.count - from), member.size - done)))])
-                digest.update(bytes)
-                try file.write(bytes, at: done)
-                done += Int64(bytes.count)
+        let manifest = assembly.manifest
+        var split = PackSplit(
+            manifest, manifestSize: Int64(assembly.manifestBytes.count), into: staged, keeping: kept,
+            forPlayers: watch.forPlayers)
+        while let index = split.next(asked: watch.asked()) {
+            let member = manifest.members[index]
+            let whole = try checking(pack, in: staged, writing: staged.directory + "/" + member.path) {
+                try split.write(index, reading: read, asked: watch.asked, checking: &assembly)
             }
-            return digest.finalizeHex()
-        }
-        for (index, member) in assembly.manifest.members.enumerated().dropFirst(kept.firstMissing) {
-            try checking(pack, in: staged, writing: staged.directory + "/" + member.path) {
-                let listed = try assembly.begin(member.path)
-                let prefix = index == kept.firstMissing ? kept.prefix : nil
-                var sha256 = try copy(listed, after: prefix)
-                // A kept prefix that was not what it seemed (a power loss) costs the member again.
-                if prefix != nil && sha256 != listed.sha256 { sha256 = try copy(listed, after: nil) }
-                try TitleAssembly.check(listed, size: listed.size, sha256: sha256)
-            }
-            offset += member.size
+            if whole { watch.held(member) }
         }
     }
 

@@ -6,8 +6,8 @@ import Synchronization
 /// player asks for that is not held yet becomes the download's first work, and the
 /// asker waits for it.
 ///
-/// Published by the title's download once its plan is made (`ReaderError.title`); safe
-/// from any thread. A held file stays where it is until the title is committed, which
+/// Published by the title's download once its plan is made, or by its pull from the tier
+/// once `title.json` is read (`ReaderError.title`); safe from any thread. A held file stays where it is until the title is committed, which
 /// renames its folder into the cache: a file that cannot be opened any more is read
 /// from the committed title.
 public final class TitleInProgress: Sendable {
@@ -15,9 +15,11 @@ public final class TitleInProgress: Sendable {
     /// The entry playlist's or MPD's path among the title's files.
     public let entry: String
     /// The local playlists or MPD, by path: every URI relative, as they will be
-    /// committed (so their SHA-256 is the committed one).
+    /// committed (so their SHA-256 is the committed one). None for a title pulled from
+    /// the tier, whose playlists arrive in its pack as its other files do.
     private let playlists: [String: (bytes: [UInt8], sha256: String)]
-    private let resources: [String: TitleResource]
+    /// The files that arrive, by path.
+    private let arrivingFiles: Set<String>
     /// Rendition identity (its folder) → kind (`variant`, `audio`, `video`, `text`...).
     private let kinds: [String: String]
     private let filesDirectory: String
@@ -75,27 +77,53 @@ public final class TitleInProgress: Sendable {
         case arriving(ArrivingFile)
     }
 
-    init(
+    convenience init(
         plan: any TitlePlan, filesDirectory: String, held: [String: Held],
         jumpQueue: @escaping @Sendable (String) -> Void
     ) {
-        format = plan.format
-        entry = TitleLayout.entry(for: plan.format)
-        playlists = Dictionary(
-            plan.localFiles(entry: entry).map { file in
-                let bytes = Array(file.text.utf8)
-                return (file.path, (bytes, Digest.sha256Hex(bytes)))
-            }, uniquingKeysWith: { first, _ in first })
-        kinds = Dictionary(
-            plan.manifestRenditions(entry: entry).map { ($0.identity, $0.kind) }, uniquingKeysWith: { first, _ in first })
-        resources = Dictionary(plan.resources.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        let entry = TitleLayout.entry(for: plan.format)
+        self.init(
+            format: plan.format, entry: entry,
+            playlists: Dictionary(
+                plan.localFiles(entry: entry).map { file in
+                    let bytes = Array(file.text.utf8)
+                    return (file.path, (bytes, Digest.sha256Hex(bytes)))
+                }, uniquingKeysWith: { first, _ in first }),
+            arrivingFiles: Set(plan.resources.map(\.path)),
+            kinds: plan.manifestRenditions(entry: entry).map { ($0.identity, $0.kind) },
+            filesDirectory: filesDirectory, held: held, jumpQueue: jumpQueue)
+    }
+
+    /// A title coming back from the tier as `manifest` lists it: every file, its
+    /// playlists too, is held once its pull has written and checked it.
+    convenience init(
+        manifest: TitleManifest, filesDirectory: String, held: [String: Held],
+        jumpQueue: @escaping @Sendable (String) -> Void
+    ) {
+        self.init(
+            format: manifest.format, entry: manifest.entry, playlists: [:],
+            arrivingFiles: Set(manifest.members.map(\.path)),
+            kinds: manifest.renditions.map { ($0.identity, $0.kind) },
+            filesDirectory: filesDirectory, held: held, jumpQueue: jumpQueue)
+    }
+
+    private init(
+        format: PresentationFormat, entry: String, playlists: [String: (bytes: [UInt8], sha256: String)],
+        arrivingFiles: Set<String>, kinds: [(String, String)], filesDirectory: String, held: [String: Held],
+        jumpQueue: @escaping @Sendable (String) -> Void
+    ) {
+        self.format = format
+        self.entry = entry
+        self.playlists = playlists
+        self.arrivingFiles = arrivingFiles
+        self.kinds = Dictionary(kinds, uniquingKeysWith: { first, _ in first })
         self.filesDirectory = filesDirectory
         self.jumpQueue = jumpQueue
         state = Mutex(State(held: held))
     }
 
     /// Whether `path` is a file of the title (a playlist or a resource).
-    public func contains(_ path: String) -> Bool { playlists[path] != nil || resources[path] != nil }
+    public func contains(_ path: String) -> Bool { playlists[path] != nil || arrivingFiles.contains(path) }
 
     /// The Content-Type the file at `path` is sent with, as for the committed title.
     public func contentType(of path: String) -> String {
@@ -109,7 +137,7 @@ public final class TitleInProgress: Sendable {
     /// `ReaderError.interrupted`, or `CancellationError`.
     public func member(_ path: String, streaming: Bool = false) async throws -> Member? {
         if let playlist = playlists[path] { return .playlist(playlist.bytes, sha256: playlist.sha256) }
-        guard resources[path] != nil else { return nil }
+        guard arrivingFiles.contains(path) else { return nil }
         if state.withLock({ $0.held[path] == nil && $0.result == nil }) { jumpQueue(path) }
         _ = try await wait { state in
             if state.held[path] != nil || (streaming && state.arriving[path]?.accepted == true) { return .success(0) }
@@ -121,6 +149,13 @@ public final class TitleInProgress: Sendable {
             guard let arrival = state.arriving[path] else { throw ReaderError.interrupted }
             return .arriving(ArrivingFile(title: self, member: path, path: absolute, length: arrival.length, generation: arrival.generation))
         }
+    }
+
+    /// Waits until the download has ended, however it ended (a file of the title that can
+    /// no longer be opened has moved into the cache with the rest: once this returns, the
+    /// committed title is in the index).
+    public func ended() async throws {
+        _ = try await wait { state in state.result == nil ? nil : .success(0) }
     }
 
     /// Waits until `path` holds bytes beyond `offset` in `generation`: the end of what it

@@ -51,7 +51,9 @@ extension ManualText {
                 signed path, with ranges; paths that are not the title's answer 404. Players, \
                 ffmpeg and the status page (where the browser plays HLS itself) play it from \
                 there. A title not cached yet plays while it downloads: its playlist answers once \
-                read, and a file a player asks for is fetched ahead of the rest and sent as its bytes land.
+                read, and a file a player asks for is fetched ahead of the rest and sent as its bytes land. \
+                With --tier it also plays while its pack is pulled: the playlists and keys are \
+                read from the pack first, a file a player asks for next, each sent once checked.
                 """),
             .literal([
                 "mediacache serve &",
