@@ -90,6 +90,41 @@ extension EndToEnd {
             #expect(ls.stdout.contains("hls title"), "\(ls.stdout)")
         }
 
+        /// `EXT-X-GAP`: the marked segment is never asked for (the origin has no such file),
+        /// the title completes, and its local playlist keeps the gap where it was, so a
+        /// player skips it as it would on the origin's; every other segment is the origin's.
+        @Test func aGapIsNeverFetchedAndStaysAGapOffline() throws {
+            let title = try TitleFixture.hlsGap.make()
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin)
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            let result = try harness.prefetch(list: url)
+            #expect(result.status == 0 && result.stderr.contains("1 done, 0 failed"), "\(result.stderr)")
+            #expect(origin.requests(for: "/t/seg2.ts").isEmpty)
+            #expect(["/t/seg0.ts", "/t/seg1.ts", "/t/seg3.ts"].allSatisfy { origin.requests(for: $0).count == 1 })
+            origin.stop()
+
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let directory = (path as NSString).deletingLastPathComponent
+            // A media playlist of its own, or the entry itself when the title has one rendition.
+            let media = try TitleFixtures.files(in: directory).first { $0.hasSuffix(".m3u8") && $0.contains("/") }
+                ?? (path as NSString).lastPathComponent
+            let lines = try TitleFixtures.read(directory + "/" + media).split(separator: "\n").map(String.init)
+            let uris = lines.filter { !$0.hasPrefix("#") }
+            #expect(uris.count == 4, "\(lines)")
+            // The gap stays on the third segment, whose file there is none of.
+            let gap = try #require(lines.firstIndex(of: "#EXT-X-GAP"), "\(lines)")
+            let gapURI = try #require(lines[gap...].first { !$0.hasPrefix("#") })
+            #expect(gapURI == uris[2], "\(lines)")
+            let folder = (media as NSString).deletingLastPathComponent
+            #expect(!FileManager.default.fileExists(atPath: directory + "/" + folder + "/" + gapURI))
+            for (uri, segment) in zip(uris, ["seg0.ts", "seg1.ts", "", "seg3.ts"]) where !segment.isEmpty {
+                #expect(try Self.sha256(directory + "/" + folder + "/" + uri) == (try Self.sha256(title.path(segment))), "\(uri)")
+            }
+            #expect(try harness.run(["verify"]).status == 0)
+        }
+
         /// A segment that cannot be had fails the title, naming it; what was fetched is
         /// kept, and the next run, with fresh tokens in every URL, fetches only the rest.
         @Test func aMissingSegmentFailsTheTitleAndTheNextRunFetchesOnlyTheRest() throws {
