@@ -5,9 +5,9 @@
 /// (`serve` while the pull runs) reads what every player reads first (`leading`: the
 /// playlists, which come last in the pack, and the keys) before anything else. A member
 /// a player asks for comes next, and the pull goes on from there, as the player will,
-/// back to what it skipped once it reaches the end. A read
-/// never reaches into bytes already held: members held whole, or the kept first bytes of
-/// one an earlier pull was cut off in. Pure: the puller reads and writes.
+/// back to what it skipped once it reaches the end. A read never reaches into bytes
+/// already held: members held whole, or the kept first bytes of one an earlier pull was
+/// cut off in. Pure: the puller reads and writes.
 struct PackReadOrder {
     /// Where each member starts in the pack; the last element is the pack's size.
     private let offsets: [Int64]
@@ -63,7 +63,9 @@ struct PackReadOrder {
     /// the leading members that follow it (a player waits for those alone).
     func readLimit(for index: Int) -> Int64 {
         var next = index + 1
-        while next < missing.count, missing[next], keptPrefixes[next] == nil, !isLeading.contains(index) || isLeading.contains(next) {
+        while next < missing.count, missing[next], keptPrefixes[next] == nil,
+            !isLeading.contains(index) || isLeading.contains(next)
+        {
             next += 1
         }
         return offsets[next]

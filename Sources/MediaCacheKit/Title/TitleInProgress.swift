@@ -7,9 +7,9 @@ import Synchronization
 /// asker waits for it.
 ///
 /// Published by the title's download once its plan is made, or by its pull from the tier
-/// once `title.json` is read (`ReaderError.title`); safe from any thread. A held file stays where it is until the title is committed, which
-/// renames its folder into the cache: a file that cannot be opened any more is read
-/// from the committed title.
+/// once `title.json` is read (`ReaderError.title`); safe from any thread. A held file
+/// stays where it is until the title is committed, which renames its folder into the
+/// cache: a file that cannot be opened any more is read from the committed title.
 public final class TitleInProgress: Sendable {
     public let format: PresentationFormat
     /// The entry playlist's or MPD's path among the title's files.
