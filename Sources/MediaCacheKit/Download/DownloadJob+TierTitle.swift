@@ -64,9 +64,11 @@ extension DownloadJob {
         let answered = DispatchSemaphore(value: 0)
         loop.post { [weak self] in
             guard let self, case .pullingTitle = phase else { return }
+            // A player's pull goes ahead of background ones on the tier's host, as its
+            // download would on an origin's.
             client.getObject(
                 key, range: range, on: loop, rateLimits: loop.rateLimiter.limits(file: fileRateLimit),
-                isCancelled: { pull.isCancelled }
+                priority: download.priority.rawValue, isCancelled: { pull.isCancelled }
             ) { result in
                 answer.value = result
                 answered.signal()

@@ -37,10 +37,12 @@ final class HTTPExchange: HTTPTransferDelegate {
 
     /// Makes `request` on `loop` (call on its thread), held to `rateLimits` if any, and
     /// ended at its next bytes once `isCancelled`; `completion` gets what `perform`
-    /// returns, on the loop thread.
+    /// returns, on the loop thread. `priority` places it among its host's transfers: by
+    /// default first (short, and a download waits on it, never behind the ranges of the
+    /// downloads it would start); a title's pack reads take their download's.
     static func start(
         _ request: HTTPRequest, userAgent: String, maxBodyBytes: Int, on loop: TransferLoop,
-        rateLimits: RateLimits? = nil, isCancelled: (@Sendable () -> Bool)? = nil,
+        rateLimits: RateLimits? = nil, priority: Int = Int.max, isCancelled: (@Sendable () -> Bool)? = nil,
         completion: @escaping (Result<Response, TransferError>) -> Void
     ) {
         loop.preconditionOnLoop()
@@ -49,9 +51,7 @@ final class HTTPExchange: HTTPTransferDelegate {
         exchange.keptAlive = exchange
         exchange.isCancelled = isCancelled
         let transfer = HTTPTransfer(request: request, userAgent: userAgent, delegate: exchange, rateLimits: rateLimits)
-        // Short, and a download waits on it: first on its host, never behind the
-        // ranges of the downloads it would start.
-        transfer.priority = Int.max
+        transfer.priority = priority
         loop.start(transfer)
     }
 

@@ -83,18 +83,19 @@ public final class S3Client: Sendable {
     }
 
     /// `getObject(_:range:)` on the transfer loop, as one of the downloads' transfers
-    /// (call on its thread): held to `rateLimits` with them, and ended with `.cancelled`
-    /// at its next bytes once `isCancelled`. `completion` runs on the loop thread, after
-    /// the same retries of transient failures.
+    /// (call on its thread): held to `rateLimits` with them, placed among its host's
+    /// transfers by `priority`, and ended with `.cancelled` at its next bytes once
+    /// `isCancelled`. `completion` runs on the loop thread, after the same retries of
+    /// transient failures.
     func getObject(
-        _ key: String, range: ByteRange, on loop: TransferLoop, rateLimits: RateLimits?,
+        _ key: String, range: ByteRange, on loop: TransferLoop, rateLimits: RateLimits?, priority: Int,
         isCancelled: @escaping @Sendable () -> Bool, attempt: Int = 1,
         completion: @escaping (Result<[UInt8]?, TierError>) -> Void
     ) {
         let request = request(method: .get, key: key, headers: ["Range: " + range.httpRangeValue])
         HTTPExchange.start(
             request, userAgent: userAgent, maxBodyBytes: Int(range.count), on: loop, rateLimits: rateLimits,
-            isCancelled: isCancelled
+            priority: priority, isCancelled: isCancelled
         ) { [self] outcome in
             guard !isCancelled() else { return completion(.failure(.cancelled)) }
             do throws(TierError) {
@@ -104,8 +105,8 @@ public final class S3Client: Sendable {
                 guard error.isTransient, attempt < configuration.attempts else { return completion(.failure(error)) }
                 loop.after(Self.retryDelay(after: attempt)) { [self] in
                     getObject(
-                        key, range: range, on: loop, rateLimits: rateLimits, isCancelled: isCancelled,
-                        attempt: attempt + 1, completion: completion)
+                        key, range: range, on: loop, rateLimits: rateLimits, priority: priority,
+                        isCancelled: isCancelled, attempt: attempt + 1, completion: completion)
                 }
             }
         }
