@@ -1,18 +1,25 @@
 import Foundation
+import Synchronization
 
 /// `prefetch` and `resume` as a client of the service: takes requests from a list as
 /// download slots free up, so a long list is never in memory whole, and sums up the run.
+/// The list is read a little ahead on a queue of its own (`RequestFeed`), never on the
+/// transfer thread.
 ///
 /// A slot frees when a download's bytes are written, before its commit is done: the next
 /// request is submitted then, while the run ends only when every commit has ended.
-// @unchecked: the loop thread's (each entry checked), but for the source set before the first post.
+// @unchecked: the loop thread's (each entry checked), but for `nextRequest`: set before
+// the feed starts, then called only on the feed's queue.
 public final class PrefetchBatch: @unchecked Sendable {
     private let service: DownloadService
     private let priority: DownloadPriority
     private let placer: ObjectPlacer?
 
-    // Confined to the service's transfer thread.
+    /// The list's reader: the feed's queue's.
     private var nextRequest: () -> JobRequest? = { nil }
+
+    // Confined to the service's transfer thread.
+    private var feed: RequestFeed?
     /// Where the requests a cancelled run never started go, so `resume` finishes the run.
     private var leftOver: RunQueue.Writer?
     private var requestsLeft = true
@@ -24,6 +31,9 @@ public final class PrefetchBatch: @unchecked Sendable {
     private var interrupted = false
     private var finished = false
     private let done = DispatchSemaphore(value: 0)
+    /// A cancelled run's unread requests, on their way to `leftOver`.
+    private let draining = DispatchGroup()
+    private let drained = Atomic<Int>(0)
 
     /// `priority`: `.background` for a list fetched while `serve` answers readers.
     /// `placer`: puts each object where its entry asks (`-d`, `dir=`) once it is cached.
@@ -40,16 +50,24 @@ public final class PrefetchBatch: @unchecked Sendable {
         return run(next: { remaining.popFirst() })
     }
 
-    /// Like `run(_:)`, taking requests from `next` (on the transfer thread) only as slots
-    /// free up. On cancellation, every request not started yet (the rest of `next`, and
-    /// submitted ones that never saved any state) goes to `leftOver`.
+    /// Like `run(_:)`, taking requests from `next` only as slots free up (a few ahead, on
+    /// a queue of its own: never on the transfer thread, never two calls at once). On
+    /// cancellation, every request not started yet (the rest of `next`, and submitted
+    /// ones that never saved any state) goes to `leftOver`.
     public func run(next: @escaping () -> JobRequest?, leftOver: RunQueue.Writer? = nil) -> PrefetchSummary {
         let started = TransferLoop.now()
-        // Set before the post, which orders them before the transfer thread reads them.
+        // Set before the post and the feed's first read, which order them before either uses them.
         nextRequest = next
         self.leftOver = leftOver
-        service.loop.post { [self] in submitMore() }
+        service.loop.post { [self] in
+            feed = RequestFeed(
+                ahead: 2 * service.options.jobs + 16, loop: service.loop, produce: { [self] in nextRequest() },
+                available: { [self] in submitMore() })
+            submitMore()
+        }
         done.wait()
+        draining.wait()
+        summary.unfinished += drained.load(ordering: .relaxed)
         placer?.wait()
         summary.elapsed = TransferLoop.now() - started
         return summary
@@ -63,10 +81,17 @@ public final class PrefetchBatch: @unchecked Sendable {
             guard !interrupted else { return }
             interrupted = true
             summary.interrupted = true
-            while let request = takeRequest() {
-                leftOver?.append(request)
-                summary.unfinished += 1
+            if let feed, requestsLeft {
+                // The rest of the list is read off the loop, which may stop before it is.
+                draining.enter()
+                feed.drain(
+                    each: { [leftOver] in leftOver?.append($0) },
+                    done: { [self] count in
+                        drained.store(count, ordering: .relaxed)
+                        draining.leave()
+                    })
             }
+            requestsLeft = false
             finishIfDone()
         }
         service.beginShutdown()
@@ -92,12 +117,17 @@ public final class PrefetchBatch: @unchecked Sendable {
         submitMore()
     }
 
+    /// The next request if one is read; nil for now (the feed calls `submitMore` again
+    /// once one is) or for good (`requestsLeft` turns false).
     private func takeRequest() -> JobRequest? {
-        guard requestsLeft, let request = nextRequest() else {
+        guard requestsLeft, !interrupted, let feed else { return nil }
+        switch feed.take() {
+        case .request(let request): return request
+        case .wait: return nil
+        case .exhausted:
             requestsLeft = false
             return nil
         }
-        return request
     }
 
     private func didFinish(_ request: JobRequest, _ result: DownloadResult, bytesFetched: Int64) {

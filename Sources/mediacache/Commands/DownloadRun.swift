@@ -73,7 +73,7 @@ struct DownloadRun {
         var handedOut = 0
         let summary = batch.run(
             next: {
-                // Called on the transfer thread: its notes leave through the event queue.
+                // Called on the list's own queue, a few ahead: its notes leave through the event queue.
                 guard let request = next({ line in service.deliver { printer.note(line) } }) else {
                     printer.expectFiles(handedOut)
                     return nil
