@@ -36,13 +36,17 @@ struct MediaResponder: Sendable {
     func respond(to request: Request, source: LocalSource, memberPath path: String) async throws -> (Response, ServedFrom)? {
         let key = CacheKey(identity: source.entry.identity)
         let objects = service.objects
-        guard let cached = try await BlockingWork.run({ objects.openIntact(key: key) }) else {
+        var found = try await BlockingWork.run { objects.openIntact(key: key) }
+        if found == nil {
             // Only a title being fetched has files: anything else asks nothing of the origin.
             let service = service
-            guard try await BlockingWork.run({ service.hasPartialTitle(key: key) }) else { return nil }
-            return try await fromDownloadingTitle(request: request, source: source, path: path)
+            if try await BlockingWork.run({ service.hasPartialTitle(key: key) }) {
+                return try await fromDownloadingTitle(request: request, source: source, path: path)
+            }
+            // Committed between the two looks: its staging folder goes after its index row.
+            found = try await BlockingWork.run { objects.openIntact(key: key) }
         }
-        guard cached.object.isTitle else { return nil }
+        guard let cached = found, cached.object.isTitle else { return nil }
         return try await titles.member(path, of: cached, request: request)
     }
 

@@ -22,6 +22,8 @@ struct TierTitlePullTests {
         let asked = LockedValue<[ByteRange]>([])
         /// The members the last pull wrote, in its order.
         let held = LockedValue<[String]>([])
+        /// What the last pull told of each member as it arrived.
+        let arrivals = LockedValue<[String: [String]]>([:])
 
         init(url: String) throws {
             source = try BundleTestCache("mediacache-pull-source")
@@ -56,6 +58,14 @@ struct TierTitlePullTests {
             var asking = asking
             let watch = TitlePullWatch(
                 isCancelled: { [asked] in asked.withLock { $0.count } >= reads }, resuming: { resumed = $0 },
+                arriving: { [arrivals] path, note in
+                    let text = switch note {
+                    case .from(let bytes): "from \(bytes)"
+                    case .accepted(let length): "accepted \(length ?? -1)"
+                    case .wrote(let bytes): "wrote \(bytes)"
+                    }
+                    arrivals.withLock { $0[path, default: []].append(text) }
+                },
                 held: { [held] member in held.withLock { $0.append(member.path) } },
                 asked: { [asked, pullFolder] in
                     // What a player asks for once `begun.member` holds bytes.
@@ -69,6 +79,7 @@ struct TierTitlePullTests {
                     return asking.removeValue(forKey: asked.withLock { $0.count }) ?? []
                 })
             held.withLock { $0 = [] }
+            arrivals.withLock { $0 = [:] }
             let object = try puller.pull(record, identity: title.object.cacheKey, lockedBy: lock, watch: watch)
             return (object, resumed)
         }
@@ -158,6 +169,27 @@ struct TierTitlePullTests {
         #expect(asked[3].start == asked[1].end, "\(asked)")
         #expect(setup.bytesAsked == Int64(setup.pack.count), "\(setup.asked.withLock { $0 })")
         setup.expectPulledWhole(object)
+    }
+
+    /// What is written of a member is told as it lands, so `serve` can stream it; the
+    /// first bytes an earlier pull left are not, until the member has passed its check.
+    @Test func aMemberIsToldAsItArrivesButNotOnBytesAnEarlierPullLeft() throws {
+        let setup = try Setup(url: url)
+        #expect(throws: TierError.cancelled) { try setup.pull(stoppingAfter: 2) }
+        let members = setup.title.manifest.members
+        let cut = try #require(members.firstIndex { $0.path.hasSuffix(".ts") })
+        let kept = try #require(FileManager.default.contents(atPath: setup.pullFolder + "/" + members[cut].path)).count
+        #expect(kept > 0 && kept < 100_000)
+
+        _ = try setup.pull()
+        let arrivals = setup.arrivals.withLock { $0 }
+        #expect(arrivals[members[cut].path] == nil, "\(arrivals[members[cut].path] ?? [])")
+        let next = members[cut + 1]
+        let told = try #require(arrivals[next.path])
+        #expect(Array(told.prefix(2)) == ["from 0", "accepted \(next.size)"], "\(told)")
+        #expect(told.last == "wrote \(next.size)", "\(told)")
+        let wrote = told.dropFirst(2).compactMap { Int64($0.dropFirst("wrote ".count)) }
+        #expect(wrote.count == told.count - 2 && wrote == wrote.sorted(), "\(told)")
     }
 
     /// A pull stopped after a jump keeps the file it jumped to; the next reads only the rest.

@@ -41,6 +41,7 @@ extension DownloadJob {
                     let view = pull.makeView(of: manifest, in: folder, holding: held)
                     loop.post { [weak self] in self?.publishPulledTitle(view) }
                 },
+                arriving: { path, note in pull.view?.note(path, note) },
                 held: { member in pull.view?.didHold(member.path, .init(size: member.size, sha256: member.sha256)) },
                 received: { bytes in
                     loop.post { [weak self] in self?.notePullProgress(bytes, of: record, since: started) }

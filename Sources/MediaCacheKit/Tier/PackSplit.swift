@@ -3,7 +3,8 @@
 /// the pull each (`TierTitlePuller.nextWindow`). Players' asks are served oldest first: a
 /// member one asks for while another is half-written (that no player asked for earlier)
 /// is started before the next window, and the half-written one goes on later from where
-/// it stopped.
+/// it stopped. What is written of a member is told as it lands (`TitleInProgress`
+/// streams it to a player), but for bytes an earlier pull left, which are checked first.
 struct PackSplit {
     private let members: [TitleManifest.Member]
     private let staged: StagedTitle
@@ -48,11 +49,11 @@ struct PackSplit {
     /// The member to work on next, nil once all are held; `asked`: what players asked for
     /// since the last call.
     mutating func next(asked: [String]) -> Int? {
-        note(asked)
+        remember(asked)
         return order.next(asked: wanted)
     }
 
-    private mutating func note(_ asked: [String]) {
+    private mutating func remember(_ asked: [String]) {
         for path in asked where !wanted.contains(path) { wanted.append(path) }
         wanted.removeAll { !order.isMissing($0) }
     }
@@ -60,9 +61,11 @@ struct PackSplit {
     /// Writes member `index` on, reading windows with `read`: true once it is whole and
     /// checked (taken into `assembly`), false when it was set aside for a member a player
     /// asked for before it (`asked` is asked before each read).
+    /// `note` hears what is written of it as it arrives (a player may read it as it
+    /// lands), unless its first bytes are an earlier pull's: those are checked first.
     mutating func write(
         _ index: Int, reading read: (ByteRange) throws(TierError) -> [UInt8], asked: () -> [String],
-        checking assembly: inout TitleAssembly
+        noting note: (String, TitleInProgress.ArrivalNote) -> Void, checking assembly: inout TitleAssembly
     ) throws -> Bool {
         let member = members[index]
         var write: MemberWrite
@@ -70,8 +73,9 @@ struct PackSplit {
             write = begun
         } else {
             _ = try assembly.begin(member.path)
-            write = try start(index, keeping: keptPrefixes.removeValue(forKey: index))
+            write = try start(index, keeping: keptPrefixes.removeValue(forKey: index), noting: note)
         }
+        if !write.fromEarlierPull { note(member.path, .accepted(length: member.size)) }
         while true {
             while write.done < member.size {
                 let at = order.start(of: index) + write.done
@@ -80,7 +84,7 @@ struct PackSplit {
                     (windowStart, window) = spare
                 }
                 if !holds(at) {
-                    note(asked())
+                    remember(asked())
                     if !order.isLeading(index), let first = wanted.first, first != member.path {
                         setAside[index] = write
                         order.didKeep(index, bytes: write.done)
@@ -101,11 +105,13 @@ struct PackSplit {
                 write.digest.update(bytes)
                 try write.file.write(bytes, at: write.done)
                 write.done += Int64(bytes.count)
+                if !write.fromEarlierPull { note(member.path, .wrote(upTo: write.done)) }
             }
             let sha256 = write.digest.finalizeHex()
             // A kept prefix that was not what it seemed (a power loss) costs the member again.
             if write.fromEarlierPull && sha256 != member.sha256 {
-                write = try start(index, keeping: nil)
+                write = try start(index, keeping: nil, noting: note)
+                note(member.path, .accepted(length: member.size))
                 continue
             }
             try TitleAssembly.check(member, size: member.size, sha256: sha256)
@@ -118,8 +124,11 @@ struct PackSplit {
         offset >= windowStart && offset < windowStart + Int64(window.count)
     }
 
-    private func start(_ index: Int, keeping prefix: KeptPull.Prefix?) throws -> MemberWrite {
-        MemberWrite(
+    private func start(
+        _ index: Int, keeping prefix: KeptPull.Prefix?, noting note: (String, TitleInProgress.ArrivalNote) -> Void
+    ) throws -> MemberWrite {
+        if prefix == nil { note(members[index].path, .from(0)) }
+        return MemberWrite(
             file: try staged.create(members[index].path, keeping: prefix?.bytes ?? 0),
             digest: prefix?.digest ?? Digest(.sha256), done: prefix?.bytes ?? 0, fromEarlierPull: prefix != nil)
     }

@@ -126,7 +126,7 @@ final class TierTitlePuller: Sendable {
         while let index = split.next(asked: watch.asked()) {
             let member = manifest.members[index]
             let whole = try checking(pack, in: staged, writing: staged.directory + "/" + member.path) {
-                try split.write(index, reading: read, asked: watch.asked, checking: &assembly)
+                try split.write(index, reading: read, asked: watch.asked, noting: watch.arriving, checking: &assembly)
             }
             if whole { watch.held(member) }
         }

@@ -9,6 +9,8 @@ struct TitlePullWatch {
     /// Once `title.json` is known and checked: the title's files will be written into
     /// `folder`; `held` are there already, checked.
     var planned: (_ manifest: TitleManifest, _ folder: String, _ held: [TitleManifest.Member]) -> Void = { _, _, _ in }
+    /// What is written of a member as it arrives, before it is whole and checked.
+    var arriving: (_ path: String, _ note: TitleInProgress.ArrivalNote) -> Void = { _, _ in }
     /// After each member is written and checked.
     var held: (TitleManifest.Member) -> Void = { _ in }
     /// After each read: how many bytes of the pack are held.

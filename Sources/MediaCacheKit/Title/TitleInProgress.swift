@@ -48,8 +48,8 @@ public final class TitleInProgress: Sendable {
         var generation = 0
     }
 
-    /// What the fetch of a file says of its bytes, on the loop thread. `from` comes
-    /// before the file is cut to that many bytes, `wrote` after the bytes are written.
+    /// What the fetch of a file says of its bytes, on the thread that writes them. `from`
+    /// comes before the file is cut to that many bytes, `wrote` after the bytes are written.
     enum ArrivalNote {
         /// A new request: the file keeps its first bytes, this many, and nothing more.
         case from(Int64)
@@ -183,7 +183,7 @@ public final class TitleInProgress: Sendable {
         }
     }
 
-    // MARK: The transfer thread
+    // MARK: The fetching thread (the transfer thread, or a tier pull's queue)
 
     func didHold(_ path: String, _ held: Held) {
         changing { $0.held[path] = held }

@@ -53,7 +53,7 @@ extension ManualText {
                 there. A title not cached yet plays while it downloads: its playlist answers once \
                 read, and a file a player asks for is fetched ahead of the rest and sent as its bytes land. \
                 With --tier it also plays while its pack is pulled: the playlists and keys are \
-                read from the pack first, a file a player asks for next, each sent once checked.
+                read from the pack first, then a file a player asks for, sent as its bytes land.
                 """),
             .literal([
                 "mediacache serve &",
