@@ -39,6 +39,14 @@ struct TierTitlePullTests {
 
         var pullFolder: String { TitleLayout.staging(key: title.key, in: target.directory) + "/" + TitleLayout.pullFolder }
 
+        /// Where member `index` starts in the pack (`members.count`: the pack's end).
+        func start(of index: Int) -> Int64 {
+            title.manifest.members[..<index].reduce(Int64(title.manifestBytes.count)) { $0 + $1.size }
+        }
+
+        /// The index in `title.json` of the first segment (the playlists come before it).
+        var firstSegment: Int { title.manifest.members.firstIndex { $0.path.hasSuffix(".ts") }! }
+
         /// Pulls into the target, stopping once `reads` ranges were read, each taking at least
         /// `delay` seconds; what it said it kept.
         func pull(
@@ -116,7 +124,7 @@ struct TierTitlePullTests {
         #expect(throws: TierError.cancelled) { try setup.pull(stoppingAfter: 3, delay: 0.5) }
         // The first segment, whole, damaged as a power loss may leave it.
         let members = setup.title.manifest.members
-        let damaged = try #require(members.firstIndex { $0.path.hasSuffix(".ts") })
+        let damaged = setup.firstSegment
         let path = setup.pullFolder + "/" + members[damaged].path
         var bytes = try #require(FileManager.default.contents(atPath: path))
         #expect(bytes.count == 100_000)
@@ -126,7 +134,7 @@ struct TierTitlePullTests {
         #expect(begun.count > 0 && begun.count < 100_000)
 
         let (object, resumed) = try setup.pull()
-        let before = members[..<damaged].reduce(Int64(setup.title.manifestBytes.count)) { $0 + $1.size }
+        let before = setup.start(of: damaged)
         #expect(resumed == before + Int64(begun.count))
         // The damaged segment is read again, and nothing else twice.
         #expect(setup.asked.withLock { $0.first?.start } == before)
@@ -161,10 +169,8 @@ struct TierTitlePullTests {
         let order = setup.held.withLock { $0 }
         #expect(order.firstIndex(of: segments[4])! < order.firstIndex(of: segments[0])!, "\(order)")
         let asked = setup.asked.withLock { $0 }
-        let members = setup.title.manifest.members
-        let start = { (path: String) in members.prefix { $0.path != path }.reduce(Int64(setup.title.manifestBytes.count)) { $0 + $1.size } }
         try #require(asked.count == 4, "\(asked)")
-        #expect(asked[1].start == start(members[0].path) && asked[2].start == start(segments[4]), "\(asked)")
+        #expect(asked[1].start == setup.start(of: 0) && asked[2].start == setup.start(of: setup.firstSegment + 4), "\(asked)")
         // s0 goes on from the end of the first window.
         #expect(asked[3].start == asked[1].end, "\(asked)")
         #expect(setup.bytesAsked == Int64(setup.pack.count), "\(setup.asked.withLock { $0 })")
@@ -177,7 +183,7 @@ struct TierTitlePullTests {
         let setup = try Setup(url: url)
         #expect(throws: TierError.cancelled) { try setup.pull(stoppingAfter: 2) }
         let members = setup.title.manifest.members
-        let cut = try #require(members.firstIndex { $0.path.hasSuffix(".ts") })
+        let cut = setup.firstSegment
         let kept = try #require(FileManager.default.contents(atPath: setup.pullFolder + "/" + members[cut].path)).count
         #expect(kept > 0 && kept < 100_000)
 
@@ -200,7 +206,7 @@ struct TierTitlePullTests {
         // title.json, then from the last segment (64 KiB, then the rest of the pack).
         #expect(throws: TierError.cancelled) { try setup.pull(stoppingAfter: 3, asking: [1: [members[last].path]]) }
         let (object, resumed) = try setup.pull()
-        #expect(resumed == members[last...].reduce(Int64(setup.title.manifestBytes.count)) { $0 + $1.size })
+        #expect(resumed == Int64(setup.title.manifestBytes.count) + Int64(setup.pack.count) - setup.start(of: last))
         #expect(setup.bytesAsked == Int64(setup.pack.count) - resumed!, "\(setup.asked.withLock { $0 })")
         setup.expectPulledWhole(object)
     }
@@ -210,7 +216,7 @@ struct TierTitlePullTests {
         #expect(throws: TierError.cancelled) { try setup.pull(stoppingAfter: 2) }
         // The first segment was cut short; its first bytes are damaged.
         let members = setup.title.manifest.members
-        let cut = try #require(members.firstIndex { $0.path.hasSuffix(".ts") })
+        let cut = setup.firstSegment
         let path = setup.pullFolder + "/" + members[cut].path
         var bytes = try #require(FileManager.default.contents(atPath: path))
         #expect(bytes.count > 0 && bytes.count < 100_000)
@@ -218,7 +224,7 @@ struct TierTitlePullTests {
         try bytes.write(to: URL(fileURLWithPath: path))
 
         let (object, _) = try setup.pull()
-        let start = members[..<cut].reduce(Int64(setup.title.manifestBytes.count)) { $0 + $1.size }
+        let start = setup.start(of: cut)
         // Asked again from the member's start, never for what comes before it.
         let asked = setup.asked.withLock { $0 }
         #expect(asked.contains { $0.start == start } && asked.allSatisfy { $0.start >= start }, "\(asked)")
