@@ -31,3 +31,20 @@ struct TemporaryCache {
 
 /// `ByteRange` shorthand for tables of expectations.
 func r(_ start: Int64, _ end: Int64) -> ByteRange { ByteRange(start, end) }
+
+/// A transfer loop running on a thread of its own.
+struct RunningLoop {
+    let loop = TransferLoop(maxConnectionsPerHost: 1, maxConnections: 1)
+    private let ended = DispatchSemaphore(value: 0)
+
+    init() {
+        let (loop, ended) = (loop, ended)
+        Thread {
+            loop.run()
+            ended.signal()
+        }.start()
+    }
+
+    /// Whether the loop stopped (its `stop()` was called) within 10 seconds.
+    func stopped() -> Bool { ended.wait(timeout: .now() + 10) == .success }
+}

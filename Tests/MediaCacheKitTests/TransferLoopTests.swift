@@ -133,21 +133,17 @@ struct LoopConfinementTests {
     }
 
     @Test func onTheLoopEveryCheckPasses() {
-        let loop = TransferLoop(maxConnectionsPerHost: 1, maxConnections: 1)
+        let running = RunningLoop()
+        let loop = running.loop
         let bound = LoopBound(0, loop: loop)
         let seen = Observed()
-        let ended = DispatchSemaphore(value: 0)
-        Thread {
-            loop.run()
-            ended.signal()
-        }.start()
         loop.post {
             bound.value += 41
             bound.value += 1
             seen.set(bound.value == 42)
             loop.stop()
         }
-        #expect(ended.wait(timeout: .now() + 10) == .success)
+        #expect(running.stopped())
         #expect(seen.value == true)
     }
 }

@@ -16,6 +16,8 @@ final class TransferLoop: @unchecked Sendable {
     private var deferredRemovals: [HTTPTransfer] = []
     private var deferredStarts: [HTTPTransfer] = []
     private var timers: [(deadline: Double, id: Int, work: () -> Void)] = []
+    /// Run once, before the loop next waits (`beforeWaiting`).
+    private var beforeWaitingWork: [() -> Void] = []
     private var nextTimerID = 0
     private var stopping = false
     /// Per-host admission by priority (libcurl's own cap stays as a backstop).
@@ -161,6 +163,7 @@ final class TransferLoop: @unchecked Sendable {
             runPostedWork()
             runDueTimers()
             if stopping { break }
+            runBeforeWaitingWork()
             var timeout = 1000
             if let first = timers.first {
                 timeout = max(0, min(timeout, Int((first.deadline - Self.now()) * 1000) + 1))
@@ -197,6 +200,22 @@ final class TransferLoop: @unchecked Sendable {
         rateLimiter.forget(transfer)
         guard !stopping else { return }
         for waiting in next { add(waiting) }
+    }
+
+    /// Runs `work` once the loop has handled what is ready and before it waits again:
+    /// how a pass's many small pieces of work (libcurl hands a body over 16 KiB at a
+    /// time) become one. Loop thread only.
+    func beforeWaiting(_ work: @escaping () -> Void) {
+        preconditionOnLoop()
+        beforeWaitingWork.append(work)
+    }
+
+    private func runBeforeWaitingWork() {
+        while !beforeWaitingWork.isEmpty {
+            let work = beforeWaitingWork
+            beforeWaitingWork = []
+            for item in work { item() }
+        }
     }
 
     private func runPostedWork() {

@@ -1,12 +1,14 @@
 import Foundation
 
 /// One resource of a title on its way: a GET (of `[0, end)` for a ranged file, of the
-/// rest for a resume) whose body goes to its file as it arrives (the title hashes the
-/// file once it is whole: `ResourceHasher`). It reports once, on the loop thread, and
-/// decides nothing beyond its own response: retries and failures are the title's.
+/// rest for a resume) whose body goes to its file and its hash as it arrives, off the
+/// loop (`ResourceSink`). It reports once, on the loop thread, when its response has
+/// ended and every byte of it is written, and decides nothing beyond its own response:
+/// retries and failures are the title's.
 final class ResourceFetch: HTTPTransferDelegate {
     enum Outcome {
-        case done(size: Int64)
+        /// Every byte is on disk; `sha256` is the whole file's.
+        case done(size: Int64, sha256: String)
         case redirect(to: String)
         /// Asking again may help (a cut connection, 503, 429 with its Retry-After).
         case transient(reason: String, retryAfter: Double?)
@@ -18,6 +20,8 @@ final class ResourceFetch: HTTPTransferDelegate {
     let url: String
     let redirectHops: Int
     private let file: DataFile
+    private var sink: ResourceSink?
+    /// Bytes of the resource received (the file's, once its sink has written them).
     private var written: Int64 = 0
     /// The body's bytes that are the resource: its range's end, or the Content-Length.
     private var expected: Int64?
@@ -25,8 +29,13 @@ final class ResourceFetch: HTTPTransferDelegate {
     private var verdict: Outcome?
     private var completion: ((ResourceFetch, Outcome) -> Void)?
     private(set) var transfer: HTTPTransfer?
-    /// Told what happens to the file's bytes, for a player reading them as they land.
-    var arrivals: ((TitleInProgress.ArrivalNote) -> Void)?
+    private var responseEnded = false
+    /// The response has ended (its connection is free); the report follows once the
+    /// sink has written what arrived.
+    var onResponseEnd: ((ResourceFetch) -> Void)?
+    /// Told what happens to the file's bytes, for a player reading them as they land:
+    /// on the loop before the request, then from the sink's queue.
+    var arrivals: (@Sendable (TitleInProgress.ArrivalNote) -> Void)?
 
     /// The `If-Range` value of the response, once its head arrived: a resumed fetch of
     /// the resource may ask for the rest of these bytes only.
@@ -54,10 +63,13 @@ final class ResourceFetch: HTTPTransferDelegate {
     /// for its host's connections by `priority` (`HTTPTransfer.priority`). A resume drops
     /// what the file has beyond the bytes it continues from; if it cannot, it starts from
     /// byte 0.
-    func start(_ request: HTTPRequest, userAgent: String, on loop: TransferLoop, rateLimits: RateLimits?, priority: Int) {
+    func start(
+        _ request: HTTPRequest, userAgent: String, on loop: TransferLoop, rateLimits: RateLimits?, priority: Int,
+        blocks: WriteBlocks
+    ) {
         var request = request
         var from: Int64 = 0
-        if resumeFrom > 0, let resumeValidator {
+        if resumeFrom > 0, let resumeValidator, (try? file.size()).map({ $0 >= resumeFrom }) == true {
             arrivals?(.from(resumeFrom))
             if (try? file.truncate(length: resumeFrom)) != nil {
                 from = resumeFrom
@@ -71,6 +83,7 @@ final class ResourceFetch: HTTPTransferDelegate {
             // closed (auto_da_alloc), which a new file would pay for on the loop thread.
             if (try? file.size()) != 0 { try? file.truncate(length: 0) }
         }
+        sink = ResourceSink(file: file, held: from, blocks: blocks, on: loop, notes: arrivals)
         if from > 0 || resource.range != nil {
             let end = resource.range.map { "\($0.end - 1)" } ?? ""
             request.headers.append("Range: bytes=\(from)-\(end)")
@@ -81,9 +94,13 @@ final class ResourceFetch: HTTPTransferDelegate {
         loop.start(transfer)
     }
 
-    var bytesWritten: Int64 { written }
+    /// Bytes received of the resource, written or about to be.
+    var bytesReceived: Int64 { written }
 
-    /// Whether its response is still to come (it has not reported).
+    /// Bytes on disk: what a checkpoint may keep of the file.
+    var bytesWritten: Int64 { sink?.bytesOnDisk ?? 0 }
+
+    /// Whether it is still to report.
     var isOnItsWay: Bool { completion != nil }
 
     func transfer(_ transfer: HTTPTransfer, didReceive head: HTTPResponseHead) -> Bool {
@@ -102,19 +119,13 @@ final class ResourceFetch: HTTPTransferDelegate {
                 if written > 0 {
                     // The resource changed since the held bytes (or Range is not served):
                     // all of it again, never spliced.
-                    arrivals?(.from(0))
-                    do {
-                        try file.truncate(length: 0)
-                    } catch {
-                        verdict = .definite(JobFailure(.io, "\(error)"))
-                        return false
-                    }
+                    sink?.restart()
                     written = 0
                 }
                 expected = range.map { range in head.contentLength.map { min($0, range.end) } ?? range.end } ?? head.contentLength
             }
             accepted = true
-            arrivals?(.accepted(length: expected))
+            sink?.note(.accepted(length: expected))
         case _ where head.isRedirect:
             guard let location = head.location, let target = URLParts.resolve(location, against: url) else {
                 verdict = .definite(JobFailure(.redirect, "HTTP \(head.status) without a usable Location for \(resource.label) (\(Printable.url(url)))"))
@@ -142,28 +153,48 @@ final class ResourceFetch: HTTPTransferDelegate {
         }
         let count = Int(expected.map { min(Int64(chunk.count), $0 - written) } ?? Int64(chunk.count))
         guard count > 0 else { return 0 }
-        let taken = chunk.prefix(count)
-        do {
-            try file.write(taken.bytes, at: written)
-        } catch {
-            verdict = .definite(JobFailure(.io, "\(error)"))
-            return 0
-        }
+        guard let sink, !sink.hasFailed else { return 0 }  // `finish` tells why
+        sink.append(chunk.prefix(count).bytes)
         written += Int64(count)
-        arrivals?(.wrote(upTo: written))
         return count
     }
 
     func transfer(_ transfer: HTTPTransfer, didCompleteWith error: TransferError?) {
+        guard completion != nil else { return }
+        responseEnded = true
+        let outcome = outcome(error)
+        let size = written
+        onResponseEnd?(self)
+        guard let sink else { return report(outcome) }
+        // Reported once the sink has written it all: a retry or a checkpoint then sees
+        // the file as it is.
+        sink.finish { [weak self] written in
+            switch (written, outcome) {
+            case (.failure(let error), _):
+                self?.report(.definite(JobFailure(.io, "\(error)")))
+            case (.success(let sha256), .done):
+                self?.report(.done(size: size, sha256: sha256))
+            case (.success, _):
+                self?.report(outcome)
+            }
+        }
+    }
+
+    private func report(_ outcome: Outcome) {
         guard let completion else { return }
         self.completion = nil
+        completion(self, outcome)
+    }
+
+    /// What the response came to; `.done` carries no digest yet.
+    private func outcome(_ error: TransferError?) -> Outcome {
         let outcome: Outcome
         if let verdict {
             outcome = verdict
         } else if accepted, let expected, written == expected {
-            outcome = .done(size: written)
+            outcome = .done(size: written, sha256: "")
         } else if accepted, expected == nil, error == nil {
-            outcome = .done(size: written)
+            outcome = .done(size: written, sha256: "")
         } else if let error, error.kind == .refused || error.kind == .untrustedCertificate {
             outcome = .definite(JobFailure(error.kind == .refused ? .badURL : .tls, "\(resource.label) (\(Printable.url(url))): \(error.message)", cause: .transfer(error.kind)))
         } else if let error {
@@ -171,12 +202,12 @@ final class ResourceFetch: HTTPTransferDelegate {
         } else {
             outcome = .transient(reason: "the response ended after \(written) of \(expected ?? 0) bytes", retryAfter: nil)
         }
-        completion(self, outcome)
+        return outcome
     }
 
     /// Stops the transfer without a report (the title is stopping).
     func cancel(on loop: TransferLoop) {
         completion = nil
-        if let transfer { loop.cancel(transfer) }
+        if let transfer, !responseEnded { loop.cancel(transfer) }
     }
 }

@@ -23,10 +23,11 @@ final class TitleDownload {
     private var progress = TitleProgress()
     /// Resources not held yet, in the order they are wanted.
     private var pending: [TitleResource] = []
+    /// Asked for or arriving (or waiting to be asked again): at most `-x` of them.
     private var running: [String: ResourceFetch] = [:]
-    /// Fetched, being hashed (off the loop), by stored path: their sizes.
-    private var hashing: [String: Int64] = [:]
-    private let hasher = ResourceHasher()
+    /// Arrived, their last bytes being written and hashed: they report soon.
+    private var writing: [String: ResourceFetch] = [:]
+    private let writeBlocks = WriteBlocks()
     /// Failures in a row, by stored path.
     private var failures: [String: Int] = [:]
     /// Finished since the last checkpoint began.
@@ -166,7 +167,7 @@ final class TitleDownload {
         while running.count < options.resourcesPerTitle, !pending.isEmpty {
             fetch(pending.removeFirst(), url: nil, hops: 0)
         }
-        if running.isEmpty && hashing.isEmpty && pending.isEmpty && !refreshing { commit() }
+        if running.isEmpty && writing.isEmpty && pending.isEmpty && !refreshing { commit() }
     }
 
     /// `forPlayer`: a player waits for it, so it goes ahead of every background transfer
@@ -187,30 +188,40 @@ final class TitleDownload {
             self?.fetched(fetch, outcome)
         }
         if let view { fetch.arrivals = { view.note(resource.path, $0) } }
+        // Its connection is free: the next resource need not wait for the disk.
+        fetch.onResponseEnd = { [weak self] fetch in
+            guard let self, running[resource.path] === fetch else { return }
+            running[resource.path] = nil
+            writing[resource.path] = fetch
+            fill()
+        }
         running[resource.path] = fetch
         let request = job.source.request(url: url, urlOrigin: URLParts(url)?.origin, rangeHeaders: [], options: options)
         fetch.start(
             request, userAgent: job.source.userAgent(options: options), on: loop,
             rateLimits: loop.rateLimiter.limits(file: job.fileRateLimit),
-            priority: forPlayer ? DownloadPriority.interactive.rawValue + 1 : job.download.priority.rawValue)
+            priority: forPlayer ? DownloadPriority.interactive.rawValue + 1 : job.download.priority.rawValue,
+            blocks: writeBlocks)
     }
 
     private func fetched(_ finished: ResourceFetch, _ outcome: ResourceFetch.Outcome) {
         let resource = finished.resource
-        running[resource.path] = nil
+        writing[resource.path] = nil
+        if running[resource.path] === finished { running[resource.path] = nil }
         guard !ended else { return }
         switch outcome {
-        case .done(let size):
+        case .done(let size, let sha256):
             if resource.kind == .key, size != 16 {
                 let error = PresentationError.badKeyLength(keyURI: finished.url, bytes: Int(size))
                 return fail(JobFailure(.badResponse, error.message))
             }
             failures[resource.path] = nil
-            hashing[resource.path] = size
-            let download = job.download
-            hasher.hash(filesDirectory + "/" + resource.path, size: size, on: loop) { digest in
-                download.job?.onTitle { $0.hashed(resource, size: size, digest) }
-            }
+            // Held (and a player waiting for it gets it).
+            progress.held[resource.path] = TitleProgress.Held(size: size, sha256: sha256, rendition: resource.rendition)
+            view?.didHold(resource.path, TitleInProgress.Held(size: size, sha256: sha256))
+            job.bytesFetched += size
+            unsaved += 1
+            noteProgress()
         case .redirect(let target):
             guard finished.redirectHops < 10, URLParts.problem(with: target) == nil else {
                 return fail(JobFailure(
@@ -249,22 +260,6 @@ final class TitleDownload {
         fill()
     }
 
-    /// A fetched resource's file is hashed: it is held (and a player waiting for it gets it).
-    fileprivate func hashed(_ resource: TitleResource, size: Int64, _ digest: Result<String, SystemError>) {
-        guard hashing.removeValue(forKey: resource.path) != nil, !ended else { return }
-        switch digest {
-        case .failure(let error):
-            fail(JobFailure(.io, "\(error)"))
-        case .success(let sha256):
-            progress.held[resource.path] = TitleProgress.Held(size: size, sha256: sha256, rendition: resource.rendition)
-            view?.didHold(resource.path, TitleInProgress.Held(size: size, sha256: sha256))
-            job.bytesFetched += size
-            unsaved += 1
-            noteProgress()
-            fill()
-        }
-    }
-
     /// A resource answered as if its URL had expired (a signed URL's token): the title's
     /// playlists are read once more, and what is still to fetch takes the URLs they name
     /// now, matched by stored path (the rendition and the place in it), never by URL.
@@ -296,14 +291,14 @@ final class TitleDownload {
         pending = []
         // Resources waiting to be asked again are not on their way.
         running = running.filter { $0.value.isOnItsWay }
-        if running.isEmpty && hashing.isEmpty && !refreshing { end(.failed(failing ?? failure)) }
+        if running.isEmpty && writing.isEmpty && !refreshing { end(.failed(failing ?? failure)) }
     }
 
     /// Four times a second while fetching: progress is shown and saved, resources on
     /// their way included, so `kill -9` costs about a quarter of a second of transfer.
     private func tick() {
         guard !ended, !committing else { return }
-        if running.values.contains(where: { $0.isOnItsWay && $0.bytesWritten > 0 }) { unsaved += 1 }
+        if onTheirWay.contains(where: { $0.bytesWritten > 0 }) { unsaved += 1 }
         noteProgress()
         _ = loop.after(Self.tickInterval) { [weak self] in self?.tick() }
     }
@@ -312,9 +307,11 @@ final class TitleDownload {
 
     private func noteProgress() {
         let now = TransferLoop.now()
-        if unsaved > 0, now - lastCheckpoint >= Self.tickInterval { checkpoint() }
+        // With nothing left to fetch the commit comes next, and makes it all durable.
+        let commitIsNext = running.isEmpty && writing.isEmpty && pending.isEmpty
+        if unsaved > 0, now - lastCheckpoint >= Self.tickInterval, !commitIsNext { checkpoint() }
         guard now - lastProgressEvent >= 0.5 else { return }
-        let done = progress.bytesHeld + hashing.values.reduce(0, +) + running.values.reduce(0) { $0 + $1.bytesWritten }
+        let done = progress.bytesHeld + onTheirWay.reduce(0) { $0 + $1.bytesReceived }
         let rate = Double(done - bytesAtLastEvent) / max(0.001, now - lastProgressEvent)
         job.download.activity.withLock { $0 = (max(0, rate), running.count) }
         job.emit(
@@ -335,7 +332,7 @@ final class TitleDownload {
         lastCheckpoint = TransferLoop.now()
         unsaved = 0
         var snapshot = progress
-        for fetch in running.values where fetch.isOnItsWay { snapshot.keepPartial(of: fetch) }
+        for fetch in onTheirWay { snapshot.keepPartial(of: fetch) }
         // What `status` and `resume` read of a title, as of a file's: its entry, headers
         // and the bytes held.
         var state = JobState(entry: job.request.entry, commandHeaders: job.request.commandHeaders)
@@ -367,9 +364,16 @@ final class TitleDownload {
         end(.interrupted)
     }
 
+    /// Fetches still to report: arriving, or being written.
+    private var onTheirWay: [ResourceFetch] {
+        running.values.filter(\.isOnItsWay) + Array(writing.values)
+    }
+
     private func stopFetches() {
         for fetch in running.values { fetch.cancel(on: loop) }
+        for fetch in writing.values { fetch.cancel(on: loop) }
         running = [:]
+        writing = [:]
         pending = []
     }
 

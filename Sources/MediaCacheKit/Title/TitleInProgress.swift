@@ -183,7 +183,7 @@ public final class TitleInProgress: Sendable {
         }
     }
 
-    // MARK: The fetching thread (the transfer thread, or a tier pull's queue)
+    // MARK: The fetching threads (a resource's writer, the loop, or a tier pull's queue)
 
     func didHold(_ path: String, _ held: Held) {
         changing { $0.held[path] = held }

@@ -42,13 +42,6 @@ struct TitleProgress: Sendable, Codable, Equatable {
         return progress
     }
 
-    /// Writes the progress (temporary file, fsync, rename).
-    func save(staging: String) throws(SystemError) {
-        // Encoding plain values cannot fail.
-        let bytes = try! JSONEncoder().encode(self)
-        try FileSystem.writeAtomically(Array(bytes), to: staging + "/" + TitleLayout.progressFile)
-    }
-
     /// Records what a fetch on its way, or one that stopped, holds of its resource, for
     /// the next try to continue from (nothing without a validator to resume with).
     mutating func keepPartial(of fetch: ResourceFetch) {
@@ -62,9 +55,12 @@ struct TitleProgress: Sendable, Codable, Equatable {
     func saveAfterFlushing(state: JobState, staging: String) {
         LoopThreads.preconditionOff("saving a title's progress")
         do {
-            try FileSystem.syncFileSystem(containing: staging)
-            try save(staging: staging)
-            try FileSystem.writeAtomically(try JobStateCodec.encode(state), to: staging + "/" + TitleLayout.stateFile)
+            // Encoding plain values cannot fail.
+            let progress = Array(try! JSONEncoder().encode(self))
+            try FileSystem.writeAtomicallyFlushingFileSystem(
+                [(progress, staging + "/" + TitleLayout.progressFile),
+                 (try JobStateCodec.encode(state), staging + "/" + TitleLayout.stateFile)],
+                in: staging)
         } catch {}
     }
 

@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+@testable import MediaCacheKit
+
+/// A title's checkpoint: its progress and job state replace the last ones whole, after
+/// the files they name are flushed, and leave no temporary file behind.
+@Suite("Title checkpoint")
+struct TitleCheckpointTests {
+    @Test func aCheckpointReplacesProgressAndStateAndLeavesNoTemporaries() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let staging = directory.path
+        let files = staging + "/" + TitleLayout.filesFolder
+        try FileManager.default.createDirectory(atPath: files, withIntermediateDirectories: true)
+        let segment = Array(repeating: UInt8(9), count: 1000)
+        _ = FileManager.default.createFile(atPath: files + "/s0.ts", contents: Data(segment))
+        let entry = ListEntry(urls: ["http://127.0.0.1/title.m3u8"])
+        var progress = TitleProgress()  // an empty one first, then one that holds a file
+        progress.saveAfterFlushing(state: JobState(entry: entry, commandHeaders: []), staging: staging)
+        progress.held["s0.ts"] = TitleProgress.Held(size: 1000, sha256: Digest.sha256Hex(segment), rendition: "media")
+        var state = JobState(entry: entry, commandHeaders: [])
+        state.completed.insert(ByteRange(0, 1000))
+        progress.saveAfterFlushing(state: state, staging: staging)
+
+        #expect(TitleProgress.load(staging: staging).held == progress.held)
+        let statePath = staging + "/" + TitleLayout.stateFile
+        #expect(try JobStateCodec.decode(try FileSystem.readAll(statePath), path: statePath).completed == state.completed)
+        let names = try FileManager.default.contentsOfDirectory(atPath: staging)
+        #expect(!names.contains { $0.hasSuffix(".tmp") }, "\(names)")
+    }
+}
