@@ -7,6 +7,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -40,13 +41,21 @@ def timed(cmd, log, timeout=900, env=None, check=True):
     start = time.monotonic()
     with open(log.with_suffix(".out"), "wb") as out, open(log.with_suffix(".err"), "wb") as err:
         proc = subprocess.Popen(full, stdout=out, stderr=err, env=env, start_new_session=True)
-        try:
-            status = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        # A blocking wait, with a timer for the timeout: Popen.wait(timeout=) polls every
+        # 50 ms, which rounded every wall time up to the next poll.
+        expired = threading.Event()
+
+        def expire():
+            expired.set()
             os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+
+        timer = threading.Timer(timeout, expire)
+        timer.start()
+        status = proc.wait()
+        wall = time.monotonic() - start
+        timer.cancel()
+        if expired.is_set():
             die(f"{' '.join(map(str, cmd))} took longer than {timeout} s; logs in {log}.*")
-    wall = time.monotonic() - start
     if check and status != 0:
         tail = log.with_suffix(".err").read_text(errors="replace")[-2000:]
         die(f"{' '.join(map(str, cmd))} exited with {status}:\n{tail}")
