@@ -33,12 +33,11 @@ struct ResourceSinkTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path + "/segment.ts"
-        let file = try DataFile(path: path, mode: .readWrite)
         // More than a block in one pass, and small pieces over later passes.
         let pieces = blocks(3, of: WriteBlocks.size / 2 + 7) + blocks(40, of: 16 << 10)
         let notes = Mutex<[TitleInProgress.ArrivalNote]>([])
         let result = try finish { loop, done in
-            let sink = ResourceSink(file: file, held: 0, blocks: WriteBlocks(), on: loop) { note in
+            let sink = ResourceSink(creating: path, blocks: WriteBlocks(), on: loop) { note in
                 notes.withLock { $0.append(note) }
             }
             sink.note(.accepted(length: nil))
@@ -77,7 +76,7 @@ struct ResourceSinkTests {
         let file = try DataFile(path: path, mode: .readWrite)
         let rest = Array("and the rest of them".utf8)
         let result = try finish { loop, done in
-            let sink = ResourceSink(file: file, held: Int64(held.count), blocks: WriteBlocks(), on: loop, notes: nil)
+            let sink = ResourceSink(continuing: file, held: Int64(held.count), blocks: WriteBlocks(), on: loop, notes: nil)
             rest.withUnsafeBytes { sink.append($0) }
             sink.finish { done($0) }
         }
@@ -96,7 +95,7 @@ struct ResourceSinkTests {
         let notes = Mutex<[TitleInProgress.ArrivalNote]>([])
         let onDisk = Mutex<[Int64]>([])
         let result = try finish { loop, done in
-            let sink = ResourceSink(file: file, held: 12, blocks: WriteBlocks(), on: loop) { note in
+            let sink = ResourceSink(continuing: file, held: 12, blocks: WriteBlocks(), on: loop) { note in
                 notes.withLock { $0.append(note) }
             }
             onDisk.withLock { $0.append(sink.bytesOnDisk) }
@@ -127,7 +126,7 @@ struct ResourceSinkTests {
         let file = try DataFile(path: path, mode: .readOnly)
         let failedBeforeFinish = Mutex(false)
         let result = try finish { loop, done in
-            let sink = ResourceSink(file: file, held: 0, blocks: WriteBlocks(), on: loop, notes: nil)
+            let sink = ResourceSink(continuing: file, held: 0, blocks: WriteBlocks(), on: loop, notes: nil)
             Array(repeating: UInt8(7), count: 1000).withUnsafeBytes { sink.append($0) }
             // Its block goes to the queue before the loop waits, and fails there.
             _ = loop.after(0.2) {
@@ -141,5 +140,20 @@ struct ResourceSinkTests {
         }
         #expect(error.code == EBADF)
         #expect(failedBeforeFinish.withLock { $0 }, "the fetch can see it and stop its transfer")
+    }
+
+    @Test func aFileThatCannotBeMadeFailsTheResource() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try finish { loop, done in
+            let sink = ResourceSink(creating: directory.path + "/gone/segment.ts", blocks: WriteBlocks(), on: loop, notes: nil)
+            Array(repeating: UInt8(7), count: 1000).withUnsafeBytes { sink.append($0) }
+            sink.finish { done($0) }
+        }
+        guard case .failure(let error) = result else {
+            Issue.record("a file in a missing folder finished as \(result)")
+            return
+        }
+        #expect(error.code == ENOENT)
     }
 }

@@ -19,7 +19,8 @@ final class ResourceFetch: HTTPTransferDelegate {
     let resource: TitleResource
     let url: String
     let redirectHops: Int
-    private let file: DataFile
+    /// The resource's file.
+    private let path: String
     private var sink: ResourceSink?
     /// Bytes of the resource received (the file's, once its sink has written them).
     private var written: Int64 = 0
@@ -44,16 +45,17 @@ final class ResourceFetch: HTTPTransferDelegate {
     private let resumeFrom: Int64
     private let resumeValidator: String?
 
-    /// `resume`: the first bytes of `file` are the resource's as of `validator`; the
-    /// request asks for the rest, and the origin sends it all again if it changed.
+    /// `resume`: the first bytes of the file at `path` are the resource's as of
+    /// `validator`; the request asks for the rest, and the origin sends it all again if
+    /// it changed.
     init(
-        resource: TitleResource, url: String, redirectHops: Int, file: DataFile,
+        resource: TitleResource, url: String, redirectHops: Int, path: String,
         resume: (bytes: Int64, validator: String)? = nil, completion: @escaping (ResourceFetch, Outcome) -> Void
     ) {
         self.resource = resource
         self.url = url
         self.redirectHops = redirectHops
-        self.file = file
+        self.path = path
         self.completion = completion
         resumeFrom = resume?.bytes ?? 0
         resumeValidator = resume?.validator
@@ -62,28 +64,28 @@ final class ResourceFetch: HTTPTransferDelegate {
     /// Starts on `loop` with `request` (which gets its Range and If-Range here), queued
     /// for its host's connections by `priority` (`HTTPTransfer.priority`). A resume drops
     /// what the file has beyond the bytes it continues from; if it cannot, it starts from
-    /// byte 0.
+    /// byte 0, and the sink makes or empties the file off the loop.
     func start(
         _ request: HTTPRequest, userAgent: String, on loop: TransferLoop, rateLimits: RateLimits?, priority: Int,
         blocks: WriteBlocks
     ) {
         var request = request
         var from: Int64 = 0
-        if resumeFrom > 0, let resumeValidator, (try? file.size()).map({ $0 >= resumeFrom }) == true {
+        if resumeFrom > 0, let resumeValidator, let file = try? DataFile(path: path, mode: .readWrite),
+            (try? file.size()).map({ $0 >= resumeFrom }) == true
+        {
             arrivals?(.from(resumeFrom))
             if (try? file.truncate(length: resumeFrom)) != nil {
                 from = resumeFrom
                 written = resumeFrom
                 request.headers.append("If-Range: \(resumeValidator)")
+                sink = ResourceSink(continuing: file, held: from, blocks: blocks, on: loop, notes: arrivals)
             }
         }
         if from == 0 {
             arrivals?(.from(0))
-            // Only a file with bytes: ext4 flushes a file truncated to 0 when it is
-            // closed (auto_da_alloc), which a new file would pay for on the loop thread.
-            if (try? file.size()) != 0 { try? file.truncate(length: 0) }
+            sink = ResourceSink(creating: path, blocks: blocks, on: loop, notes: arrivals)
         }
-        sink = ResourceSink(file: file, held: from, blocks: blocks, on: loop, notes: arrivals)
         if from > 0 || resource.range != nil {
             let end = resource.range.map { "\($0.end - 1)" } ?? ""
             request.headers.append("Range: bytes=\(from)-\(end)")

@@ -33,6 +33,9 @@ final class TitleDownload {
     /// Finished since the last checkpoint began.
     private var unsaved = 0
     private var lastCheckpoint = 0.0
+    private var bytesAtLastCheckpoint: Int64 = 0
+    /// A checkpoint is being saved: the next waits for it.
+    private var checkpointing = false
     private var lastProgressEvent = 0.0
     private var bytesAtLastEvent: Int64 = 0
     private var committing = false
@@ -99,20 +102,9 @@ final class TitleDownload {
         case .failure(let error):
             end(.failed(JobFailure(.io, "\(error)")))
         case .success(var loaded):
-            let shapes = plan.shapes
-            let changed = Set(loaded.held.values.map(\.rendition)).filter { identity in
-                loaded.shapes[identity].map { $0 != shapes[identity] } ?? false && shapes[identity] != nil
-            }
-            for identity in changed.sorted() {
+            for identity in loaded.keepOnly(plan) {
                 job.emit(.notice(url: job.url, message: "\(identity) changed on the origin since the last run; fetching it again"))
             }
-            // Held files of renditions changed or no longer chosen are not the title's.
-            let planned = Set(plan.resources.map(\.path))
-            loaded.held = loaded.held.filter { planned.contains($0.key) && !changed.contains($0.value.rendition) }
-            loaded.partial = loaded.partial.filter { path, _ in
-                planned.contains(path) && !changed.contains(String(path.prefix { $0 != "/" }))
-            }
-            loaded.shapes = shapes
             progress = loaded
             pending = plan.resources.filter { progress.held[$0.path] == nil }
             let held = plan.resources.count - pending.count
@@ -174,16 +166,10 @@ final class TitleDownload {
     /// waiting for a connection to its host (the title's own ones included).
     private func fetch(_ resource: TitleResource, url: String?, hops: Int, forPlayer: Bool = false) {
         let url = url ?? resource.url
-        let file: DataFile
-        do {
-            file = try DataFile(path: filesDirectory + "/" + resource.path, mode: .readWrite)
-        } catch {
-            end(.failed(JobFailure(.io, "\(error)")))
-            return
-        }
         let held = progress.partial.removeValue(forKey: resource.path)
         let fetch = ResourceFetch(
-            resource: resource, url: url, redirectHops: hops, file: file, resume: held.map { ($0.bytes, $0.validator) }
+            resource: resource, url: url, redirectHops: hops, path: filesDirectory + "/" + resource.path,
+            resume: held.map { ($0.bytes, $0.validator) }
         ) { [weak self] fetch, outcome in
             self?.fetched(fetch, outcome)
         }
@@ -294,8 +280,10 @@ final class TitleDownload {
         if running.isEmpty && writing.isEmpty && !refreshing { end(.failed(failing ?? failure)) }
     }
 
-    /// Four times a second while fetching: progress is shown and saved, resources on
-    /// their way included, so `kill -9` costs about a quarter of a second of transfer.
+    /// Four times a second while fetching: progress is shown and saved (and after every
+    /// `checkpointBytes` fetched), resources on their way included, so `kill -9` costs
+    /// about a quarter of a second of transfer. One checkpoint is saved at a time: on a
+    /// slow disk they come as often as it allows, not in a queue.
     private func tick() {
         guard !ended, !committing else { return }
         if onTheirWay.contains(where: { $0.bytesWritten > 0 }) { unsaved += 1 }
@@ -304,12 +292,17 @@ final class TitleDownload {
     }
 
     static let tickInterval = 0.25
+    /// Fetched since the last checkpoint, this much is flushed at once, so the flush
+    /// before the commit finds little left: the disk works while the network does.
+    static let checkpointBytes: Int64 = 16 << 20
 
     private func noteProgress() {
         let now = TransferLoop.now()
         // With nothing left to fetch the commit comes next, and makes it all durable.
         let commitIsNext = running.isEmpty && writing.isEmpty && pending.isEmpty
-        if unsaved > 0, now - lastCheckpoint >= Self.tickInterval, !commitIsNext { checkpoint() }
+        let due = now - lastCheckpoint >= Self.tickInterval
+            || job.bytesFetched - bytesAtLastCheckpoint >= Self.checkpointBytes
+        if unsaved > 0, due, !checkpointing, !commitIsNext { checkpoint() }
         guard now - lastProgressEvent >= 0.5 else { return }
         let done = progress.bytesHeld + onTheirWay.reduce(0) { $0 + $1.bytesReceived }
         let rate = Double(done - bytesAtLastEvent) / max(0.001, now - lastProgressEvent)
@@ -330,16 +323,17 @@ final class TitleDownload {
     /// Flushes the files held so far, then saves the progress that names them.
     private func checkpoint() {
         lastCheckpoint = TransferLoop.now()
+        bytesAtLastCheckpoint = job.bytesFetched
+        checkpointing = true
         unsaved = 0
         var snapshot = progress
         for fetch in onTheirWay { snapshot.keepPartial(of: fetch) }
-        // What `status` and `resume` read of a title, as of a file's: its entry, headers
-        // and the bytes held.
-        var state = JobState(entry: job.request.entry, commandHeaders: job.request.commandHeaders)
-        state.createdAt = createdAt
-        if progress.bytesHeld > 0 { state.completed.insert(ByteRange(0, progress.bytesHeld)) }
-        let (saved, savedState, staging) = (snapshot, state, staging)
-        job.partial.diskQueue.async { saved.saveAfterFlushing(state: savedState, staging: staging) }
+        let state = progress.jobState(of: job.request, createdAt: createdAt)
+        let (saved, savedState, staging, download, loop) = (snapshot, state, staging, job.download, loop)
+        job.partial.diskQueue.async {
+            saved.saveAfterFlushing(state: savedState, staging: staging)
+            loop.post { download.job?.onTitle { $0.checkpointing = false } }
+        }
     }
 
     // MARK: Ending

@@ -42,6 +42,31 @@ struct TitleProgress: Sendable, Codable, Equatable {
         return progress
     }
 
+    /// Drops what is no longer the title's: held files of renditions `plan` does not
+    /// choose, or whose shape changed on the origin since (those it returns, sorted).
+    mutating func keepOnly(_ plan: any TitlePlan) -> [String] {
+        let shapes = plan.shapes
+        let changed = Set(held.values.map(\.rendition)).filter { identity in
+            self.shapes[identity].map { $0 != shapes[identity] } ?? false && shapes[identity] != nil
+        }
+        let planned = Set(plan.resources.map(\.path))
+        held = held.filter { planned.contains($0.key) && !changed.contains($0.value.rendition) }
+        partial = partial.filter { path, _ in
+            planned.contains(path) && !changed.contains(String(path.prefix { $0 != "/" }))
+        }
+        self.shapes = shapes
+        return changed.sorted()
+    }
+
+    /// What `status` and `resume` read of a title, as of a file's: its entry, headers
+    /// and the bytes held.
+    func jobState(of request: JobRequest, createdAt: Date) -> JobState {
+        var state = JobState(entry: request.entry, commandHeaders: request.commandHeaders)
+        state.createdAt = createdAt
+        if bytesHeld > 0 { state.completed.insert(ByteRange(0, bytesHeld)) }
+        return state
+    }
+
     /// Records what a fetch on its way, or one that stopped, holds of its resource, for
     /// the next try to continue from (nothing without a validator to resume with).
     mutating func keepPartial(of fetch: ResourceFetch) {

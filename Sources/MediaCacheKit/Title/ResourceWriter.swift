@@ -1,0 +1,104 @@
+import Foundation
+import Synchronization
+
+/// The queue's side of a `ResourceSink`: the file's writes and the running hash.
+final class ResourceWriter: Sendable {
+    private struct State {
+        var file: DataFile?
+        var digest = Digest(.sha256)
+        var failure: SystemError?
+    }
+
+    private let path: String
+    private let notes: (@Sendable (TitleInProgress.ArrivalNote) -> Void)?
+    private let state: Mutex<State>
+    private let written: Atomic<Int64>
+    /// The last restart done (`ResourceSink.version`).
+    private let version = Atomic<Int>(0)
+    private let failed = Atomic<Bool>(false)
+
+    init(path: String, file: DataFile?, held: Int64, notes: (@Sendable (TitleInProgress.ArrivalNote) -> Void)?) {
+        self.path = path
+        self.notes = notes
+        state = Mutex(State(file: file))
+        written = Atomic(held)
+    }
+
+    func bytesOnDisk(version wanted: Int) -> Int64 {
+        // The version first: a count read after it is that version's or a later write's.
+        version.load(ordering: .acquiring) == wanted ? written.load(ordering: .acquiring) : 0
+    }
+    var hasFailed: Bool { failed.load(ordering: .relaxed) }
+
+    func create() {
+        LoopThreads.preconditionOff("creating \(path)")
+        state.withLock { state in
+            do throws(SystemError) {
+                let file = try DataFile(path: path, mode: .readWrite)
+                // Only a file with bytes: ext4 flushes a file truncated to 0 when it is
+                // closed (auto_da_alloc).
+                if try file.size() != 0 { try file.truncate(length: 0) }
+                state.file = file
+            } catch {
+                fail(&state, error)
+            }
+        }
+    }
+
+    func hashHeld(_ count: Int64) {
+        LoopThreads.preconditionOff("hashing the held bytes of \(path)")
+        state.withLock { state in
+            let (file, digest) = (state.file, state.digest)
+            do {
+                try file?.forEachBlock(length: count) { digest.update($0) }
+            } catch {
+                fail(&state, error as? SystemError ?? SystemError("read", path: path, code: EIO))
+            }
+        }
+    }
+
+    func restart(version next: Int) {
+        notes?(.from(0))
+        state.withLock { state in
+            guard state.failure == nil, let file = state.file else { return }
+            do throws(SystemError) {
+                try file.truncate(length: 0)
+                state.digest = Digest(.sha256)
+                written.store(0, ordering: .releasing)
+                version.store(next, ordering: .releasing)
+            } catch {
+                fail(&state, error)
+            }
+        }
+    }
+
+    func tell(_ note: TitleInProgress.ArrivalNote) { notes?(note) }
+
+    func write(_ bytes: [UInt8], at offset: Int64) {
+        let upTo = state.withLock { state -> Int64? in
+            guard state.failure == nil, let file = state.file else { return nil }
+            do throws(SystemError) {
+                try file.write(bytes, at: offset)
+            } catch {
+                fail(&state, error)
+                return nil
+            }
+            state.digest.update(bytes)
+            written.store(offset + Int64(bytes.count), ordering: .releasing)
+            return offset + Int64(bytes.count)
+        }
+        if let upTo { notes?(.wrote(upTo: upTo)) }
+    }
+
+    func finish() -> Result<String, SystemError> {
+        state.withLock { state in
+            if let failure = state.failure { return .failure(failure) }
+            return .success(state.digest.finalizeHex())
+        }
+    }
+
+    private func fail(_ state: inout State, _ error: SystemError) {
+        state.failure = error
+        failed.store(true, ordering: .relaxed)
+    }
+}
