@@ -146,14 +146,8 @@ enum FileSystem {
 
     /// Writes `bytes` durably: temporary file, fsync, rename, directory fsync.
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws(SystemError) {
-        let temporary = path + ".tmp"
-        do {
-            let file = try DataFile(path: temporary, mode: .readWrite)
-            try file.truncate(length: 0)
-            try file.write(bytes, at: 0)
-            try file.sync()
-        }
-        try rename(temporary, to: path)
+        try writeTemporary(bytes, for: path).sync()
+        try rename(path + ".tmp", to: path)
         try syncDirectory((path as NSString).deletingLastPathComponent)
     }
 
@@ -163,14 +157,18 @@ enum FileSystem {
     static func writeAtomicallyFlushingFileSystem(
         _ files: [(bytes: [UInt8], path: String)], in directory: String
     ) throws(SystemError) {
-        for (bytes, path) in files {
-            let file = try DataFile(path: path + ".tmp", mode: .readWrite)
-            try file.truncate(length: 0)
-            try file.write(bytes, at: 0)
-        }
+        for (bytes, path) in files { _ = try writeTemporary(bytes, for: path) }
         try syncFileSystem(containing: directory)
         for (_, path) in files { try rename(path + ".tmp", to: path) }
         try syncDirectory(directory)
+    }
+
+    /// `bytes` in `path`'s temporary file (`path.tmp`), not flushed.
+    private static func writeTemporary(_ bytes: [UInt8], for path: String) throws(SystemError) -> DataFile {
+        let file = try DataFile(path: path + ".tmp", mode: .readWrite)
+        try file.truncate(length: 0)
+        try file.write(bytes, at: 0)
+        return file
     }
 
     static func readAll(_ path: String) throws(SystemError) -> [UInt8] {

@@ -163,23 +163,29 @@ final class ResourceFetch: HTTPTransferDelegate {
 
     func transfer(_ transfer: HTTPTransfer, didCompleteWith error: TransferError?) {
         guard completion != nil else { return }
+        guard let sink else { preconditionFailure("a response to a fetch that was never started") }
         responseEnded = true
-        let outcome = outcome(error)
-        let size = written
+        let ending = ending(error)
         onResponseEnd?(self)
-        guard let sink else { return report(outcome) }
         // Reported once the sink has written it all: a retry or a checkpoint then sees
         // the file as it is.
         sink.finish { [weak self] written in
-            switch (written, outcome) {
+            switch (written, ending) {
             case (.failure(let error), _):
                 self?.report(.definite(JobFailure(.io, "\(error)")))
-            case (.success(let sha256), .done):
+            case (.success(let sha256), .whole(let size)):
                 self?.report(.done(size: size, sha256: sha256))
-            case (.success, _):
+            case (.success, .short(let outcome)):
                 self?.report(outcome)
             }
         }
+    }
+
+    /// How a response ended, as far as it alone can tell.
+    private enum Ending {
+        /// Every byte of the resource arrived (its digest is the sink's to give).
+        case whole(size: Int64)
+        case short(Outcome)
     }
 
     private func report(_ outcome: Outcome) {
@@ -188,23 +194,17 @@ final class ResourceFetch: HTTPTransferDelegate {
         completion(self, outcome)
     }
 
-    /// What the response came to; `.done` carries no digest yet.
-    private func outcome(_ error: TransferError?) -> Outcome {
-        let outcome: Outcome
-        if let verdict {
-            outcome = verdict
-        } else if accepted, let expected, written == expected {
-            outcome = .done(size: written, sha256: "")
-        } else if accepted, expected == nil, error == nil {
-            outcome = .done(size: written, sha256: "")
-        } else if let error, error.kind == .refused || error.kind == .untrustedCertificate {
-            outcome = .definite(JobFailure(error.kind == .refused ? .badURL : .tls, "\(resource.label) (\(Printable.url(url))): \(error.message)", cause: .transfer(error.kind)))
-        } else if let error {
-            outcome = .transient(reason: error.message, retryAfter: nil)
-        } else {
-            outcome = .transient(reason: "the response ended after \(written) of \(expected ?? 0) bytes", retryAfter: nil)
+    private func ending(_ error: TransferError?) -> Ending {
+        if let verdict { return .short(verdict) }
+        if accepted, let expected, written == expected { return .whole(size: written) }
+        if accepted, expected == nil, error == nil { return .whole(size: written) }
+        if let error, error.kind == .refused || error.kind == .untrustedCertificate {
+            return .short(.definite(JobFailure(
+                error.kind == .refused ? .badURL : .tls, "\(resource.label) (\(Printable.url(url))): \(error.message)",
+                cause: .transfer(error.kind))))
         }
-        return outcome
+        if let error { return .short(.transient(reason: error.message, retryAfter: nil)) }
+        return .short(.transient(reason: "the response ended after \(written) of \(expected ?? 0) bytes", retryAfter: nil))
     }
 
     /// Stops the transfer without a report (the title is stopping).
