@@ -83,9 +83,12 @@ public struct CacheDirectory: Sendable {
         do {
             // The root may be a link the user made (a cache on another disk); nothing in it is.
             try FileSystem.makeDirectory(root)
+            var made = false
             for dir in [objectsDirectory, partialDirectory, locksDirectory] {
-                try FileSystem.makeDirectory(dir, replacingLink: true)
+                made = try FileSystem.makeDirectory(dir, durable: false, replacingLink: true) || made
             }
+            // One flush of the root makes all three new entries durable.
+            if made { try FileSystem.syncDirectory(root) }
         } catch {
             throw error.code == EROFS ? CacheError.readOnly(path: root) : CacheError.io(error)
         }

@@ -73,7 +73,12 @@ public final class CacheIndex: Sendable {
         // -shm files copy that mode; the index lists URLs, which may carry tokens.
         FileSystem.createPrivateFile(path)
         let pool = try DatabasePool(path: path, configuration: configuration)
+        // A new index is made in a few transactions, and a migration that a power loss
+        // took away is simply run again at the next open: none of them needs its own
+        // flush. The first object's commit (FULL) flushes them with it.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = OFF") }
         try migrator.migrate(pool)
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         return pool
     }
 

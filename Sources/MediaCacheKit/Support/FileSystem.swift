@@ -96,17 +96,20 @@ enum FileSystem {
     /// once something inside must survive power loss. A folder inside the cache is never
     /// a symbolic link (`replacingLink`): one planted there would lead writes outside it,
     /// so the link is removed (never followed) and a folder made in its place.
-    static func makeDirectory(_ path: String, durable: Bool = true, replacingLink: Bool = false) throws(SystemError) {
+    /// Whether the directory was made here (false: it was there already).
+    @discardableResult
+    static func makeDirectory(_ path: String, durable: Bool = true, replacingLink: Bool = false) throws(SystemError) -> Bool {
         if replacingLink && isSymbolicLink(path) { unlink(path) }
-        if exists(path) { return }
+        if exists(path) { return false }
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty && parent != path { try makeDirectory(parent) }
         if mkdir(path, 0o700) != 0 {
-            if errno == EEXIST { return }
+            if errno == EEXIST { return false }
             throw SystemError("create directory", path: path)
         }
         // The new entry must survive power loss before anything inside it is relied on.
         if durable && !parent.isEmpty { try syncDirectory(parent) }
+        return true
     }
 
     /// Creates an empty file with mode 0600 unless `path` exists; failures are left to

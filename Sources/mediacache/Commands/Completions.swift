@@ -3,6 +3,7 @@ import ArgumentParser
 /// `mediacache completions SHELL`: the completion script, and where the shell looks for it.
 struct Completions: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "completions",
         abstract: "Print the completion script for bash, zsh or fish.",
         discussion: """
             Save it where the shell looks: bash, \

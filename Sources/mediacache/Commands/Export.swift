@@ -4,6 +4,7 @@ import MediaCacheKit
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Write cached objects into a bundle.",
         discussion: """
             A bundle is a pax tar compressed with zstd: manifest.json (each object's URL, \

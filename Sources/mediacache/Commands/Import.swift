@@ -4,6 +4,7 @@ import MediaCacheKit
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract: "Verify and add the objects of bundles.",
         discussion: """
             Reads each bundle entry by entry, hashes every object while writing it to a \

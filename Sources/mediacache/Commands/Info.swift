@@ -4,6 +4,7 @@ import MediaCacheKit
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "info",
         abstract: "Everything known about one object or download.",
         discussion: "Header values are never shown: they may hold tokens. Unknown: exit 1.")
 

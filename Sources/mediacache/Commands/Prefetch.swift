@@ -4,6 +4,7 @@ import MediaCacheKit
 
 struct Prefetch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "prefetch",
         abstract: "Download URLs and lists into the cache.",
         discussion: """
             Each argument is a URL (http:// or https://) or a list file; -i FILE names a \

@@ -4,6 +4,7 @@ import MediaCacheKit
 
 struct Pull: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "pull",
         abstract: "Fill the cache from the fleet's tier, not the origin.",
         discussion: """
             Fetches every object the tier has a record for, or those named by URL or cache \

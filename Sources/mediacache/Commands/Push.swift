@@ -4,6 +4,7 @@ import MediaCacheKit
 
 struct Push: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "push",
         abstract: "Upload cached objects to the fleet's shared tier.",
         discussion: """
             Uploads every cached object, or those named by URL, mirror or cache key, with \

@@ -100,7 +100,7 @@ struct CollectGarbage: ParsableCommand {
 }
 
 struct Stats: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show how many objects and bytes the cache holds.")
+    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Show how many objects and bytes the cache holds.")
 
     @OptionGroup var cache: CacheOptions
 

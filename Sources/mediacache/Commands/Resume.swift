@@ -3,6 +3,7 @@ import MediaCacheKit
 
 struct Resume: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "resume",
         abstract: "Finish interrupted runs, no list needed.",
         discussion: """
             Uses each job's saved URLs and headers; no list is needed. Proxy, cookies and \

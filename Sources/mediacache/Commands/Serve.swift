@@ -6,6 +6,7 @@ import ServiceLifecycle
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Serve the cache to players, fetching what is missing.",
         discussion: """
             Prints `listening on http://HOST:PORT` as its first line, then answers the local \

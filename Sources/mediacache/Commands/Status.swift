@@ -4,6 +4,7 @@ import MediaCacheKit
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "What `resume` would do; the last run's failures.",
         discussion: """
             Partial downloads show bytes done / total (a title's stopped pull from the tier \

@@ -4,6 +4,7 @@ import MediaCacheKit
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "verify",
         abstract: "Re-hash cached objects against the index.",
         discussion: """
             Checks that each object's file exists and has the size and SHA-256 the index \
