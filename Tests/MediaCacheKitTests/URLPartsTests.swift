@@ -46,6 +46,24 @@ struct URLPartsTests {
         #expect(URLParts.pathExtension(ofURL: url) == ext)
     }
 
+    @Test(arguments: [
+        ("clip.MP4", "mp4" as String?),
+        ("dir/Clip.Mkv", "mkv"),
+        ("clip.mp4/", "mp4"),
+        ("a.b/file", nil),
+        (".hidden", nil),
+        ("name.", nil),
+        ("file.averylongext", nil),
+        ("file.m-4", nil),
+        ("file.mp\u{301}", nil),
+        ("file.ÄÖ", nil),
+        ("v.12345678", "12345678"),
+        ("", nil),
+    ])
+    func shortExtensionOfAName(name: String, ext: String?) {
+        #expect(URLParts.shortExtension(of: name) == ext)
+    }
+
     @Test func lastPathComponentIsDecoded() {
         #expect(URLParts("https://a.example/dir/my%20clip.mp4?x=1")?.lastPathComponent == "my clip.mp4")
         #expect(URLParts("https://a.example/")?.lastPathComponent == "")

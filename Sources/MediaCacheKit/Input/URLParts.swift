@@ -49,13 +49,17 @@ public struct URLParts: Sendable, Equatable {
 
     /// The extension of a file name, lowercased, if it is 1–8 ASCII letters or digits.
     public static func shortExtension(of name: String) -> String? {
-        let base = name.split(separator: "/").last.map(String.init) ?? name
-        guard let dot = base.lastIndex(of: "."), dot != base.startIndex else { return nil }
-        let ext = base[base.index(after: dot)...].lowercased()
-        guard (1...8).contains(ext.count), ext.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-            return nil
-        }
-        return ext
+        // Bytes, not Characters: this runs for every file a run fetches.
+        var bytes = name.utf8[...]
+        while bytes.last == UInt8(ascii: "/") { bytes = bytes.dropLast() }
+        let base = bytes.lastIndex(of: UInt8(ascii: "/")).map { bytes[bytes.index(after: $0)...] } ?? bytes
+        guard let dot = base.lastIndex(of: UInt8(ascii: ".")), dot != base.startIndex else { return nil }
+        let ext = base[base.index(after: dot)...]
+        let lowered = ext.map { byte in (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte }
+        guard (1...8).contains(lowered.count),
+            lowered.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
+        return String(decoding: lowered, as: UTF8.self)
     }
 
     /// The longest URL fetched. Servers refuse far shorter ones (nginx and Apache at

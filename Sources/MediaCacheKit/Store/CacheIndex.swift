@@ -177,14 +177,14 @@ public final class CacheIndex: Sendable {
         guard !objects.isEmpty else { return }
         try run {
             try pool.write { db in
+                // Prepared once per connection: a group of small files is many rows.
+                let dropAliases = try db.cachedStatement(sql: "DELETE FROM aliases WHERE key = ?")
+                let addObject = try db.cachedStatement(sql: CachedObject.replaceSQL)
+                let addAlias = try db.cachedStatement(sql: "INSERT OR REPLACE INTO aliases (alias, key) VALUES (?, ?)")
                 for (object, aliases) in objects {
-                    try db.execute(sql: "DELETE FROM aliases WHERE key = ?", arguments: [object.key])
-                    try object.insert(db, onConflict: .replace)
-                    for alias in Set(aliases) {
-                        try db.execute(
-                            sql: "INSERT OR REPLACE INTO aliases (alias, key) VALUES (?, ?)",
-                            arguments: [alias, object.key])
-                    }
+                    try dropAliases.execute(arguments: [object.key])
+                    try addObject.execute(arguments: object.rowArguments)
+                    for alias in Set(aliases) { try addAlias.execute(arguments: [alias, object.key]) }
                 }
             }
         }

@@ -73,20 +73,27 @@ extension CachedObject {
     }
 
     public func encode(to container: inout PersistenceContainer) throws {
-        container["key"] = key
-        container["cache_key"] = cacheKey
-        container["url"] = url
-        container["mirrors"] = Self.encodeMirrors(mirrors)
-        container["name"] = name
-        container["path"] = path
-        container["size"] = size
-        container["sha256"] = sha256
-        container["content_type"] = contentType
-        container["etag"] = etag
-        container["last_modified"] = lastModified
-        container["faststart"] = faststart.rawValue
-        container["added_at"] = IndexDate.text(addedAt)
-        container["last_used_at"] = IndexDate.text(lastUsedAt)
+        for (column, value) in zip(Self.columns, rowValues) { container[column] = value }
+    }
+
+    static let columns = [
+        "key", "cache_key", "url", "mirrors", "name", "path", "size", "sha256", "content_type", "etag",
+        "last_modified", "faststart", "added_at", "last_used_at",
+    ]
+
+    /// Inserts or replaces a row with `rowArguments`, without the record machinery (a
+    /// prepared statement: the commit of many small files records many rows).
+    static let replaceSQL =
+        "INSERT OR REPLACE INTO objects (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+
+    var rowArguments: StatementArguments { StatementArguments(rowValues) }
+
+    /// The row's values, in the order of `columns`.
+    private var rowValues: [(any DatabaseValueConvertible)?] {
+        [
+            key, cacheKey, url, Self.encodeMirrors(mirrors), name, path, size, sha256, contentType, etag,
+            lastModified, faststart.rawValue, IndexDate.text(addedAt), IndexDate.text(lastUsedAt),
+        ]
     }
 
     /// A JSON array of strings, as GRDB's Codable encoding stored it.

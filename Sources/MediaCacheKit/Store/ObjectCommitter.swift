@@ -167,7 +167,7 @@ struct ObjectCommitter: Sendable {
     /// the object; nil when there is none worth keeping.
     static func fileExtension(for state: JobState) -> String? {
         state.entry.outName.flatMap(URLParts.shortExtension(of:))
-            ?? state.finalURL.flatMap { URLParts($0)?.pathExtension }
-            ?? URLParts(state.entry.url)?.pathExtension
+            ?? state.finalURL.flatMap(URLParts.pathExtension(ofURL:))
+            ?? URLParts.pathExtension(ofURL: state.entry.url)
     }
 }
