@@ -32,7 +32,9 @@ final class PartialFile: @unchecked Sendable {
     init(cache: CacheDirectory, key: CacheKey) {
         self.cache = cache
         self.key = key
-        diskQueue = DispatchQueue(label: "mediacache.job.\(key.hex.prefix(12))")
+        // On the shared pool, not a thread of its own: thousands of small files would
+        // otherwise each wake (or make) a thread for their few disk tasks.
+        diskQueue = DispatchQueue(label: "mediacache.job", target: .global())
     }
 
     var statePath: String { cache.statePath(key: key) }
