@@ -4,10 +4,11 @@ import Synchronization
 /// A streaming title the tier holds (`--tier`): its pack comes back whole, every file
 /// checked against its `title.json` (`TierTitlePuller`), instead of segment by segment
 /// from the origin; a pull that was stopped goes on from what it kept. The pull writes
-/// and checks files, so it runs on the job's disk queue under the job's lock, and waits
-/// there for each range of the pack, which the transfer loop fetches beside the
-/// downloads, under the run's and the file's rate limits. The transfer thread hears how
-/// it ended. A copy that cannot be used leaves the origin, as for a file.
+/// and checks files, so it runs in the order of the job's disk queue under the job's
+/// lock, on a thread of its own: it waits for each range of the pack, which the transfer
+/// loop fetches beside the downloads, under the run's and the file's rate limits. The
+/// transfer thread hears how it ended. A copy that cannot be used leaves the origin, as
+/// for a file.
 extension DownloadJob {
     func pullTitle(_ record: TierRecord, from tier: TierSource) {
         loop.preconditionOnLoop()
@@ -25,7 +26,7 @@ extension DownloadJob {
         let (loop, identity, staging) = (loop, request.entry.identity, TitleLayout.staging(key: key, in: cache))
         let started = TransferLoop.now()
         let forPlayers = download.priority == .interactive
-        partial.diskQueue.async { [weak self] in
+        partial.runWaiting { [weak self] in
             // A title part-fetched from the origin keeps going there.
             if originMayFinish && FileSystem.exists(staging + "/" + TitleLayout.stateFile) {
                 loop.post { [weak self] in self?.didPullTitle(nil, record: record, from: tier) }

@@ -39,6 +39,20 @@ final class PartialFile: @unchecked Sendable {
 
     var statePath: String { cache.statePath(key: key) }
 
+    /// Runs `work`, which waits on the network (a tier pull reading its pack), in the
+    /// disk queue's order but on a thread of its own: the queue is held until it ends,
+    /// and no thread of the shared pool waits meanwhile.
+    func runWaiting(_ work: @escaping @Sendable () -> Void) {
+        let queue = diskQueue
+        queue.async {
+            queue.suspend()
+            DispatchQueue(label: "mediacache.job.waiting").async {
+                work()
+                queue.resume()
+            }
+        }
+    }
+
     // MARK: Opening
 
     /// Removes the job's folder when it, or anything in it, is a symbolic link (planted
