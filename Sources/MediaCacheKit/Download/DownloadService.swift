@@ -31,10 +31,10 @@ public final class DownloadService: @unchecked Sendable {
     /// in flight.
     let diskWork = DispatchGroup()
     /// Index writes that need not hold up the transfer thread (uses, restored names).
-    private let indexWork = DispatchQueue(label: "mediacache.index-writes")
+    let indexWork = DispatchQueue(label: "mediacache.index-writes")
     /// Where events leave, in order, never holding up the transfers.
     private let events: EventOutbox
-    private let committed: (@Sendable (CachedObject) -> Void)?
+    let committed: (@Sendable (CachedObject) -> Void)?
     /// The fleet's tier, when downloads may read from it (`--tier`, `pull`).
     let tier: TierSource?
     private let stopped = DispatchSemaphore(value: 0)
@@ -67,10 +67,12 @@ public final class DownloadService: @unchecked Sendable {
     private var maxCommitsBehind: Int { min(descriptorBudget.commitsBehind, max(16, 4 * options.jobs)) }
     private var startedCount = 0
     private var shuttingDown = false
+    /// An admission is posted: a job's end never starts another inside its own call.
+    private var admissionPosted = false
     /// Data files made ahead, once more downloads start than run at once.
     private(set) var spareFiles: SpareDataFiles?
     /// Objects found already cached, marked as used in one transaction per group.
-    private var usedKeys: [CacheKey] = []
+    var usedKeys: [CacheKey] = []
 
     /// `committed` hears of every object this service commits (on the transfer thread,
     /// so it must be quick): how `--tier-push` uploads behind the downloads. `tier`: look
@@ -242,6 +244,17 @@ public final class DownloadService: @unchecked Sendable {
     /// them without bound; the rest wait, ahead of everything else.
     static let interactiveBeyondJobs = 8
 
+    /// Admits on the loop's next turn, once however often it is asked for: a slot freed
+    /// by a job (its commit, its end) starts the next download after the job's own call.
+    private func admitSoon() {
+        guard !admissionPosted else { return }
+        admissionPosted = true
+        loop.post { [self] in
+            admissionPosted = false
+            admit()
+        }
+    }
+
     /// Starts queued downloads by priority while slots are free; interactive ones beyond `-j`.
     private func admit() {
         loop.preconditionOnLoop()
@@ -267,29 +280,6 @@ public final class DownloadService: @unchecked Sendable {
         if shuttingDown && runningCount == 0 && behind.isEmpty { loop.stop() }
     }
 
-    /// Gives a row recovered by an index rebuild its names back, off the transfer thread.
-    private func restoreNames(of object: CachedObject, from entry: ListEntry) {
-        diskWork.enter()
-        indexWork.async { [index, diskWork] in
-            try? index.restoreNames(of: object, from: entry)
-            diskWork.leave()
-        }
-    }
-
-    /// Marks the objects found cached as used, off the transfer thread.
-    private func recordUses() {
-        guard !usedKeys.isEmpty else { return }
-        let keys = usedKeys
-        usedKeys = []
-        diskWork.enter()
-        indexWork.async { [index, diskWork] in
-            try? index.touch(keys: keys)
-            diskWork.leave()
-        }
-    }
-
-    // MARK: Endings
-
     // MARK: Commits behind
 
     /// Every byte of `job` (`bytes` long) is written and its commit begins: it gives its
@@ -298,7 +288,7 @@ public final class DownloadService: @unchecked Sendable {
         loop.preconditionOnLoop()
         keepingSlot.append((job, bytes))
         releaseSlots()
-        admit()
+        admitSoon()
     }
 
     /// Moves committing downloads behind, oldest first, while the bounds allow.
@@ -344,7 +334,7 @@ public final class DownloadService: @unchecked Sendable {
         }
         finish(job.download, job: job, result: result)
         releaseSlots()
-        admit()
+        admitSoon()
         stopIfIdle()
     }
 
@@ -370,28 +360,6 @@ public final class DownloadService: @unchecked Sendable {
             }
             submission.handle?.resolve(outcome)
             submission.onFinish?(outcome, index == 0 ? job?.bytesFetched ?? 0 : 0)
-        }
-    }
-
-    private func report(_ result: DownloadResult, for request: JobRequest, name: String?) {
-        let entry = request.entry
-        let name = name ?? entry.displayName
-        switch result {
-        case .committed(let object):
-            committed?(object)
-            emit(
-                .committed(
-                    url: entry.url, name: name, path: cache.absolute(object.path), size: object.size,
-                    faststart: object.faststart))
-        case .alreadyCached(let object):
-            usedKeys.append(request.key)
-            if usedKeys.count >= 512 { recordUses() }
-            restoreNames(of: object, from: entry)
-            emit(.skipped(url: entry.url, name: name, path: cache.absolute(object.path)))
-        case .failed(let failure):
-            emit(.failed(url: entry.url, name: name, failure: failure))
-        case .interrupted:
-            break
         }
     }
 }
