@@ -65,18 +65,19 @@ public final class CacheIndex: Sendable {
     }
 
     private static func open(_ path: String) throws -> DatabasePool {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(30)
-        // A committed row must survive power loss like the renamed file it describes.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         // SQLite would create the file with the umask's mode (often 0644), and its -wal and
         // -shm files copy that mode; the index lists URLs, which may carry tokens.
-        FileSystem.createPrivateFile(path)
+        let isNew = FileSystem.createPrivateFile(path)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        // A committed row must survive power loss like the renamed file it describes. Setting
+        // up an index (WAL mode, the migrations) needs no flush of its own: a new one a power
+        // loss damaged is rebuilt from `objects/` (empty then), a migration it took away runs
+        // again, and the first commit (FULL) flushes them with it. Readers never write.
+        let setUp = isNew ? "OFF" : "FULL"
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = \(setUp)") }
         let pool = try DatabasePool(path: path, configuration: configuration)
-        // A new index is made in a few transactions, and a migration that a power loss
-        // took away is simply run again at the next open: none of them needs its own
-        // flush. The first object's commit (FULL) flushes them with it.
-        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = OFF") }
+        if !isNew { try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = OFF") } }
         try migrator.migrate(pool)
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         return pool

@@ -112,11 +112,13 @@ enum FileSystem {
         return true
     }
 
-    /// Creates an empty file with mode 0600 unless `path` exists; failures are left to
-    /// whoever opens it next, which reports them with context.
-    static func createPrivateFile(_ path: String) {
+    /// Creates an empty file with mode 0600 unless `path` exists (false then); failures
+    /// are left to whoever opens it next, which reports them with context.
+    @discardableResult
+    static func createPrivateFile(_ path: String) -> Bool {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if fd >= 0 { close(fd) }
+        return fd >= 0
     }
 
     /// Atomically replaces `destination` with `source`.
