@@ -55,10 +55,11 @@ public struct URLParts: Sendable, Equatable {
         let base = bytes.lastIndex(of: UInt8(ascii: "/")).map { bytes[bytes.index(after: $0)...] } ?? bytes
         guard let dot = base.lastIndex(of: UInt8(ascii: ".")), dot != base.startIndex else { return nil }
         let ext = base[base.index(after: dot)...]
-        let lowered = ext.map { byte in (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte }
-        guard (1...8).contains(lowered.count),
-            lowered.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
-        else { return nil }
+        let upper = UInt8(ascii: "A")...UInt8(ascii: "Z")
+        let lower = UInt8(ascii: "a")...UInt8(ascii: "z")
+        let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+        let lowered = ext.map { upper.contains($0) ? $0 | 0x20 : $0 }
+        guard (1...8).contains(lowered.count), lowered.allSatisfy({ lower.contains($0) || digits.contains($0) }) else { return nil }
         return String(decoding: lowered, as: UTF8.self)
     }
 
