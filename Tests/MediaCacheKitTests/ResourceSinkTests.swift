@@ -24,6 +24,15 @@ struct ResourceSinkTests {
         return try #require(outcome.withLock { $0 })
     }
 
+    /// A file `segment.ts` in `directory` holding `bytes` (an earlier run's), opened.
+    private func existingFile(
+        _ bytes: [UInt8], in directory: TemporaryDirectory, mode: DataFile.Mode = .readWrite
+    ) throws -> (path: String, file: DataFile) {
+        let path = directory.path + "/segment.ts"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        return (path, try DataFile(path: path, mode: mode))
+    }
+
     /// Blocks of `count` bytes, each different.
     private func blocks(_ count: Int, of size: Int) -> [[UInt8]] {
         (0..<count).map { index in (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) } }
@@ -70,10 +79,8 @@ struct ResourceSinkTests {
     @Test func heldBytesAreHashedBeforeWhatFollowsThem() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path + "/segment.ts"
         let held = Array("bytes an earlier run kept ".utf8)
-        _ = FileManager.default.createFile(atPath: path, contents: Data(held))
-        let file = try DataFile(path: path, mode: .readWrite)
+        let (path, file) = try existingFile(held, in: directory)
         let rest = Array("and the rest of them".utf8)
         let result = try finish { loop, done in
             let sink = ResourceSink(continuing: file, held: Int64(held.count), blocks: WriteBlocks(), on: loop, notes: nil)
@@ -87,10 +94,8 @@ struct ResourceSinkTests {
     @Test func aRestartDropsWhatWasWrittenFromFileAndHash() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path + "/segment.ts"
         let old = Array("an old version, longer than the new one".utf8)
-        _ = FileManager.default.createFile(atPath: path, contents: Data(old))
-        let file = try DataFile(path: path, mode: .readWrite)
+        let (path, file) = try existingFile(old, in: directory)
         let new = Array("the new version".utf8)
         let notes = Mutex<[TitleInProgress.ArrivalNote]>([])
         let onDisk = Mutex<[Int64]>([])
@@ -120,10 +125,8 @@ struct ResourceSinkTests {
     @Test func aFailedWriteIsReportedAndStopsTheRest() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path + "/segment.ts"
-        _ = FileManager.default.createFile(atPath: path, contents: Data())
         // Read-only: every write fails (EBADF), as a full or failing disk's would.
-        let file = try DataFile(path: path, mode: .readOnly)
+        let file = try existingFile([], in: directory, mode: .readOnly).file
         let failedBeforeFinish = Mutex(false)
         let result = try finish { loop, done in
             let sink = ResourceSink(continuing: file, held: 0, blocks: WriteBlocks(), on: loop, notes: nil)

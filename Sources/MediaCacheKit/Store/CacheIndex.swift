@@ -176,18 +176,20 @@ public final class CacheIndex: Sendable {
     /// Records several objects in one transaction (one fsync for the group).
     public func insert(_ objects: [(object: CachedObject, aliases: [String])]) throws(CacheError) {
         guard !objects.isEmpty else { return }
-        try run {
-            try pool.write { db in
-                // Prepared once per connection: a group of small files is many rows.
-                let dropAliases = try db.cachedStatement(sql: "DELETE FROM aliases WHERE key = ?")
-                let addObject = try db.cachedStatement(sql: CachedObject.replaceSQL)
-                let addAlias = try db.cachedStatement(sql: "INSERT OR REPLACE INTO aliases (alias, key) VALUES (?, ?)")
-                for (object, aliases) in objects {
-                    try dropAliases.execute(arguments: [object.key])
-                    try addObject.execute(arguments: object.rowArguments)
-                    for alias in Set(aliases) { try addAlias.execute(arguments: [alias, object.key]) }
-                }
-            }
+        try run { try pool.write { db in try Self.record(objects, in: db) } }
+    }
+
+    /// Writes the rows of `objects` and of every name each answers to, replacing older
+    /// ones, in `db`'s transaction (commits and index rebuilds alike).
+    static func record(_ objects: [(object: CachedObject, aliases: [String])], in db: Database) throws {
+        // Prepared once per connection: a group of small files is many rows.
+        let dropAliases = try db.cachedStatement(sql: "DELETE FROM aliases WHERE key = ?")
+        let addObject = try db.cachedStatement(sql: CachedObject.replaceSQL)
+        let addAlias = try db.cachedStatement(sql: "INSERT OR REPLACE INTO aliases (alias, key) VALUES (?, ?)")
+        for (object, aliases) in objects {
+            try dropAliases.execute(arguments: [object.key])
+            try addObject.execute(arguments: object.rowArguments)
+            for alias in Set(aliases) { try addAlias.execute(arguments: [alias, object.key]) }
         }
     }
 

@@ -92,17 +92,10 @@ struct IndexRebuilder {
             var report = IndexRebuild(indexPath: path, damagedCopy: damaged, reason: reason, objects: 0, bytes: 0)
             for relative in directory.objectFiles() {
                 guard let object = try recovered(relative) ?? recoveredTitle(relative) else { continue }
-                try pool.write { db in
-                    try object.insert(db)
-                    // The key itself names it until its cache key is known again (`gc` evicts by name).
-                    try db.execute(
-                        sql: "INSERT OR REPLACE INTO aliases (alias, key) VALUES (?, ?)", arguments: [object.key, object.key])
-                    // A title's manifest knows its URL: when that is its cache key, it names it again.
-                    if !object.url.isEmpty, object.cacheKey == object.url {
-                        try db.execute(
-                            sql: "INSERT OR REPLACE INTO aliases (alias, key) VALUES (?, ?)", arguments: [object.url, object.key])
-                    }
-                }
+                // The key itself names it until its cache key is known again (`gc` evicts by
+                // name); a title's manifest knows its URL: when that is its cache key, it too.
+                let aliases = [object.key] + (!object.url.isEmpty && object.cacheKey == object.url ? [object.url] : [])
+                try pool.write { db in try CacheIndex.record([(object, aliases)], in: db) }
                 report.objects += 1
                 report.bytes += object.size
             }

@@ -152,7 +152,7 @@ enum FileSystem {
     /// Writes `bytes` durably: temporary file, fsync, rename, directory fsync.
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws(SystemError) {
         try writeTemporary(bytes, for: path).sync()
-        try rename(path + ".tmp", to: path)
+        try rename(temporaryPath(for: path), to: path)
         try syncDirectory((path as NSString).deletingLastPathComponent)
     }
 
@@ -164,13 +164,16 @@ enum FileSystem {
     ) throws(SystemError) {
         for (bytes, path) in files { _ = try writeTemporary(bytes, for: path) }
         try syncFileSystem(containing: directory)
-        for (_, path) in files { try rename(path + ".tmp", to: path) }
+        for (_, path) in files { try rename(temporaryPath(for: path), to: path) }
         try syncDirectory(directory)
     }
 
-    /// `bytes` in `path`'s temporary file (`path.tmp`), not flushed.
+    /// Where `path` is written before it is renamed into place.
+    private static func temporaryPath(for path: String) -> String { path + ".tmp" }
+
+    /// `bytes` in `path`'s temporary file, not flushed.
     private static func writeTemporary(_ bytes: [UInt8], for path: String) throws(SystemError) -> DataFile {
-        let file = try DataFile(path: path + ".tmp", mode: .readWrite)
+        let file = try DataFile(path: temporaryPath(for: path), mode: .readWrite)
         try file.truncate(length: 0)
         try file.write(bytes, at: 0)
         return file
