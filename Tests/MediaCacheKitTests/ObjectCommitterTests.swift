@@ -31,7 +31,7 @@ struct ObjectCommitterTests {
 
     func prepare(_ job: (CacheKey, DataFile, JobState)) -> Result<CommitBatcher.Publication, CommitError> {
         let committer = ObjectCommitter(cache: cache, faststart: true)
-        return Result { () throws(CommitError) in try committer.prepare(key: job.0, file: job.1, state: job.2) }
+        return Result { () throws(CommitError) in try committer.prepare(key: job.0, file: job.1, state: job.2, finishedAt: Date()) }
     }
 
     @Test func checksumMismatchNamesBothDigestsAndLeavesNothing() throws {

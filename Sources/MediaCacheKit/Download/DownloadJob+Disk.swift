@@ -130,10 +130,11 @@ extension DownloadJob {
         let snapshot = state
         let key = key
         let delay = options.commitDelayForTesting
+        let finishedAt = Date()
         partial.diskQueue.async { [weak self] in
             if delay > 0 { Thread.sleep(forTimeInterval: delay) }
             do throws(CommitError) {
-                let publication = try committer.prepare(key: key, file: file, state: snapshot, hasher: hasher)
+                let publication = try committer.prepare(key: key, file: file, state: snapshot, hasher: hasher, finishedAt: finishedAt)
                 // The disk queue is free again while the publication waits for its group.
                 commits.publish(publication) { [weak self] result in
                     let committed = result.map { publication.object }.mapError(JobFailure.init)

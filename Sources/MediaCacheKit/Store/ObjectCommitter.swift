@@ -17,7 +17,11 @@ struct ObjectCommitter: Sendable {
     /// Everything up to the rename: the returned publication is handed to the
     /// `CommitBatcher`, which renames and records it with others ready at the same time.
     /// `hasher`: digests of the prefix hashed while the download ran, continued here.
-    func prepare(key: CacheKey, file: DataFile, state: JobState, hasher: PrefixHasher? = nil) throws(CommitError)
+    /// `finishedAt`: when its last byte was written, the object's first use (not when a
+    /// disk thread got to it, so objects fetched one after another keep their order).
+    func prepare(
+        key: CacheKey, file: DataFile, state: JobState, hasher: PrefixHasher? = nil, finishedAt: Date
+    ) throws(CommitError)
         -> CommitBatcher.Publication
     {
         LoopThreads.preconditionOff("verifying a download")
@@ -68,13 +72,12 @@ struct ObjectCommitter: Sendable {
         let validators = state.tier.map { ($0.etag, $0.lastModified) } ?? (state.validators.etag, state.validators.lastModified)
         let relative = cache.relativeObjectPath(key: key, extension: Self.fileExtension(for: state))
         let destination = cache.absolute(relative)
-        let now = Date()
         let object = CachedObject(
             key: key, cacheKey: entry.identity, path: relative, size: stored.size, sha256: stored.sha256,
             faststart: stored.faststart, url: URLCredentials.withoutPassword(entry.url),
             mirrors: entry.urls.dropFirst().map(URLCredentials.withoutPassword), name: entry.outName,
             contentType: state.tier.map(\.contentType) ?? state.contentType, validators: validators,
-            addedAt: now, lastUsedAt: now)
+            addedAt: finishedAt, lastUsedAt: finishedAt)
         return CommitBatcher.Publication(
             source: stored.path, unnamed: stored.file, durable: stored.durable || originFlushed,
             destination: destination, object: object, aliases: entry.urls.map(URLCredentials.withoutPassword) + [entry.identity],

@@ -11,6 +11,8 @@ struct TitleCommit: Sendable {
     let plan: any TitlePlan
     let progress: TitleProgress
     let staging: String
+    /// When its last resource was held: the title's first use (see `ObjectCommitter`).
+    let finishedAt: Date
 
     func prepare(index: CacheIndex) throws -> CommitBatcher.Publication {
         LoopThreads.preconditionOff("committing a title")
@@ -39,14 +41,13 @@ struct TitleCommit: Sendable {
             try index.remove(key: key)
             FileSystem.removeTree(cache.absolute(directory))
         }
-        let now = Date()
         let object = CachedObject(
             key: key, cacheKey: entry.identity, path: directory + "/" + entryPath,
             size: manifest.totalSize(manifestBytes: manifestBytes.count), sha256: Digest.sha256Hex(manifestBytes),
             faststart: .streamingTitle, url: URLCredentials.withoutPassword(entry.url),
             mirrors: entry.urls.dropFirst().map(URLCredentials.withoutPassword), name: entry.outName,
             contentType: plan.format.mediaType,
-            addedAt: now, lastUsedAt: now)
+            addedAt: finishedAt, lastUsedAt: finishedAt)
         return CommitBatcher.Publication(
             source: files, unnamed: nil, durable: false, destination: cache.absolute(directory), object: object,
             aliases: entry.urls.map(URLCredentials.withoutPassword) + [entry.identity], jobDirectory: staging)

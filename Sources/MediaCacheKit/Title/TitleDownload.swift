@@ -343,7 +343,7 @@ final class TitleDownload {
         committing = true
         let commit = TitleCommit(
             key: job.key, cache: job.cache, entry: job.request.entry, plan: plan,
-            progress: progress, staging: staging)
+            progress: progress, staging: staging, finishedAt: Date())
         let (job, loop) = (job, loop)
         commit.run(on: job.partial.diskQueue, index: job.service.index, commits: job.service.commits) { ending in
             loop.post { job.onTitle { $0.end(ending) } }
