@@ -57,6 +57,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            // What a run keeps resident (the release binary is statically linked with the
+            // Swift runtime): the toolchain's lld packs the 120,000 relative relocations
+            // the loader would read into a few KiB (DT_RELR, glibc 2.36), and no symbol
+            // of the binary is exported (the static-stdlib link asks for -export-dynamic;
+            // nothing here loads code that links against it). Idle RSS 33 -> 26 MiB.
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+                    .when(platforms: [.linux], configuration: .release))
             ]),
 
         // A scripted, misbehaving HTTP origin for tests and the README demo.

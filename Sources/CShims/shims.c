@@ -94,6 +94,9 @@ int CShims_limit_malloc_arenas(int count) {
 int CShims_set_malloc_trim_threshold(int bytes) {
     return mallopt(M_TRIM_THRESHOLD, bytes);
 }
+int CShims_set_malloc_mmap_threshold(int bytes) {
+    return mallopt(M_MMAP_THRESHOLD, bytes);
+}
 int CShims_syncfs(int fd) {
     return syncfs(fd);
 }

@@ -57,6 +57,8 @@ int CShims_rename_noreplace(const char *from, const char *to);
 int CShims_limit_malloc_arenas(int count);
 /// mallopt(M_TRIM_THRESHOLD): also fixes the mmap threshold (no dynamic growth).
 int CShims_set_malloc_trim_threshold(int bytes);
+/// mallopt(M_MMAP_THRESHOLD, bytes): allocations at least this large get mappings of their own.
+int CShims_set_malloc_mmap_threshold(int bytes);
 /// syncfs: one flush for every dirty file of the file system holding fd.
 int CShims_syncfs(int fd);
 /// sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): starts writeback of fd's dirty

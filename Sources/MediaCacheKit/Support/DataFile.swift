@@ -155,6 +155,8 @@ public final class DataFile: Sendable {
         _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
         LoopThreads.preconditionOff("reading \(path) in blocks")
+        // No bigger than the range: a small file's commit hashes it in one small read.
+        let blockSize = Int(clamping: max(1, min(Int64(blockSize), length)))
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 16)
         defer { buffer.deallocate() }
         var position = offset

@@ -52,6 +52,7 @@ struct DownloadRun {
         next: @escaping (_ report: @escaping (String) -> Void) -> JobRequest?, inputErrors: () -> Int,
         savedQueues: [String] = [], expectedFiles: Int? = nil
     ) throws {
+        MemoryTuning.keepTransferBuffers()
         let style: EventPrinter.Style = json ? .json : quiet ? .quiet : .human
         let printer = EventPrinter(style: style, expectedFiles: expectedFiles, summaryInterval: summaryInterval)
         let tierPrinter = TierPrinter(json: json, quiet: quiet, reads: true, pushes: tier.push)
