@@ -8,7 +8,8 @@ struct MediaCacheCommand: AsyncParsableCommand {
         commandName: "mediacache",
         abstract: "Prefetch media into a verified, resumable local cache.",
         discussion: HelpTopics.shortHelp,
-        version: VersionText.full,
+        // The full text (`VersionText.full`) is printed by `main`, only when asked for.
+        version: MediaCacheVersion.string,
         subcommands: [
             Prefetch.self, Resume.self, Status.self, PathCommand.self, Info.self, List.self, Remove.self, CollectGarbage.self,
             Stats.self, Verify.self, Export.self, Import.self, BundleInfo.self, Serve.self, LocalURLCommand.self,
@@ -40,6 +41,13 @@ struct MediaCacheCommand: AsyncParsableCommand {
             let arguments = try ConfigArguments.expand(
                 LeadingOptions.hoisted(given, commands: configuration.subcommands), commands: configurableCommands,
                 environment: ProcessInfo.processInfo.environment)
+            // Not through ArgumentParser's version flag: asking libcurl for its version
+            // starts OpenLDAP (its SASL plugins, a Berkeley DB library), which no other
+            // run needs, and `configuration` is read by every run.
+            if arguments == ["--version"] {
+                Terminal.out(VersionText.full)
+                return
+            }
             var command = try parseAsRoot(arguments)
             // Before any dispatch source exists: libdispatch traps when it has too few.
             if descriptors < FileDescriptorLimit.minimumForARun {
