@@ -17,7 +17,7 @@ struct DownloadJobTests {
         let events = EventLog()
 
         init(
-            connections: Int = 4, minFragment: Int64 = 256 << 10, tier: TierSource? = nil,
+            connections: Int = 4, minFragment: Int64 = 256 << 10, retries: Int = 5, tier: TierSource? = nil,
             answer: @escaping @Sendable (HTTPRequest) -> [ScriptedTransfers.Step]
         ) throws {
             temporary = try TemporaryDirectory("mediacache-job")
@@ -25,6 +25,7 @@ struct DownloadJobTests {
             var options = PrefetchOptions()
             options.connectionsPerFile = connections
             options.minFragment = minFragment
+            options.retries = retries
             options.retryBaseDelay = 0.01
             options.maxRetryDelay = 0.05
             let events = self.events
@@ -128,6 +129,48 @@ struct DownloadJobTests {
         #expect(scripted.bytes(of: result) == file.bytes, "\(result)")
         scripted.service.shutdown()  // Every event delivered.
         #expect(scripted.events.retries == 2)
+    }
+
+    /// Three connections fail at once (an origin's brief outage): that is one failure,
+    /// one backoff and one retry, not three of a budget of one.
+    @Test func connectionsFailingTogetherCountAsOneFailure() async throws {
+        let file = ScriptedFile(bytes: Self.file(2 << 20, seed: 10))
+        let asked = Atomic<Int>(0)
+        let scripted = try Scripted(retries: 1) { request in
+            // After the probe, the three ranges asked for together.
+            (1...3).contains(asked.add(1, ordering: .relaxed).oldValue)
+                ? [.head(status: 503, headers: [("Content-Length", "0")]), .end(CURLE_OK)] : file.answer(request)
+        }
+        let result = await scripted.download(["http://origin.test/outage.mp4"])
+        #expect(scripted.bytes(of: result) == file.bytes, "\(result)")
+        scripted.service.shutdown()  // Every event delivered.
+        #expect(scripted.events.retries == 1)
+        #expect(scripted.transfers.requests.withLock(\.count) > 4)
+    }
+
+    /// A `Retry-After` that arrives while the file already backs off (another
+    /// connection's failure) makes the backoff last that long: no request goes out before.
+    @Test func aRetryAfterDuringABackoffLengthensIt() async throws {
+        let file = ScriptedFile(bytes: Self.file(2 << 20, seed: 11))
+        let asked = Mutex<[Double]>([])
+        let scripted = try Scripted { request in
+            let index = asked.withLock { times in
+                times.append(TransferLoop.now())
+                return times.count - 1
+            }
+            switch index {
+            case 1: return [.head(status: 503, headers: [("Content-Length", "0")]), .end(CURLE_OK)]
+            case 2: return [.head(status: 503, headers: [("Retry-After", "1"), ("Content-Length", "0")]), .end(CURLE_OK)]
+            default: return file.answer(request)
+            }
+        }
+        let result = await scripted.download(["http://origin.test/busy.mp4"])
+        #expect(scripted.bytes(of: result) == file.bytes, "\(result)")
+        let times = asked.withLock { $0 }
+        // Requests 1 to 3 went out together; the next waited for the Retry-After.
+        #expect(times.count > 4 && times[4] - times[2] >= 0.9, "\(times.map { $0 - times[0] })")
+        scripted.service.shutdown()
+        #expect(scripted.events.retries == 1)
     }
 
     /// The first URL answers 404: the mirror after it serves the file.

@@ -39,12 +39,11 @@ extension DownloadJob {
         case .locked(_, let cached?):
             finish(.alreadyCached(cached))
         case .locked(let holder, nil):
-            phase = .waitingForLock
             if !afterWaiting {
                 let pid = holder.map { " (pid \($0))" } ?? ""
                 emit(.waiting(url: url, reason: "another mediacache process\(pid) is downloading it; waiting"))
             }
-            wakeTimer = loop.after(0.25) { [weak self] in self?.start(afterWaiting: true) }
+            phase = .waitingForLock(timer: loop.after(0.25) { [weak self] in self?.start(afterWaiting: true) })
         case .alreadyCached(let object):
             finish(.alreadyCached(object))
         case .ready(let lock, let loaded, let notices):
@@ -61,7 +60,8 @@ extension DownloadJob {
         case .failed(let error as SystemError) where error.isDescriptorShortage && service.runningJobs > 1:
             // The other jobs free descriptors as they finish: start again shortly.
             partial.close()
-            wakeTimer = loop.after(0.2) { [weak self] in self?.start(afterWaiting: afterWaiting) }
+            phase = .waitingForDescriptors(
+                timer: loop.after(0.2) { [weak self] in self?.start(afterWaiting: afterWaiting) })
         case .failed(let error):
             fail(JobFailure(.io, "\(error)"), keepPartial: true)
         }

@@ -20,7 +20,7 @@ extension DownloadJob {
             commit()
             return
         }
-        if let backoffUntil, now < backoffUntil {
+        if attempt.isBackingOff(at: now), let backoffUntil = attempt.backoffUntil {
             scheduleWake(at: backoffUntil)
             return
         }

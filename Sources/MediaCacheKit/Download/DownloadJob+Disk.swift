@@ -122,8 +122,8 @@ extension DownloadJob {
         loop.preconditionOnLoop()
         guard let file = partial.dataFile else { return }
         let hasher = attempt?.hasher
+        cancelWake()
         phase = .committing
-        if let wakeTimer { loop.cancelTimer(wakeTimer) }
         partial.closeJournal()
         let committer = ObjectCommitter(cache: cache, faststart: options.faststart)
         let commits = service.commits

@@ -8,8 +8,11 @@ extension DownloadJob {
         /// The key's lock, the index and the saved state are read off the transfer thread;
         /// `afterWaiting`: the lock was found taken before (the wait was reported).
         case preparing(afterWaiting: Bool)
-        /// Another process (or job) holds the key's lock: asked for again shortly.
-        case waitingForLock
+        /// Another process (or job) holds the key's lock: asked for again when `timer` fires.
+        case waitingForLock(timer: Int)
+        /// The process ran short of file descriptors while preparing: tried again when
+        /// `timer` fires, once other jobs have freed some.
+        case waitingForDescriptors(timer: Int)
         /// The tier is asked whether it has a copy (a request on the transfer loop).
         case lookingUpTier
         /// The tier holds the title: its pack comes back whole on the disk queue.

@@ -107,7 +107,6 @@ extension DownloadJob {
         emit(.notice(url: url, message: notice))
         source = next
         failuresInARow = 0
-        backoffUntil = nil
         if keepsHeldBytes {
             state.finalURL = nil
         } else {

@@ -5,9 +5,9 @@ extension DownloadJob {
     /// count once, so one outage does not use up every retry; past the source's
     /// retries, the next source takes over.
     func transientFailure(_ reason: String, cause: JobFailure.Cause, retryAfter: Double?) {
+        guard let attempt else { return }
         let now = TransferLoop.now()
-        let backingOff = backoffUntil.map { now < $0 } ?? false
-        if !backingOff {
+        if !attempt.isBackingOff(at: now) {
             failuresInARow += 1
             let retries = source.retries(options: options)
             if failuresInARow > retries {
@@ -18,20 +18,22 @@ extension DownloadJob {
                 return
             }
             let delay = retryPolicy.delay(attempt: failuresInARow, retryAfter: retryAfter)
-            backoffUntil = now + delay
+            attempt.backOff(until: now + delay)
             emit(.retry(url: url, attempt: failuresInARow, delay: delay, reason: reason))
         } else if let retryAfter {
-            backoffUntil = max(backoffUntil ?? now, now + min(retryAfter, options.maxRetryAfter))
+            attempt.backOff(until: now + min(retryAfter, options.maxRetryAfter))
         }
-        scheduleWake(at: backoffUntil ?? now)
+        scheduleWake(at: attempt.backoffUntil ?? now)
     }
 
+    /// Has the job look again at `deadline` (a backoff's end, a hold's, the next stall
+    /// check): a failed probe is tried again, else the connections are filled. The wake
+    /// is the attempt's, and goes with it.
     func scheduleWake(at deadline: Double) {
-        if let wakeTimer { loop.cancelTimer(wakeTimer) }
-        wakeTimer = loop.after(deadline - TransferLoop.now()) { [weak self] in
-            guard let self else { return }
-            self.wakeTimer = nil
-            if case .probing(let attempt) = self.phase, attempt.isIdle {
+        guard let attempt else { return }
+        attempt.wake(at: deadline, on: loop) { [weak self, weak attempt] in
+            guard let self, let attempt, self.attempt === attempt else { return }
+            if case .probing = self.phase, attempt.isIdle {
                 self.startProbe()
             } else {
                 self.fillConnections()
@@ -75,6 +77,6 @@ extension DownloadJob {
     }
 
     func cancelAllTransfers() {
-        attempt?.cancelTransfers(on: loop)
+        attempt?.cancel(on: loop)
     }
 }

@@ -34,9 +34,6 @@ final class DownloadJob: @unchecked Sendable {
     /// Seconds from a request to its first body byte (a moving average): what the endgame
     /// weighs against a running range's time left. Nil until one has been seen.
     var requestLatency: Double?
-    /// While backing off after a failure: no new request before this time.
-    var backoffUntil: Double?
-    var wakeTimer: Int?
     var startedEventSent = false
     /// URLs this job parsed, each parsed once: URLComponents costs more than the rest of
     /// a small file's header handling.
@@ -123,6 +120,7 @@ final class DownloadJob: @unchecked Sendable {
     /// pushes bytes nobody asked for.
     func startProbe() {
         attempt?.hasher?.cancel()
+        attempt?.cancelWake(on: loop)
         phase = .probing(FetchAttempt())
         let sendRange = state.rangesSupported
         // Without Range, one stream from byte 0 to wherever it ends.
@@ -235,8 +233,9 @@ final class DownloadJob: @unchecked Sendable {
             pull.cancel()
             finish(.interrupted)
             return
-        case .preparing:
-            // Nothing fetched yet, and the disk queue is still opening the files.
+        case .preparing, .waitingForLock, .waitingForDescriptors:
+            // Nothing fetched yet: the disk queue is still opening the files, or the
+            // job waits to start again.
             finish(.interrupted)
             return
         default:
@@ -263,11 +262,19 @@ final class DownloadJob: @unchecked Sendable {
         finish(.failed(failure))
     }
 
+    /// Cancels the timer that would have the job look again, whichever phase set it.
+    func cancelWake() {
+        switch phase {
+        case .waitingForLock(let timer), .waitingForDescriptors(let timer): loop.cancelTimer(timer)
+        default: attempt?.cancelWake(on: loop)
+        }
+    }
+
     func finish(_ result: DownloadResult) {
         loop.preconditionOnLoop()
         guard !isFinished else { return }
+        cancelWake()
         phase = .finished(result)
-        if let wakeTimer { loop.cancelTimer(wakeTimer) }
         // The lock is held until every queued checkpoint is on disk.
         let lock = self.lock
         self.lock = nil

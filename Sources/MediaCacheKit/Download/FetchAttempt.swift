@@ -1,8 +1,10 @@
 /// One try at a source: its transfers in flight, the hold on the other connections,
-/// the moov search and the running hash. A retry after the backoff keeps it; a probe
-/// starts a new one (after a changed origin, a fall-back to one stream, another
-/// source), which never sees the old one's state: the job cancels the old transfers
-/// and its hasher first, so nothing one try learned or left running leaks into the next.
+/// the backoff after a failure and the one timer that has the job look again, the moov
+/// search and the running hash. A retry after the backoff keeps it; a probe starts a
+/// new one (after a failed probe's backoff, a changed origin, a fall-back to one stream,
+/// another source), which never sees the old one's state: the job cancels the old
+/// transfers, wake and hasher first, so nothing one try learned or left running leaks
+/// into the next.
 ///
 /// Confined to the transfer loop's thread, like the job that owns it.
 final class FetchAttempt {
@@ -23,6 +25,10 @@ final class FetchAttempt {
     /// Hashes the contiguous prefix while the rest arrives (files of 32 MiB and more);
     /// handed to the committer when every byte is held.
     var hasher: PrefixHasher?
+    /// After a failure, no new request goes out before this time; nil: no backoff yet.
+    private(set) var backoffUntil: Double?
+    /// The pending wake (`wake(at:on:_:)`); nil when none.
+    private var wakeTimer: Int?
     /// Transfers that ended while the data file was being prepared, with how: their
     /// ends are handled once it is ready.
     private var endsWhilePreparing: [(transfer: HTTPTransfer, error: TransferError?)] = []
@@ -76,11 +82,34 @@ final class FetchAttempt {
         !fragments.values.contains { $0.next < $0.compareUntil || !$0.isCutShort }
     }
 
-    /// Stops every transfer it started (their connections go back to the pool) and
-    /// forgets them.
-    func cancelTransfers(on loop: TransferLoop) {
+    /// Ends the attempt: stops every transfer it started (their connections go back to
+    /// the pool), forgets them, and cancels its wake.
+    func cancel(on loop: TransferLoop) {
         for fragment in fragments.values { loop.cancel(fragment.transfer) }
         fragments = [:]
+        cancelWake(on: loop)
+    }
+
+    // MARK: Backoff and wake
+
+    /// Whether new requests wait at `now` after a failure.
+    func isBackingOff(at now: Double) -> Bool { backoffUntil.map { now < $0 } ?? false }
+
+    /// No new request before `deadline`, or before a later end already set.
+    func backOff(until deadline: Double) { backoffUntil = max(backoffUntil ?? deadline, deadline) }
+
+    /// Runs `wake` on the loop at `deadline`, instead of any wake set before.
+    func wake(at deadline: Double, on loop: TransferLoop, _ wake: @escaping () -> Void) {
+        cancelWake(on: loop)
+        wakeTimer = loop.after(deadline - TransferLoop.now()) { [weak self] in
+            self?.wakeTimer = nil
+            wake()
+        }
+    }
+
+    func cancelWake(on loop: TransferLoop) {
+        if let wakeTimer { loop.cancelTimer(wakeTimer) }
+        wakeTimer = nil
     }
 
     /// Stops `fragment`'s transfer now.
