@@ -80,8 +80,11 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
 
         .testTarget(name: "MediaCacheKitTests", dependencies: ["MediaCacheKit", "TestSupport", "CCurl", "CShims"]),
-        // The command line's own logic (config file, manual rendering), without running it.
-        .testTarget(name: "mediacacheTests", dependencies: ["mediacache"]),
+        // The command line's own logic (config file, manual rendering) and serve's connection
+        // bookkeeping, without running either.
+        .testTarget(
+            name: "mediacacheTests",
+            dependencies: ["mediacache", "MediaCacheServe", .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["MediaCacheKit", "TestOrigin", "TestSupport", "mediacache", "WithFileLimit"],

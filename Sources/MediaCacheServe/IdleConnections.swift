@@ -13,32 +13,65 @@ final class IdleConnections: Sendable {
         var idleSince: ContinuousClock.Instant?
     }
 
-    private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+    private struct State {
+        var entries: [ObjectIdentifier: Entry] = [:]
+        /// The cap was reached while no connection could be closed: the next one to
+        /// become idle is. A connection is counted when it is accepted but known here
+        /// only once its pipeline is set up, so a burst of new ones can fill the cap
+        /// before any of them is; without this, the server would stop accepting until
+        /// an idle timeout.
+        var evictionOwed = false
 
-    func opened(_ channel: any Channel) {
-        entries.withLock { $0[ObjectIdentifier(channel)] = Entry(channel: channel, idleSince: .now) }
+        mutating func takeOwedEviction() -> Bool {
+            defer { evictionOwed = false }
+            return evictionOwed
+        }
     }
 
-    func busy(_ channel: any Channel) { entries.withLock { $0[ObjectIdentifier(channel)]?.idleSince = nil } }
+    private let state = Mutex(State())
 
-    func idle(_ channel: any Channel) { entries.withLock { $0[ObjectIdentifier(channel)]?.idleSince = .now } }
+    func opened(_ channel: any Channel) {
+        let owed = state.withLock { state in
+            state.entries[ObjectIdentifier(channel)] = Entry(channel: channel, idleSince: .now)
+            return state.takeOwedEviction()
+        }
+        if owed { closeOldestIdle() }
+    }
 
-    func closed(_ channel: any Channel) { entries.withLock { $0[ObjectIdentifier(channel)] = nil } }
+    func busy(_ channel: any Channel) { state.withLock { $0.entries[ObjectIdentifier(channel)]?.idleSince = nil } }
+
+    func idle(_ channel: any Channel) {
+        let owed = state.withLock { state in
+            state.entries[ObjectIdentifier(channel)]?.idleSince = .now
+            return state.takeOwedEviction()
+        }
+        if owed { closeOldestIdle() }
+    }
+
+    /// A connection is gone, and with it the place an owed eviction was to make.
+    func closed(_ channel: any Channel) {
+        state.withLock { state in
+            if state.entries.removeValue(forKey: ObjectIdentifier(channel)) != nil { state.evictionOwed = false }
+        }
+    }
 
     /// Closes the connection idle longest (a silent one, one part-way through a request
     /// head, or a keep-alive one between requests); false when every connection is
-    /// being answered.
+    /// being answered or not yet known, and then the next to become idle is closed.
     @discardableResult
     func closeOldestIdle() -> Bool {
-        let oldest = entries.withLock { entries -> (any Channel)? in
+        let oldest = state.withLock { state -> (any Channel)? in
             var oldest: (key: ObjectIdentifier, since: ContinuousClock.Instant)?
-            for (key, entry) in entries {
+            for (key, entry) in state.entries {
                 guard let since = entry.idleSince else { continue }
                 if oldest.map({ since < $0.since }) ?? true { oldest = (key, since) }
             }
-            guard let oldest else { return nil }
-            entries[oldest.key]?.idleSince = nil  // closing: never picked twice
-            return entries[oldest.key]?.channel
+            guard let oldest else {
+                state.evictionOwed = true
+                return nil
+            }
+            state.entries[oldest.key]?.idleSince = nil  // closing: never picked twice
+            return state.entries[oldest.key]?.channel
         }
         oldest?.close(promise: nil)
         return oldest != nil
