@@ -212,6 +212,32 @@ extension EndToEnd {
             #expect(origin.requests(for: "/t/" + segment).map(\.status) == [403, 200])
         }
 
+        /// A playlist known only by its first bytes (served as `application/octet-stream`,
+        /// as object stores often do) says it started as a title does: once, with no
+        /// length, after its plan; not as a file the playlist's size.
+        @Test func aPlaylistKnownByItsBytesStartsAsATitle() throws {
+            let title = try TitleFixture.hlsTS.make()
+            let origin = try TestOrigin()
+            for file in try TitleFixtures.files(in: title.directory) {
+                origin.serve("/t/" + file, Resource(file: title.path(file), contentType: "application/octet-stream"))
+            }
+            let harness = Harness()
+            let result = try harness.prefetch(list: origin.url("/t/" + title.entry), ["--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let events = result.stdout.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            let kinds = events.compactMap { $0["event"] as? String }
+            let started = events.filter { $0["event"] as? String == "started" }
+            #expect(started.count == 1, "\(kinds)")
+            #expect(started.first?["length"] == nil, "\(started)")
+            let plan = try #require(kinds.indices.first {
+                kinds[$0] == "notice" && (events[$0]["message"] as? String)?.contains("segments") == true
+            })
+            #expect(plan < kinds.firstIndex(of: "started")!, "\(kinds)")
+            #expect(kinds.firstIndex(of: "started")! < kinds.firstIndex(of: "committed")!, "\(kinds)")
+        }
+
         /// Live titles and DRM are refused with a message that says so; the run's other
         /// entries still complete.
         @Test func liveAndDRMTitlesAreRefused() throws {

@@ -121,6 +121,8 @@ extension DownloadJob {
     func commit() {
         loop.preconditionOnLoop()
         guard let file = partial.dataFile else { return }
+        // An empty file had no first bytes to show it is one.
+        if case .fetching = phase { announceFileStart() }
         let hasher = attempt?.hasher
         cancelWake()
         phase = .committing

@@ -132,6 +132,8 @@ extension DownloadJob: HTTPTransferDelegate {
                 return 0
             }
         }
+        // Its bytes are a file's (a playlist's became a title above).
+        announceFileStart()
         let count = Int(min(Int64(chunk.count), fragment.remaining ?? Int64(chunk.count)))
         guard count > 0 else { return consumed }
         if fragment.end == nil && fragment.next + Int64(count) > options.maxStreamSize {

@@ -153,8 +153,9 @@ final class DownloadJob: @unchecked Sendable {
 
     private static let mp4Extensions: Set<String> = ["mp4", "m4v", "m4a", "mov", "3gp", "3g2", "f4v"]
 
-    /// Says once that the download started (a file when its first answer is accepted, a
-    /// title when it is planned).
+    /// Says once that the download started: a file when its first answer is accepted (a
+    /// new one from the origin when its first bytes show it is no playlist), a title when
+    /// it is planned.
     func announceStart(length: Int64?, resumedBytes: Int64, connections: Int) {
         guard !startedEventSent else { return }
         startedEventSent = true
@@ -164,23 +165,27 @@ final class DownloadJob: @unchecked Sendable {
                 source: source.kind))
     }
 
+    func announceFileStart() {
+        announceStart(length: state.length, resumedBytes: state.bytesDone, connections: plannedConnections)
+    }
+
     /// The probe's head was accepted: split the work across the file's connections.
     func beginFetching() {
         guard let attempt else { return }
         phase = .fetching(attempt)
-        // A playlist by its type becomes a title: readers wait for its plan, and it says
-        // when it starts (with no playlist's size for the title's).
-        let titleByType = source.kind == .origin && state.bytesDone == 0
-            && PresentationDetection.format(contentType: state.contentType, firstBytes: []) != nil
+        // A new download from the origin may be a playlist, by its type (known now) or by
+        // its first bytes (known when they arrive). A title's readers wait for its plan,
+        // and it says when it starts with no playlist's size for the title's; a file says
+        // so once its first bytes show it is one.
+        let mayBeTitle = source.kind == .origin && state.bytesDone == 0
+        let titleByType = mayBeTitle && PresentationDetection.format(contentType: state.contentType, firstBytes: []) != nil
         if let dataFile = partial.dataFile, !titleByType {
             download.held.publish(file: dataFile, completed: state.completed, about: source.readersData(state: state))
         }
         let now = TransferLoop.now()
         partial.restartCheckpointClock(at: now)
         lastProgress = now
-        if !titleByType {
-            announceStart(length: state.length, resumedBytes: state.bytesDone, connections: plannedConnections)
-        }
+        if !mayBeTitle { announceFileStart() }
         if let length = state.length, length >= 32 << 20, let file = partial.dataFile {
             var algorithms: Set<DigestAlgorithm> = [.sha256]
             if let checksum = request.entry.checksum { algorithms.insert(checksum.algorithm) }
