@@ -279,10 +279,14 @@ final class DownloadJob: @unchecked Sendable {
         loop.preconditionOnLoop()
         guard !isFinished else { return }
         cancelWake()
+        // The lock is held until every queued checkpoint is on disk. A file's commit was
+        // the last disk work queued for it, and it has ended when it reports: the lock
+        // goes now, with no trip through the disk queue.
+        let committedFile = if case .committing = phase, case .committed = result { true } else { false }
         phase = .finished(result)
-        // The lock is held until every queued checkpoint is on disk.
         let lock = self.lock
         self.lock = nil
+        if committedFile { return service.jobDidFinish(self, result: result) }
         service.diskWork.enter()
         partial.diskQueue.async { [service] in
             withExtendedLifetime(lock) {}

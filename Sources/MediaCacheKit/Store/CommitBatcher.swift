@@ -63,7 +63,7 @@ final class CommitBatcher: Sendable {
         if let unsynced = group.first(where: { !$0.publication.durable }) {
             do throws(SystemError) {
                 // partial/ always exists (a job's own directory may not).
-                let partial = (unsynced.publication.jobDirectory as NSString).deletingLastPathComponent
+                let partial = FileSystem.parent(of: unsynced.publication.jobDirectory)
                 try FileSystem.syncFileSystem(containing: partial)
             } catch {
                 for item in group { item.done(.failure(.io(error))) }
@@ -73,9 +73,10 @@ final class CommitBatcher: Sendable {
         var renamed: [Waiting] = []
         var directories = Set<String>()
         for item in group {
-            let directory = (item.publication.destination as NSString).deletingLastPathComponent
+            let directory = FileSystem.parent(of: item.publication.destination)
             do throws(SystemError) {
-                try FileSystem.makeDirectory(directory, replacingLink: true)
+                // Many of a group's objects share a directory: it is made (or checked) once.
+                if !directories.contains(directory) { try FileSystem.makeDirectory(directory, replacingLink: true) }
                 if let file = item.publication.unnamed, !file.isNamed {
                     try file.link(as: item.publication.destination)
                 } else {

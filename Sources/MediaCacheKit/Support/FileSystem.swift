@@ -92,6 +92,18 @@ enum FileSystem {
     }
 
     /// Creates `path` and its parents with mode 0700 (state may hold tokens).
+    /// The directory `path` is in, as `NSString.deletingLastPathComponent` gives it
+    /// (`/a/b` for `/a/b/c`, `/` for `/a`, empty for `a`), without bridging to NSString:
+    /// a commit group asks it for every object.
+    static func parent(of path: String) -> String {
+        var bytes = Array(path.utf8)
+        while bytes.count > 1, bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+        var end = slash
+        while end > 0, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
+        return end == 0 ? "/" : String(decoding: bytes[..<end], as: UTF8.self)
+    }
+
     /// `durable: false` leaves the new entry's fsync to the caller, who does it only
     /// once something inside must survive power loss. A folder inside the cache is never
     /// a symbolic link (`replacingLink`): one planted there would lead writes outside it,
@@ -101,7 +113,7 @@ enum FileSystem {
     static func makeDirectory(_ path: String, durable: Bool = true, replacingLink: Bool = false) throws(SystemError) -> Bool {
         if replacingLink && isSymbolicLink(path) { unlink(path) }
         if exists(path) { return false }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = Self.parent(of: path)
         if !parent.isEmpty && parent != path { try makeDirectory(parent) }
         if mkdir(path, 0o700) != 0 {
             if errno == EEXIST { return false }
@@ -153,7 +165,7 @@ enum FileSystem {
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws(SystemError) {
         try writeTemporary(bytes, for: path).sync()
         try rename(temporaryPath(for: path), to: path)
-        try syncDirectory((path as NSString).deletingLastPathComponent)
+        try syncDirectory(Self.parent(of: path))
     }
 
     /// Writes each of `files` (all in `directory`) durably as `writeAtomically` does,
