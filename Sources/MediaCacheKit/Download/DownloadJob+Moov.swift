@@ -3,8 +3,9 @@
 extension DownloadJob {
     /// Walks as far as the held bytes allow; asks for the tail after mdat, or for a box
     /// header the running transfers will not bring soon. Reports `moov-found` once the
-    /// whole moov is on disk.
-    func advanceMoovSearch() {
+    /// whole moov is on disk. `fill`: connections are filled again when the hold ends
+    /// (false when the caller fills them next anyway).
+    func advanceMoovSearch(fill: Bool = true) {
         guard let attempt, var search = attempt.moovSearch, let file = partial.dataFile else { return }
         var releaseHold = false
         var layoutDemands: [ByteRange] = []
@@ -44,7 +45,7 @@ extension DownloadJob {
         }
         if releaseHold {
             attempt.holdFillUntil = nil
-            fillConnections()
+            if fill { fillConnections() }
         }
     }
 }

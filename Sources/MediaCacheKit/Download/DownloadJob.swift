@@ -206,7 +206,7 @@ final class DownloadJob: @unchecked Sendable {
                     probe.end = probe.end.map { min($0, piece) } ?? piece
                 }
             }
-            advanceMoovSearch()
+            advanceMoovSearch(fill: false)
         }
         fillConnections()
     }
