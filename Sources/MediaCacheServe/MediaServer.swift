@@ -84,6 +84,14 @@ public final class MediaServer: Service {
                 return RequestLog.logging(response, record, method: request.method, started: started, log: log)
             }
         }
+        // A local URL only reads (RFC 9110: a 405 names the methods it takes).
+        for method in [HTTPRequest.Method.post, .put, .delete, .patch, .options, .trace] {
+            router.on("/m/:token/**", method: method) { _, _ in
+                var response = PlainText.response(.methodNotAllowed, "a local URL answers GET and HEAD only")
+                response.headers[.allow] = "GET, HEAD"
+                return response
+            }
+        }
         let listen = self.listen
         let onListening = self.onListening
         // Its own lines would mix with the command's; failures reach the caller as errors.

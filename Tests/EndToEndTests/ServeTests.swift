@@ -44,6 +44,11 @@ extension EndToEnd {
             #expect(several.status == 200 && several.body == bytes)
             let head = try CurlResponse.fetch(local, ["-I"])
             #expect(head.status == 200 && head.headers["content-length"] == "300000")
+            // A local URL only reads: any other method is told which ones it takes.
+            for method in ["POST", "PUT", "DELETE", "OPTIONS"] {
+                let refused = try CurlResponse.fetch(local, ["-X", method])
+                #expect(refused.status == 405 && refused.headers["allow"] == "GET, HEAD", "\(method): \(refused.status)")
+            }
             // If-Range with the current ETag keeps the range; another version's gets all.
             let same = try CurlResponse.fetch(local, ["-r", "0-9", "-H", "If-Range: \(etag)"])
             #expect(same.status == 206 && same.body == Array(bytes.prefix(10)))
