@@ -148,12 +148,15 @@ extension EndToEnd {
             #expect(failed.stderr.contains("HTTP 404 for segment"), "\(failed.stderr)")
             #expect(failed.stderr.contains(missing), "\(failed.stderr)")
             #expect(failed.stderr.contains("kept"), "\(failed.stderr)")
+            #expect(failed.stderr.contains("start    \(url) (streaming title, \(segments.count) segments)"), "\(failed.stderr)")
 
             origin.clearLog()
             origin.serve("/t/" + missing, Resource(file: title.path(missing)))
             origin.serve("/t/title.m3u8", Resource(Array(tokened("second").utf8), contentType: "application/vnd.apple.mpegurl"))
             let healed = try harness.prefetch(list: url)
             #expect(healed.status == 0, "\(healed.stderr)")
+            let resumed = "resume   \(url) at \(segments.count - 1) of \(segments.count) segments (streaming title)"
+            #expect(healed.stderr.contains(resumed), "\(healed.stderr)")
             let segmentsAsked = origin.requests.map(\.path).filter { $0.hasSuffix(".ts") }
             #expect(segmentsAsked == ["/t/" + missing], "\(segmentsAsked)")
             origin.stop()
@@ -214,7 +217,7 @@ extension EndToEnd {
 
         /// A playlist known only by its first bytes (served as `application/octet-stream`,
         /// as object stores often do) says it started as a title does: once, with no
-        /// length, after its plan; not as a file the playlist's size.
+        /// length but its segment counts, after its plan; not as a file the playlist's size.
         @Test func aPlaylistKnownByItsBytesStartsAsATitle() throws {
             let title = try TitleFixture.hlsTS.make()
             let origin = try TestOrigin()
@@ -231,6 +234,11 @@ extension EndToEnd {
             let started = events.filter { $0["event"] as? String == "started" }
             #expect(started.count == 1, "\(kinds)")
             #expect(started.first?["length"] == nil, "\(started)")
+            // With the title's counts, so a progress bar can be sized from the start.
+            let segments = title.resources.filter { $0.hasSuffix(".ts") }.count
+            #expect(started.first?["segments_total"] as? Int == segments, "\(started)")
+            #expect(started.first?["segments_done"] as? Int == 0, "\(started)")
+            #expect((started.first?["files_total"] as? Int ?? 0) >= segments, "\(started)")
             let plan = try #require(kinds.indices.first {
                 kinds[$0] == "notice" && (events[$0]["message"] as? String)?.contains("segments") == true
             })

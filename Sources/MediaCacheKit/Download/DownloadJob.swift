@@ -156,13 +156,13 @@ final class DownloadJob: @unchecked Sendable {
     /// Says once that the download started: a file when its first answer is accepted (a
     /// new one from the origin when its first bytes show it is no playlist), a title when
     /// it is planned.
-    func announceStart(length: Int64?, resumedBytes: Int64, connections: Int) {
+    func announceStart(length: Int64?, resumedBytes: Int64, connections: Int, title: TitleCounts? = nil) {
         guard !startedEventSent else { return }
         startedEventSent = true
         emit(
             .started(
                 url: url, name: name, length: length, resumedBytes: resumedBytes, connections: connections,
-                source: source.kind))
+                source: source.kind, title: title))
     }
 
     func announceFileStart() {

@@ -2,8 +2,10 @@
 /// Delivered on the transfer thread; handlers must be quick.
 public enum PrefetchEvent: Sendable {
     /// A file started downloading (`resumedBytes` > 0 when partial data was kept).
+    /// A streaming title also counts its segments and files (those held on a resume).
     case started(
-        url: String, name: String, length: Int64?, resumedBytes: Int64, connections: Int, source: DownloadSource)
+        url: String, name: String, length: Int64?, resumedBytes: Int64, connections: Int, source: DownloadSource,
+        title: TitleCounts? = nil)
     /// Bytes on disk so far; emitted at most a few times per second per file. A
     /// streaming title's progress also counts its segments and files.
     case progress(

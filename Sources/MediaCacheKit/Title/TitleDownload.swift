@@ -113,7 +113,9 @@ final class TitleDownload {
             }
             job.emit(.notice(url: job.url, message: plan.summary))
             publishView(plan)
-            job.announceStart(length: nil, resumedBytes: progress.bytesHeld, connections: options.resourcesPerTitle)
+            job.announceStart(
+                length: nil, resumedBytes: progress.bytesHeld, connections: options.resourcesPerTitle,
+                title: counts(listingMissing: false))
             bytesAtLastEvent = progress.bytesHeld
             lastProgressEvent = TransferLoop.now()
             fill()

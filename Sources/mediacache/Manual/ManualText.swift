@@ -107,7 +107,12 @@ enum ManualText {
                 and rm accept):
                 """),
             .list([
-                .init("started", .literal, "length, resumed_bytes, connections, source (origin or tier)"),
+                .init(
+                    "started", .literal,
+                    """
+                    length, resumed_bytes, connections, source (origin or tier). For a streaming title \
+                    also segments_done (held from an earlier run), segments_total, files_done, files_total.
+                    """),
                 .init(
                     "progress", .literal,
                     """

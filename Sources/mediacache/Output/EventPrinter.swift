@@ -29,9 +29,18 @@ final class EventPrinter: Sendable {
 
     private func printHuman(_ event: PrefetchEvent) {
         switch event {
-        case .started(_, let name, let length, let resumed, _, let source):
-            let size = length.map { ByteCount.format($0) } ?? "size unknown"
+        case .started(_, let name, let length, let resumed, _, let source, let title):
             let from = source == .tier ? " from the tier" : ""
+            if let title {
+                let segments = "\(title.segments) segment\(title.segments == 1 ? "" : "s")"
+                if resumed > 0 {
+                    say("resume   \(name) at \(title.segmentsHeld) of \(segments) (streaming title\(from))")
+                } else {
+                    say("start    \(name) (streaming title, \(segments)\(from))")
+                }
+                return
+            }
+            let size = length.map { ByteCount.format($0) } ?? "size unknown"
             if resumed > 0 {
                 say("resume   \(name) at \(ByteCount.format(resumed)) of \(size)\(from)")
             } else {

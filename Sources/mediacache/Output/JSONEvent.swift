@@ -6,12 +6,13 @@ enum JSONEvent {
     static func line(for event: PrefetchEvent) -> String {
         var fields: [String: Any] = [:]
         switch event {
-        case .started(let url, let name, let length, let resumed, let connections, let source):
+        case .started(let url, let name, let length, let resumed, let connections, let source, let title):
             fields = [
                 "event": "started", "url": url, "name": name, "resumed_bytes": resumed, "connections": connections,
                 "source": source.rawValue,
             ]
             if let length { fields["length"] = length }
+            if let title { fields.merge(counts(title)) { $1 } }
         case .progress(let url, let name, let done, let length, let rate, let connections, let title):
             fields = [
                 "event": "progress", "url": url, "name": name, "bytes_done": done, "bytes_per_second": Int(rate),
