@@ -84,8 +84,11 @@ extension EndToEnd {
             #expect(try harness.cachedBytes(origin.url("/free.bin")) == free)
             let rate = try originRate(["/limited.bin"])
             #expect(rate >= 0.45 && rate <= 0.55, "the limited file came at \(rate) MiB/s")
+            // Not held to the limit: at least twice the limited rate. The free file's own
+            // speed is the test origin's on a loaded machine (it sends from a 32 KiB
+            // buffer), which came to 2.0 MiB/s once with three suites running at once.
             let other = try originRate(["/free.bin"])
-            #expect(other > 4 * rate, "the other file came at \(other) MiB/s")
+            #expect(other > 2 * rate, "the other file came at \(other) MiB/s")
         }
 
         /// `--max-download-limit` limits every file, each on its own; an entry's key wins.

@@ -165,7 +165,9 @@ final class DownloadJob: @unchecked Sendable {
                 source: source.kind, title: title))
     }
 
+    /// Called for every chunk a file writes: the counts are taken only the first time.
     func announceFileStart() {
+        guard !startedEventSent else { return }
         announceStart(length: state.length, resumedBytes: state.bytesDone, connections: plannedConnections)
     }
 
