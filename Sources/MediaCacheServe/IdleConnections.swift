@@ -31,18 +31,19 @@ final class IdleConnections: Sendable {
     private let state = Mutex(State())
 
     func opened(_ channel: any Channel) {
-        let owed = state.withLock { state in
-            state.entries[ObjectIdentifier(channel)] = Entry(channel: channel, idleSince: .now)
-            return state.takeOwedEviction()
-        }
-        if owed { closeOldestIdle() }
+        changeMakingOwedRoom { $0.entries[ObjectIdentifier(channel)] = Entry(channel: channel, idleSince: .now) }
     }
 
     func busy(_ channel: any Channel) { state.withLock { $0.entries[ObjectIdentifier(channel)]?.idleSince = nil } }
 
     func idle(_ channel: any Channel) {
+        changeMakingOwedRoom { $0.entries[ObjectIdentifier(channel)]?.idleSince = .now }
+    }
+
+    /// A connection became known or idle: one is closed now if an eviction is owed.
+    private func changeMakingOwedRoom(_ change: (inout State) -> Void) {
         let owed = state.withLock { state in
-            state.entries[ObjectIdentifier(channel)]?.idleSince = .now
+            change(&state)
             return state.takeOwedEviction()
         }
         if owed { closeOldestIdle() }

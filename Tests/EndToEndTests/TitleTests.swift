@@ -225,8 +225,14 @@ extension EndToEnd {
                 origin.serve("/t/" + file, Resource(file: title.path(file), contentType: "application/octet-stream"))
             }
             let harness = Harness()
-            let result = try harness.prefetch(list: origin.url("/t/" + title.entry), ["--json"])
+            let url = origin.url("/t/" + title.entry)
+            let result = try harness.prefetch(list: url, ["--json"])
             #expect(result.status == 0, "\(result.stderr)")
+            // Cached as a title, which plays frame for frame with the origin gone.
+            origin.stop()
+            let (path, frames) = try Self.playOffline(harness, url)
+            #expect(path.hasSuffix(".title/index.m3u8"), "\(path)")
+            #expect(frames == (try TitleFixtures.fingerprint(title)))
             let events = result.stdout.split(separator: "\n").compactMap {
                 try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
             }

@@ -286,14 +286,15 @@ final class DownloadJob: @unchecked Sendable {
         // goes now, with no trip through the disk queue.
         let committedFile = if case .committing = phase, case .committed = result { true } else { false }
         phase = .finished(result)
-        let lock = self.lock
-        self.lock = nil
-        if committedFile { return service.jobDidFinish(self, result: result) }
-        service.diskWork.enter()
-        partial.diskQueue.async { [service] in
-            withExtendedLifetime(lock) {}
-            service.diskWork.leave()
+        if !committedFile {
+            let lock = self.lock
+            service.diskWork.enter()
+            partial.diskQueue.async { [service] in
+                withExtendedLifetime(lock) {}
+                service.diskWork.leave()
+            }
         }
+        lock = nil
         service.jobDidFinish(self, result: result)
     }
 }
