@@ -59,6 +59,7 @@ struct MediaTypeCheckTests {
         "  <html><head>",
         "\r\n\n<HTML>",
         "<!doctype HTML>",
+        "<HtMl lang=en>",
     ])
     func htmlBodyForMediaURLIsRejected(body: String) {
         #expect(MediaTypeCheck.sniffRejection(firstBytes: Array(body.utf8), urlExpectsText: expectsText("https://cdn.example/a.mp4")) != nil)
@@ -80,6 +81,9 @@ struct MediaTypeCheckTests {
         [0xFF, 0xFB, 0x90, 0x64],  // MP3 frame
         [],
         Array("not html at all".utf8),
+        Array("<htm".utf8),  // cut short
+        Array("<!doctype xml>".utf8),
+        Array("<hTmL".utf8).map { $0 == UInt8(ascii: "T") ? 0xD4 : $0 },  // 'T' | 0x80: no letter
     ])
     func nonHTMLBytesAreAccepted(bytes: [UInt8]) {
         #expect(MediaTypeCheck.sniffRejection(firstBytes: bytes, urlExpectsText: expectsText("https://cdn.example/a.mp4")) == nil)

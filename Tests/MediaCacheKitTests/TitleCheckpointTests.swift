@@ -28,4 +28,19 @@ struct TitleCheckpointTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: staging)
         #expect(!names.contains { $0.hasSuffix(".tmp") }, "\(names)")
     }
+
+    /// The progress is written by hand (`JSONBytes`): whatever names and validators it
+    /// holds, `JSONDecoder` reads back what was saved.
+    @Test func progressReadsBackWhateverItNames() throws {
+        var progress = TitleProgress()
+        progress.shapes = ["v0": "hls|ts|6", "audio \"en\"": "shape\u{1}"]
+        let names = ["v0/s00001.ts", "a/quote\"back\\slash", "tab\there\nline", "é/日本.ts", "nul\u{0}x", "\u{7f}\u{1f}"]
+        for (index, name) in names.enumerated() {
+            progress.held[name] = TitleProgress.Held(size: Int64(index) << 40, sha256: String(repeating: "a", count: 64), rendition: name)
+        }
+        progress.partial["v0/s00002.ts"] = TitleProgress.Partial(bytes: 4096, validator: "W/\"etag \\ 1\"")
+        let decoded = try JSONDecoder().decode(TitleProgress.self, from: Data(progress.encoded()))
+        #expect(decoded == progress)
+        #expect(try JSONDecoder().decode(TitleProgress.self, from: Data(TitleProgress().encoded())) == TitleProgress())
+    }
 }

@@ -44,8 +44,11 @@ extension DownloadJob {
             attempt.layoutDemands.append(range)
         }
         if releaseHold {
+            // Without a hold or a new demand there is nothing new to start (most files
+            // are no MP4 and end their search at the first box).
+            let mayStartMore = attempt.holdFillUntil != nil || !layoutDemands.isEmpty
             attempt.holdFillUntil = nil
-            if fill { fillConnections() }
+            if fill && mayStartMore { fillConnections() }
         }
     }
 }

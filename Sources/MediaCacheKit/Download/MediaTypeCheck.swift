@@ -48,9 +48,19 @@ enum MediaTypeCheck {
                 break
             }
         }
-        let start = String(decoding: text.prefix(14), as: UTF8.self).lowercased()
-        guard start.hasPrefix("<!doctype html") || start.hasPrefix("<html") else { return nil }
+        guard startsCaselessly(text, with: "<!doctype html") || startsCaselessly(text, with: "<html") else { return nil }
         return "the origin sent an HTML page instead of media (an error or login page?); check the URL and its headers"
+    }
+
+    /// Whether `bytes` start with the lowercase ASCII `prefix`, in any case (no String
+    /// is made: this runs for the first bytes of every file and segment).
+    private static func startsCaselessly(_ bytes: ArraySlice<UInt8>, with prefix: StaticString) -> Bool {
+        guard bytes.count >= prefix.utf8CodeUnitCount else { return false }
+        return prefix.withUTF8Buffer { prefix in
+            zip(bytes, prefix).allSatisfy { byte, wanted in
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == wanted : byte == wanted
+            }
+        }
     }
 
     /// Whether a URL whose path ends in `pathExtension` names a text format.

@@ -32,6 +32,7 @@ struct OriginSource: Source {
         var request = HTTPRequest(
             url: url, headers: (sendsHeaders ? headers : []) + rangeHeaders, stallTimeout: options.stallTimeout,
             lowSpeedLimit: Int(options.lowestSpeedLimit), verifyTLS: options.verifyTLS)
+        request.origin = urlOrigin
         request.client = clientSettings(options: options)
         return request
     }

@@ -31,6 +31,7 @@ struct TierCopySource: Source {
         var request = HTTPRequest(
             url: url, headers: rangeHeaders, stallTimeout: options.stallTimeout,
             lowSpeedLimit: Int(options.lowestSpeedLimit), verifyTLS: tier.store.client.configuration.verifyTLS)
+        request.origin = urlOrigin
         // The credentials go to the endpoint and nowhere else.
         if urlOrigin != nil && urlOrigin == endpointOrigin { request.s3Signing = signing }
         return request

@@ -2,6 +2,10 @@
 /// a body for the S3 tier.
 public struct HTTPRequest: Sendable, Equatable {
     public var url: String
+    /// `scheme://host:port` of `url` when whoever made the request parsed it already:
+    /// the host gate counts connections by it, and parsing a URL costs more than the rest
+    /// of a small file's request.
+    public var origin: String?
     /// `Name: value` lines, including Range and If-Range.
     public var headers: [String]
     /// Connect timeout and low-speed window (no byte for this long fails the transfer).

@@ -43,7 +43,7 @@ final class HTTPTransfer {
     var isPreemptible = false
     var admittedOrder = 0
     /// The host (scheme, name and port) whose connections it counts against.
-    private(set) lazy var hostKey: String = URLParts(request.url)?.origin ?? request.url
+    private(set) lazy var hostKey: String = request.origin ?? URLParts(request.url)?.origin ?? request.url
 
     init(request: HTTPRequest, userAgent: String, delegate: HTTPTransferDelegate, rateLimits: RateLimits? = nil) {
         self.request = request

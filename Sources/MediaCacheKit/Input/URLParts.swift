@@ -29,7 +29,10 @@ public struct URLParts: Sendable, Equatable {
     }
 
     /// The lowercase file extension of the path, if it has a short one.
-    public var pathExtension: String? { Self.shortExtension(of: lastPathComponent) }
+    public var pathExtension: String? {
+        // Without escapes the last component is the path's own (every file's response asks).
+        path.utf8.contains(UInt8(ascii: "%")) ? Self.shortExtension(of: lastPathComponent) : Self.shortExtension(of: path)
+    }
 
     /// `URLParts(url)?.pathExtension`, without parsing the whole URL when its last path
     /// component has no escapes (a title names thousands of URLs).
