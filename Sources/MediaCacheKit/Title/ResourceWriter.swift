@@ -77,13 +77,17 @@ final class ResourceWriter: Sendable {
     func write(_ bytes: [UInt8], at offset: Int64) {
         let upTo = state.withLock { state -> Int64? in
             guard state.failure == nil, let file = state.file else { return nil }
+            // Hashed first: the loop thread filled the block on another core, and the
+            // hash's steady reads bring it into this core's cache, where the copy into
+            // the page cache then finds it (copying it cold cost more than the hash). A
+            // write that fails fails the resource, hash and all.
+            state.digest.update(bytes)
             do throws(SystemError) {
                 try file.write(bytes, at: offset)
             } catch {
                 fail(&state, error)
                 return nil
             }
-            state.digest.update(bytes)
             written.store(offset + Int64(bytes.count), ordering: .releasing)
             return offset + Int64(bytes.count)
         }
