@@ -154,6 +154,44 @@ extension EndToEnd {
             #expect(last.rangeHeader == nil && last.status == 200)
         }
 
+        /// An origin that answers 416 even without Range once made the job fall back to one
+        /// stream, be refused, and fall back again, about a thousand times a second.
+        @Test func an416WithoutRangeFailsInsteadOfLooping() throws {
+            var faults = Faults()
+            faults.alwaysUnsatisfiable = true
+            serve(faults)
+            let url = origin.url("/f.mp4")
+            let result = try harness.prefetch(list: url, ["-x", "1"], timeout: 20)
+            try expectCleanFailure(result, url, "the origin answered HTTP 416 (Range Not Satisfiable) to a request without Range")
+            let requests = origin.requests(for: "/f.mp4")
+            #expect(requests.count == 2, "\(requests.map(\.rangeHeader))")
+            #expect(requests.last?.rangeHeader == nil)
+        }
+
+        /// Two Content-Length values: libcurl goes by one of them, and the other may be
+        /// the truth (RFC 9112, 6.3: an unrecoverable error).
+        @Test func conflictingContentLengthsFailTheFile() throws {
+            var faults = Faults()
+            faults.secondContentLength = bytes.count - 100
+            serve(faults)
+            let url = origin.url("/f.mp4")
+            let result = try harness.prefetch(list: url, ["--retries", "1"])
+            try expectCleanFailure(result, url, "conflicting Content-Length values")
+        }
+
+        /// A broken proxy answers a Range request with 200 for part of the file and a
+        /// Content-Range that says so: that part is not the file; one stream is.
+        @Test func a200ForPartOfTheFileIsNotTheFile() throws {
+            var faults = Faults()
+            faults.partialBodyAs200 = 300_000
+            serve(faults)
+            let url = origin.url("/f.mp4")
+            let result = try harness.prefetch(list: url)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("200 and a Content-Range for part of the file (0-299999/\(bytes.count)); fetching it as one stream"), "\(result.stderr)")
+            #expect(try harness.cachedBytes(url) == bytes)
+        }
+
         /// The file shrank below the resume point (and the origin ignores If-Range): 416.
         @Test func fileShrunkBetweenRunsAnswers416AndStartsOver() throws {
             var faults = Faults()

@@ -261,6 +261,44 @@ struct ResponseCheckStatusTests {
         #expect(check(head(416), start: 8192).verdict() == .fatalStatus(416))
     }
 
+    /// Only an empty file cannot serve a range from byte 0; a request without Range tells.
+    @Test func aBare416ToTheFirstRangeFallsBackToOneStream() {
+        #expect(check(head(416)).verdict() == .fallBackToSingleStream("the origin refused a range from the file's start (HTTP 416)"))
+    }
+
+    /// Falling back to one stream would ask the same again: an origin answering 416 to
+    /// every request once looped here.
+    @Test func a416ToARequestWithoutRangeIsTheOriginsError() {
+        for answer in [head(416), head(416, "Content-Range: bytes */5000")] {
+            #expect(
+                check(answer, range: false).verdict()
+                    == .originContradicts("the origin answered HTTP 416 (Range Not Satisfiable) to a request without Range"))
+        }
+    }
+
+    @Test(arguments: [200, 206])
+    func conflictingContentLengthsAreRefused(status: Int) {
+        let answer = head(status, "Content-Range: bytes 0-2999999/3000000", "Content-Length: 3000000", "Content-Length: 2999900")
+        let expected = ResponseCheck.Verdict.originContradicts(
+            "the origin sent conflicting Content-Length values (3000000, 2999900), so where its answer ends is unknown")
+        #expect(check(answer).verdict() == expected)
+        #expect(check(answer, probe: false).verdict() == expected)
+        #expect(head(200, "Content-Length: 1, 2").conflictingContentLengths == ["1", "2"])
+        #expect(head(200, "Content-Length: 7, 7").conflictingContentLengths == nil)
+        #expect(head(200, "Content-Length: 7").conflictingContentLengths == nil)
+    }
+
+    /// A broken proxy's 200 for part of the file is not the whole file.
+    @Test func a200WithAContentRangeForPartOfTheFileFallsBackToOneStream() {
+        let part = head(200, "Content-Range: bytes 0-8388607/10000000", "Content-Length: 8388608")
+        #expect(
+            check(part).verdict()
+                == .fallBackToSingleStream(
+                    "the origin answered with 200 and a Content-Range for part of the file (0-8388607/10000000)"))
+        let whole = head(200, "Content-Range: bytes 0-4095/4096", "Content-Length: 4096")
+        #expect(check(whole).verdict() == .acceptWhole200(length: 4096, startOver: nil, rangesSupported: false))
+    }
+
     @Test func a416PastTheEndOfAShorterFileIsANewVersion() {
         let answer = head(416, "Content-Range: bytes */2048")
         #expect(

@@ -35,6 +35,13 @@ public struct Faults: Sendable {
     public var misstatedTotal: Int? = nil
     /// Answer every satisfiable Range request with 416 (`Content-Range: bytes */length`).
     public var unsatisfiableRanges = false
+    /// Answer every request with 416 (`Content-Range: bytes */length`), Range or not.
+    public var alwaysUnsatisfiable = false
+    /// Content responses carry a second Content-Length with this value (after the true one).
+    public var secondContentLength: Int? = nil
+    /// Range requests get a 200 with only the first this-many bytes and a Content-Range
+    /// that says so (a broken proxy's); a request without Range gets the whole file.
+    public var partialBodyAs200: Int? = nil
     /// Serve ranges even when If-Range names another version (as some CDNs do).
     public var ignoreIfRange = false
     /// Send the full body with `Transfer-Encoding: chunked`: no Content-Length, no

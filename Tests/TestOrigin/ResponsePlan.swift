@@ -75,7 +75,15 @@ struct ResponsePlan {
 
         var slice = 0..<length
         var head = HTTPResponseHead(status: 200)
-        if honoursRange, let resolution {
+        if faults.alwaysUnsatisfiable {
+            var plan = text(416, "range not satisfiable\n", sendsBody: sendsBody)
+            plan.head.add("Content-Range", "bytes */\(length)")
+            return plan
+        }
+        if let part = faults.partialBodyAs200, resolution != nil {
+            slice = 0..<min(part, length)
+            head.add("Content-Range", "bytes 0-\(slice.count - 1)/\(length)")
+        } else if honoursRange, let resolution {
             switch resolution {
             case .satisfiable where faults.unsatisfiableRanges, .unsatisfiable:
                 var plan = text(416, "range not satisfiable\n", sendsBody: sendsBody)
@@ -97,6 +105,7 @@ struct ResponsePlan {
             head.add("Transfer-Encoding", "chunked")
         } else {
             head.add("Content-Length", String(slice.count + (faults.overstatedLength ?? 0)))
+            if let second = faults.secondContentLength { head.add("Content-Length", String(second)) }
         }
         if !rangesOff { head.add("Accept-Ranges", "bytes") }
         head.addValidators(of: resource)

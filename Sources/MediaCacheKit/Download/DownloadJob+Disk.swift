@@ -62,6 +62,15 @@ extension DownloadJob {
         }
         switch result {
         case .failure(let refusal) where refusal.error.code == ENOSPC:
+            if let length, let capacity = refusal.capacityBytes, length > capacity {
+                fail(
+                    JobFailure(
+                        .badResponse,
+                        "the origin says \(name) is \(ByteCount.format(length)) (\(length) bytes), more than the whole disk "
+                            + "holding the cache (\(ByteCount.format(capacity))); the length cannot be right: check the URL"),
+                    keepPartial: false)
+                return
+            }
             let free = refusal.freeBytes.map { ", \(ByteCount.format($0)) free" } ?? ""
             let needed = length.map { " (\(name) needs \(ByteCount.format($0))\(free))" } ?? ""
             fail(JobFailure(.io, "\(refusal.error)\(needed)"), keepPartial: false)

@@ -68,6 +68,14 @@ extension DownloadJob {
             if !tryNextSource(after: .failed(reason)) { fail(JobFailure(.badResponse, reason), keepPartial: false) }
             return
         }
+        // Already one stream: the request that drew this sent no Range, and another like
+        // it would draw the same answer (an origin that says 416 to anything looped here).
+        guard state.rangesSupported else {
+            let reason = "\(reason), also to a request without Range"
+            cancelAllTransfers()
+            if !tryNextSource(after: .failed(reason)) { fail(JobFailure(.badResponse, reason), keepPartial: false) }
+            return
+        }
         cancelAllTransfers()
         state.discardData()
         state.rangesSupported = false

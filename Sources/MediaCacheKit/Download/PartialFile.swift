@@ -158,8 +158,10 @@ final class PartialFile: @unchecked Sendable {
                 try Self.empty(file, reserving: length, freeIn: partialDirectory)
                 done(.success(()))
             } catch {
-                let free = error.code == ENOSPC ? FileSystem.freeBytes(partialDirectory) : nil
-                done(.failure(DataFileRefusal(error: error, freeBytes: free)))
+                let full = error.code == ENOSPC
+                done(.failure(DataFileRefusal(
+                    error: error, freeBytes: full ? FileSystem.freeBytes(partialDirectory) : nil,
+                    capacityBytes: full ? FileSystem.capacityBytes(partialDirectory) : nil)))
             }
         }
         return true
@@ -300,4 +302,6 @@ final class PartialFile: @unchecked Sendable {
 struct DataFileRefusal: Error {
     let error: SystemError
     let freeBytes: Int64?
+    /// The whole file system's size: a length beyond it is the origin's error, not a full disk.
+    let capacityBytes: Int64?
 }

@@ -99,6 +99,11 @@ struct ResponseCheck {
         switch head.status {
         case 200, 206:
             if let encoding = Self.unexpectedContentEncoding(head) { return .refuseEncoding(encoding) }
+            if let lengths = head.conflictingContentLengths {
+                // RFC 9112, 6.3: framing no one can trust; libcurl would go by one of them.
+                return .originContradicts(
+                    "the origin sent conflicting Content-Length values (\(lengths.joined(separator: ", "))), so where its answer ends is unknown")
+            }
             return asked.isProbe ? probeVerdict() : fragmentVerdict()
         case 416:
             return unsatisfiableRangeVerdict()
@@ -118,6 +123,12 @@ struct ResponseCheck {
                 } else { .rangeIgnored }
             // A 200 to If-Range says the version changed, not that Range is unsupported.
             let rangesSupported = asked.sentIfRange && head.acceptsByteRanges && incoming.length != nil
+            // A 200 is the whole file: one whose Content-Range names a part of it (a broken
+            // proxy's) says its body is not.
+            if let range = head.contentRange, !Self.coversWhole(range, contentLength: head.contentLength) {
+                return .fallBackToSingleStream(
+                    "the origin answered with 200 and a Content-Range for part of the file (\(range.start)-\(range.end)/\(range.total.map(String.init) ?? "*"))")
+            }
             return .acceptWhole200(length: incoming.length, startOver: startOver, rangesSupported: rangesSupported)
         }
         guard let range = head.contentRange, range.start == asked.requestedStart, let total = range.total else {
@@ -160,6 +171,11 @@ struct ResponseCheck {
     }
 
     private func unsatisfiableRangeVerdict() -> Verdict {
+        // No Range was sent, so no range was refused: asking again, range or not, draws
+        // the same answer.
+        guard asked.sentRange else {
+            return .originContradicts("the origin answered HTTP 416 (Range Not Satisfiable) to a request without Range")
+        }
         if asked.isProbe && !held.holdsBytes, head.value("content-range")?.hasSuffix("/0") == true {
             return .emptyFile(Validators(etag: head.value("etag"), lastModified: head.value("last-modified"), length: 0))
         }
@@ -169,7 +185,12 @@ struct ResponseCheck {
         if let total, asked.requestedStart < total {
             return .fallBackToSingleStream("the origin refused a range inside the file (HTTP 416)")
         }
-        guard held.holdsBytes else { return .fatalStatus(416) }
+        // Nothing held: the probe asked from byte 0, which only an empty file cannot
+        // satisfy, and a request without Range tells that (or what the file is).
+        guard held.holdsBytes else {
+            return asked.requestedStart == 0
+                ? .fallBackToSingleStream("the origin refused a range from the file's start (HTTP 416)") : .fatalStatus(416)
+        }
         if let total, let before = held.validators.length {
             return .versionChanged(
                 "the file on the origin is shorter than before (\(total) bytes, was \(before))", announcedLength: nil)
@@ -187,6 +208,12 @@ struct ResponseCheck {
         guard let value = head.value("content-encoding") else { return nil }
         let codings = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         return codings.allSatisfy({ $0.isEmpty || $0 == "identity" }) ? nil : value
+    }
+
+    /// Whether a 200's `range` is all of the file its body holds.
+    static func coversWhole(_ range: ContentRange, contentLength: Int64?) -> Bool {
+        guard range.start == 0, let total = range.total, range.end + 1 == total else { return false }
+        return contentLength.map { $0 == total } ?? true
     }
 
     /// LENGTH of a 416's `Content-Range: bytes */LENGTH`.

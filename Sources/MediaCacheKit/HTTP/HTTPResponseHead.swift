@@ -21,6 +21,14 @@ public struct HTTPResponseHead: Sendable, Equatable {
         return headers.last(where: { $0.name == lower })?.value
     }
 
+    /// Every Content-Length value when they disagree (several fields, or a list in one),
+    /// which RFC 9112 (6.3) makes an unrecoverable error; nil for one value or none.
+    public var conflictingContentLengths: [String]? {
+        let values = headers.filter { $0.name == "content-length" }
+            .flatMap { $0.value.split(separator: ",").map { String(Self.trimmingWhitespace($0)) } }
+        return Set(values).count > 1 ? values : nil
+    }
+
     public var contentLength: Int64? { value("content-length").flatMap { Int64($0) } }
     public var contentRange: ContentRange? { value("content-range").flatMap(ContentRange.init(parsing:)) }
     public var location: String? { value("location") }

@@ -84,6 +84,13 @@ enum FileSystem {
         return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 
+    /// The size of the whole file system holding `path`.
+    static func capacityBytes(_ path: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        return Int64(info.f_blocks) * Int64(info.f_frsize)
+    }
+
     /// Whether `path` lies on a file system mounted read-only (root can write anywhere
     /// else, so permission bits do not tell).
     static func isOnReadOnlyFileSystem(_ path: String) -> Bool {

@@ -109,6 +109,13 @@ final class ResourceFetch: HTTPTransferDelegate {
         let range = resource.range
         switch head.status {
         case 200, 206:
+            if let lengths = head.conflictingContentLengths {
+                verdict = .definite(
+                    JobFailure(
+                        .badResponse,
+                        "\(resource.label) (\(Printable.url(url))): the origin sent conflicting Content-Length values (\(lengths.joined(separator: ", ")))"))
+                return false
+            }
             validator = Validators(etag: head.value("etag"), lastModified: head.value("last-modified")).ifRangeValue
             if head.status == 206 {
                 // Only what was asked: from byte 0 of a ranged file, or the rest of a resume.

@@ -85,15 +85,16 @@ final class EventPrinter: Sendable {
 
     /// A line about the input (a bad list line met during the run), shown above the
     /// progress lines in every style: it is an error message, on stderr.
-    func note(_ line: String) {
-        if let board { board.printAbove(line) } else { Terminal.err(line) }
-    }
+    func note(_ line: String) { say(line) }
 
+    /// Messages carry what origins sent (validators, reasons, names): a control character
+    /// in one must not reach the terminal, where ESC sequences retitle, recolour or clear it.
     private func say(_ line: String) {
+        let shown = line.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? line : Printable.visible(line.unicodeScalars)
         if let board {
-            board.printAbove(line)
+            board.printAbove(shown)
         } else {
-            Terminal.err(line)
+            Terminal.err(shown)
         }
     }
 
