@@ -102,8 +102,13 @@ struct MediaResponder: Sendable {
             ?? data.dataVersion.map { "\"d-\(Self.shortHash($0))\"" }
         var headers = RangedResponse.headers(MediaTypes.served(origin: data.contentType, name: name), etag: version)
         guard let length = data.length else {
-            // A stream of unknown length: sent whole as it arrives (HEAD: nothing to wait for).
-            if request.method == .head { return (Response(status: .ok, headers: headers, body: ResponseBody()), .download) }
+            // A stream of unknown length: sent whole as it arrives, and said so: a player
+            // told ranges work asks for one and misreads the start of the file as it.
+            // HEAD: nothing to wait for, and no length (an empty body would say 0).
+            headers[.acceptRanges] = "none"
+            if request.method == .head {
+                return (Response(status: .ok, headers: headers, body: ResponseBody { writer in try await writer.finish(nil) }), .download)
+            }
             let whole = body(request, reader: reader, range: ByteRange(0, Int64.max))
             return (Response(status: .ok, headers: headers, body: whole), .download)
         }

@@ -126,7 +126,7 @@ extension HTTPServerBuilder {
         .init { responder in
             ConformingHTTP1Channel(
                 base: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: .seconds(Int64(idleTimeout)))),
-                connections: connections)
+                connections: connections, stallTimeout: .seconds(Int64(idleTimeout)))
         }
     }
 }
@@ -134,6 +134,8 @@ extension HTTPServerBuilder {
 struct ConformingHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     let base: HTTP1Channel
     let connections: IdleConnections
+    /// A client that stops reading its answer is closed after this (`StalledClientTimeout`).
+    let stallTimeout: TimeAmount
     /// Doubled by the kernel: 1 MiB a connection at most.
     static let sendBufferBytes: SocketOptionValue = 512 << 10
     var responder: HTTPChannelHandler.Responder { base.responder }
@@ -146,6 +148,7 @@ struct ConformingHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             let pipeline = channel.pipeline.syncOperations
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try pipeline.addHandler(HTTP1Conformance(connections: connections), position: .after(decoder))
+            try pipeline.addHandler(StalledClientTimeout(timeout: stallTimeout), position: .first)
             return value
         }
     }

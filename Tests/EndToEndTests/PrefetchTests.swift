@@ -126,6 +126,10 @@ extension EndToEnd {
             let badScheme = try harness.run(["prefetch", "ftp://127.0.0.1/a.mp4"])
             #expect(badScheme.status == 2)
             #expect(badScheme.stderr.contains("unsupported scheme 'ftp'"), "\(badScheme.stderr)")
+            // A pasted name with a space: the space is what to fix, not a mirror.
+            let spaced = try harness.run(["prefetch", origin.url("/a b.mp4")])
+            #expect(spaced.status == 2)
+            #expect(spaced.stderr.contains("a URL cannot hold a space: write it as %20"), "\(spaced.stderr)")
             #expect(origin.requests(for: "/a.mp4").isEmpty)
         }
 

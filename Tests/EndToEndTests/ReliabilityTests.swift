@@ -150,6 +150,31 @@ extension EndToEnd {
             #expect(settled, "serve holds \(descriptors()) descriptors, \(before) before the flood")
         }
 
+        /// A client that stops reading its answer is closed after `--idle-timeout`, as a
+        /// silent one is: thousands of them once held about a megabyte each and every slot
+        /// under the client cap. One that reads on gets the whole object.
+        @Test func aClientThatStopsReadingIsClosed() throws {
+            let bytes = TestBytes.make(16 << 20, seed: 2_811)
+            origin.serve("/big.bin", Resource(bytes, contentType: "video/mp4"))
+            let url = origin.url("/big.bin")
+            #expect(try harness.prefetch(list: url).status == 0)
+            let server = try ServeFixture(cache: harness.scratch.cache, ["--idle-timeout", "2"])
+            let local = try server.localURL(url)
+            let port = Int(server.baseURL.split(separator: ":").last ?? "") ?? 0
+            let path = "/m/" + local.components(separatedBy: "/m/")[1]
+            let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
+            let stalled = RawHTTP.openStalled(port: port, sending: request)
+            defer { close(stalled) }
+            Thread.sleep(forTimeInterval: 4)
+            let (received, closed) = RawHTTP.drain(stalled, wait: 5)
+            #expect(closed && received < bytes.count, "received \(received) bytes, closed: \(closed)")
+            let reader = RawHTTP.openStalled(port: port, sending: request)
+            defer { close(reader) }
+            let (all, _) = RawHTTP.drain(reader, wait: 10)
+            #expect(all > bytes.count, "a client reading on got \(all) bytes")
+            #expect(server.process.process.isRunning)
+        }
+
         /// At its connection cap, `serve` closes the connection idle longest to make room:
         /// a player arriving behind a flood of silent connections is answered at once, not
         /// after an idle timeout (here a minute).

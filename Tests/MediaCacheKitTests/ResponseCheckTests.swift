@@ -328,6 +328,13 @@ struct ResponseCheckStatusTests {
         #expect(check(head(429), probe: false).verdict() == .transientStatus(429, retryAfter: nil))
     }
 
+    /// A login in the URL that the origin refused is what to check, not cookies.
+    @Test func a401ToALoginInTheURLSaysSo() {
+        #expect(DownloadJob.advice(401, url: "https://user:secret@cdn.example/a.mp4").contains("user name and password in the URL"))
+        #expect(DownloadJob.advice(401, url: "https://cdn.example/a.mp4").contains("--load-cookies"))
+        #expect(DownloadJob.advice(403, url: "https://user:secret@cdn.example/a.mp4").contains("--load-cookies"))
+    }
+
     @Test(arguments: [403, 404, 410, 501])
     func otherStatusesAreFatal(status: Int) {
         #expect(check(head(status)).verdict() == .fatalStatus(status))

@@ -139,13 +139,14 @@ extension DownloadJob {
         let committer = ObjectCommitter(cache: cache, faststart: options.faststart)
         let commits = service.commits
         let snapshot = state
-        let key = key
+        let (key, readers) = (key, download.held)
         let delay = options.commitDelayForTesting
         let finishedAt = Date()
         partial.diskQueue.async { [weak self] in
             if delay > 0 { Thread.sleep(forTimeInterval: delay) }
             do throws(CommitError) {
-                let publication = try committer.prepare(key: key, file: file, state: snapshot, hasher: hasher, finishedAt: finishedAt)
+                let publication = try committer.prepare(
+                    key: key, file: file, state: snapshot, hasher: hasher, readers: readers, finishedAt: finishedAt)
                 // The disk queue is free again while the publication waits for its group.
                 commits.publish(publication) { [weak self] result in
                     let committed = result.map { publication.object }.mapError(JobFailure.init)

@@ -214,7 +214,7 @@ extension DownloadJob: HTTPTransferDelegate {
         case .fatalStatus(let status):
             let reason = at(HTTPStatusText.describe(status))
             if !tryNextSource(after: .failed(reason)) {
-                fail(JobFailure(.httpStatus, reason + Self.advice(status), cause: .status(status)), keepPartial: true)
+                fail(JobFailure(.httpStatus, reason + Self.advice(status, url: transfer.request.url), cause: .status(status)), keepPartial: true)
             }
             return
         case .data:
@@ -288,8 +288,11 @@ extension DownloadJob: HTTPTransferDelegate {
     }
 
     /// What to do about a status that asking again will not change.
-    static func advice(_ status: Int) -> String {
+    /// What to do about `status` from `url`.
+    static func advice(_ status: Int, url: String) -> String {
         switch status {
+        case 401 where URLCredentials.withoutPassword(url) != url:
+            "; the origin refused the user name and password in the URL: check them"
         case 401, 403:
             "; the origin wants a login: give its cookies (--load-cookies FILE), a header (-H 'Authorization: ...', "
                 + "or header= in the list) or a netrc login (--netrc)"

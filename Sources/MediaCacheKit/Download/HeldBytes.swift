@@ -34,6 +34,12 @@ final class HeldBytes: Sendable {
         var title: TitleInProgress?
         var waiters: [Waiter] = []
         var nextWaiterID = 0
+        /// A reader was given bytes of this version: whoever read its layout (an MP4's
+        /// moov where the origin put it) may ask for more of the same after the commit.
+        var readersServed = false
+        /// The commit chose a layout no reader has seen (`sealLayout`): new readers wait
+        /// for the object instead of starting on the data file.
+        var sealed = false
 
         /// Removes and answers every waiter that can be answered.
         mutating func takeSatisfiedWaiters() -> [(Waiter, Result<Availability, Error>)] {
@@ -43,7 +49,14 @@ final class HeldBytes: Sendable {
                 if let answer = answer(waiter) { woken.append((waiter, answer)) } else { waiting.append(waiter) }
             }
             waiters = waiting
+            if woken.contains(where: { Self.servesBytes($0.0, $0.1) }) { readersServed = true }
             return woken
+        }
+
+        /// Whether `answer` gives `waiter` bytes (a wait with a negative offset asks only
+        /// what the data is, as a HEAD does).
+        static func servesBytes(_ waiter: Waiter, _ answer: Result<Availability, Error>) -> Bool {
+            if case .success = answer { waiter.offset >= 0 } else { false }
         }
 
         /// Nil while the waiter must wait.
@@ -52,8 +65,9 @@ final class HeldBytes: Sendable {
             if let reading = waiter.reading, reading.generation != generation {
                 return .failure(ReaderError.dataStartedOver)
             }
-            // After the end, a reader of the data keeps reading its own open file.
-            if let file = file ?? waiter.reading?.file {
+            // After the end, a reader of the data keeps reading its own open file; once
+            // the layout is sealed, only a reader already reading it.
+            if let file = sealed ? waiter.reading?.file : file ?? waiter.reading?.file {
                 var known = about
                 known.length = length
                 known.dataVersion = "\(nonce).\(generation)"
@@ -99,6 +113,7 @@ final class HeldBytes: Sendable {
     func publish(file: DataFile, completed: RangeSet, about: DownloadData) {
         changing { state in
             state.file = file
+            state.sealed = false
             state.about = about
             state.length = about.length
             state.held = completed
@@ -109,6 +124,7 @@ final class HeldBytes: Sendable {
     func startOver() {
         changing { state in
             state.generation += 1
+            state.sealed = false
             state.held = RangeSet()
             state.length = nil
             state.file = nil
@@ -185,7 +201,10 @@ final class HeldBytes: Sendable {
             try await withCheckedThrowingContinuation { continuation in
                 let ready: Result<Availability, Error>? = state.withLock { state in
                     let waiter = Waiter(id: id, offset: offset, reading: reading, continuation: continuation)
-                    if let ready = state.answer(waiter) { return ready }
+                    if let ready = state.answer(waiter) {
+                        if State.servesBytes(waiter, ready) { state.readersServed = true }
+                        return ready
+                    }
                     if Task.isCancelled { return .failure(CancellationError()) }
                     state.waiters.append(waiter)
                     return nil
@@ -198,6 +217,18 @@ final class HeldBytes: Sendable {
                 return index.map { state.waiters.remove(at: $0) }
             }
             cancelled?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// The commit would store another layout than the origin's (a faststart relocation):
+    /// true, and new readers wait for the object, when no reader was given bytes of this
+    /// version; false when one was, and may ask for more of the layout it read (players
+    /// seek without If-Range), so the origin's layout is kept. Off the transfer thread.
+    func sealLayout() -> Bool {
+        state.withLock { state in
+            if state.readersServed { return false }
+            state.sealed = true
+            return true
         }
     }
 

@@ -19,8 +19,11 @@ struct ObjectCommitter: Sendable {
     /// `hasher`: digests of the prefix hashed while the download ran, continued here.
     /// `finishedAt`: when its last byte was written, the object's first use (not when a
     /// disk thread got to it, so objects fetched one after another keep their order).
+    /// `readers`: the download's, whose players decide whether a relocation may change
+    /// the bytes under its URL (`HeldBytes.sealLayout`).
     func prepare(
-        key: CacheKey, file: DataFile, state: JobState, hasher: PrefixHasher? = nil, finishedAt: Date
+        key: CacheKey, file: DataFile, state: JobState, hasher: PrefixHasher? = nil, readers: HeldBytes? = nil,
+        finishedAt: Date
     ) throws(CommitError)
         -> CommitBatcher.Publication
     {
@@ -35,7 +38,14 @@ struct ObjectCommitter: Sendable {
         // both the origin bytes and the relocated layout.
         let decision = try faststartDecision(file: file, length: length)
         var plan: RelocationPlan?
-        if faststart, case .relocate(let relocation) = decision { plan = relocation }
+        var keptBecause = "disabled"
+        if faststart, case .relocate(let relocation) = decision {
+            if readers?.sealLayout() ?? true {
+                plan = relocation
+            } else {
+                keptBecause = "played while it downloaded"
+            }
+        }
         // A relocated file is written and flushed anew, so the origin bytes need no flush
         // of their own (a crash before the rename falls back on the last checkpoint).
         // Other big files are saved first, so a crash while hashing them does not cost a
@@ -65,7 +75,7 @@ struct ObjectCommitter: Sendable {
 
         var stored = storedLayout(
             key: key, file: file, length: length, originSHA256: digests[.sha256]!, decision: decision,
-            relocation: plan.map { ($0, relocatedSHA256) })
+            relocation: plan.map { ($0, relocatedSHA256) }, keptBecause: keptBecause)
         // Stored as the tier holds it: the record knows how those bytes were made.
         if let record = state.tier, stored.sha256 == record.sha256 { stored.faststart = record.faststart }
         // The origin's validators and type, which a copy from the tier has from its record.
@@ -135,7 +145,7 @@ struct ObjectCommitter: Sendable {
     /// copy_file_range and structure-checked before it replaces the origin bytes.
     private func storedLayout(
         key: CacheKey, file: DataFile, length: Int64, originSHA256: String, decision: FaststartDecision,
-        relocation: (plan: RelocationPlan, sha256: String?)?
+        relocation: (plan: RelocationPlan, sha256: String?)?, keptBecause: String
     ) -> StoredLayout {
         let origin = cache.dataPath(key: key)
         let unnamed = file.isNamed ? nil : file
@@ -145,7 +155,7 @@ struct ObjectCommitter: Sendable {
         }
         guard let relocation else {
             return StoredLayout(
-                path: origin, file: unnamed, size: length, sha256: originSHA256, faststart: .skipped("disabled"))
+                path: origin, file: unnamed, size: length, sha256: originSHA256, faststart: .skipped(keptBecause))
         }
         let path = cache.jobDirectory(key: key) + "/faststart"
         do {

@@ -100,7 +100,7 @@ final class PlaylistFetcher {
             case .success(let response):
                 let status = response.head.status
                 completion(.failure(JobFailure(
-                    .httpStatus, "HTTP \(status) for the playlist \(shown)\(DownloadJob.advice(status))", cause: .status(status))))
+                    .httpStatus, "HTTP \(status) for the playlist \(shown)\(DownloadJob.advice(status, url: url))", cause: .status(status))))
             }
         }
     }

@@ -146,7 +146,7 @@ final class ResourceFetch: HTTPTransferDelegate {
         default:
             verdict = .definite(
                 JobFailure(
-                    .httpStatus, "HTTP \(head.status) for \(resource.label) (\(Printable.url(url)))\(DownloadJob.advice(head.status))",
+                    .httpStatus, "HTTP \(head.status) for \(resource.label) (\(Printable.url(url)))\(DownloadJob.advice(head.status, url: url))",
                     cause: .status(head.status)))
         }
         return true

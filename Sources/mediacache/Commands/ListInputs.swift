@@ -62,6 +62,12 @@ struct ListInputs {
         let parsed = ListParser.parse(word, file: "")
         if let error = parsed.errors.first {
             let shown = URLCredentials.masked(word)
+            // A list line's spaces part mirrors; in one argument a space is more likely
+            // part of a name someone pasted.
+            if word.contains(where: { $0 == " " || $0 == "\t" }) {
+                throw ValidationError(
+                    "\(shown): \(error.message); a URL cannot hold a space: write it as %20 (spaces separate the mirrors of one file)")
+            }
             throw ValidationError(error.message.contains(shown) ? error.message : "\(shown): \(error.message)")
         }
         guard parsed.entries.count == 1 else {

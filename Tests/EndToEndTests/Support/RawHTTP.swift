@@ -39,6 +39,37 @@ enum RawHTTP {
         return sockets
     }
 
+    /// A connection with a small receive buffer that sends `request` and reads nothing:
+    /// a client that stopped reading its answer.
+    static func openStalled(port: Int, sending request: String) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var size: Int32 = 4096
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        var address = LoopbackPorts.address(port: port)
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        let bytes = Array(request.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return fd
+    }
+
+    /// Reads `fd` until the peer closes it or `wait` seconds pass: the bytes read, and
+    /// whether it was closed.
+    static func drain(_ fd: Int32, wait: Double) -> (bytes: Int, closed: Bool) {
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var total = 0
+        let deadline = Date().addingTimeInterval(wait)
+        while Date() < deadline {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { return (total, true) }
+            if count > 0 { total += count }
+        }
+        return (total, false)
+    }
+
     /// Whether the peer has closed `fd` (a read returns end of file or a reset) now.
     static func isClosedByPeer(_ fd: Int32) -> Bool {
         var byte: UInt8 = 0
