@@ -62,17 +62,13 @@ extension DownloadJob {
         }
         switch result {
         case .failure(let refusal) where refusal.error.code == ENOSPC:
-            if let length, let capacity = refusal.capacityBytes, length > capacity {
-                fail(
-                    JobFailure(
-                        .badResponse,
-                        "the origin says \(name) is \(ByteCount.format(length)) (\(length) bytes), more than the whole disk "
-                            + "holding the cache (\(ByteCount.format(capacity))); the length cannot be right: check the URL"),
-                    keepPartial: false)
-                return
-            }
             let free = refusal.freeBytes.map { ", \(ByteCount.format($0)) free" } ?? ""
-            let needed = length.map { " (\(name) needs \(ByteCount.format($0))\(free))" } ?? ""
+            var needed = length.map { " (\(name) needs \(ByteCount.format($0))\(free))" } ?? ""
+            // Freeing space cannot help: say so, and that the origin may have lied.
+            if let length, let capacity = refusal.capacityBytes, length > capacity {
+                needed = " (\(name) needs \(ByteCount.format(length)), more than the whole disk holds, "
+                    + "\(ByteCount.format(capacity)): the disk is too small, or the origin's length is wrong)"
+            }
             fail(JobFailure(.io, "\(refusal.error)\(needed)"), keepPartial: false)
             return
         case .failure(let refusal):

@@ -220,9 +220,8 @@ extension DownloadJob: HTTPTransferDelegate {
         case .data:
             break
         }
-        if let error, error.kind == .untrustedCertificate || error.kind == .refused {
+        if let error, let code = JobFailure.Code(definite: error.kind) {
             let reason = at(error.message)
-            let code: JobFailure.Code = error.kind == .refused ? .badURL : .tls
             if !tryNextSource(after: .failed(reason)) {
                 fail(JobFailure(code, reason, cause: .transfer(error.kind)), keepPartial: !state.completed.isEmpty)
             }
@@ -287,8 +286,7 @@ extension DownloadJob: HTTPTransferDelegate {
         }
     }
 
-    /// What to do about a status that asking again will not change.
-    /// What to do about `status` from `url`.
+    /// What to do about a status from `url` that asking again will not change.
     static func advice(_ status: Int, url: String) -> String {
         switch status {
         case 401 where URLCredentials.withoutPassword(url) != url:

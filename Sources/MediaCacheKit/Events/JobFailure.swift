@@ -75,3 +75,15 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension JobFailure.Code {
+    /// The code of a transfer error that trying again cannot mend; nil for the others.
+    init?(definite kind: TransferError.Kind) {
+        switch kind {
+        case .refused: self = .badURL
+        case .untrustedCertificate: self = .tls
+        case .unreadableAnswer: self = .badResponse
+        case .network, .timedOut, .aborted: return nil
+        }
+    }
+}

@@ -67,6 +67,9 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
         /// libcurl would not make the request (a URL it cannot parse or a scheme it
         /// lacks): the same request fails the same way every time.
         case refused
+        /// libcurl could not read the origin's answer (a head line past its 100 KiB
+        /// limit): the same answer fails the same way every time.
+        case unreadableAnswer
     }
 
     public var kind: Kind

@@ -121,7 +121,7 @@ final class HTTPTransfer {
             // libcurl's word for a head line past its 100 KiB limit (7.88 says no more);
             // the origin sends the same head again.
             error = TransferError(
-                kind: .refused,
+                kind: .unreadableAnswer,
                 message: "the origin's response head is larger than libcurl accepts (a line over 100 KiB; libcurl: \(easy.errorMessage(for: code)))")
         } else if [CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_FUNCTION_ARGUMENT, CURLE_NOT_BUILT_IN]
             .contains(code)

@@ -205,10 +205,9 @@ final class ResourceFetch: HTTPTransferDelegate {
         if let verdict { return .short(verdict) }
         if accepted, let expected, written == expected { return .whole(size: written) }
         if accepted, expected == nil, error == nil { return .whole(size: written) }
-        if let error, error.kind == .refused || error.kind == .untrustedCertificate {
+        if let error, let code = JobFailure.Code(definite: error.kind) {
             return .short(.definite(JobFailure(
-                error.kind == .refused ? .badURL : .tls, "\(resource.label) (\(Printable.url(url))): \(error.message)",
-                cause: .transfer(error.kind))))
+                code, "\(resource.label) (\(Printable.url(url))): \(error.message)", cause: .transfer(error.kind))))
         }
         if let error { return .short(.transient(reason: error.message, retryAfter: nil)) }
         return .short(.transient(reason: "the response ended after \(written) of \(expected ?? 0) bytes", retryAfter: nil))
