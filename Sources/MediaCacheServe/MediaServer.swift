@@ -126,7 +126,7 @@ extension HTTPServerBuilder {
         .init { responder in
             ConformingHTTP1Channel(
                 base: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: .seconds(Int64(idleTimeout)))),
-                connections: connections, stallTimeout: .seconds(Int64(idleTimeout)))
+                connections: connections, stallTimeout: .seconds(Int64(StalledClientTimeout.idleTimeouts * idleTimeout)))
         }
     }
 }

@@ -9,6 +9,11 @@ import NIOCore
 final class StalledClientTimeout: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
 
+    /// The timeout in `--idle-timeout`s: a minute by default, as nginx's `send_timeout`.
+    /// A paused player stops reading once its own cache is full, and should find its
+    /// connection still there for a while when it plays on.
+    static let idleTimeouts = 6
+
     private let timeout: TimeAmount
     private var closing: Scheduled<Void>?
 

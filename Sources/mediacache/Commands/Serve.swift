@@ -39,7 +39,7 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .customLong("idle-timeout"),
         help: ArgumentHelp(
-            "Seconds a client connection may stay silent (between requests, or in the middle of a request head), or stop reading its answer, before it is closed (1-3600).",
+            "Seconds a client connection may stay silent (between requests, or in the middle of a request head) before it is closed (1-3600); one that stops reading its answer is closed after six times this.",
             valueName: "sec"))
     var idleTimeout = 10
 
