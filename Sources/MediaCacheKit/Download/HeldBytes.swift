@@ -34,8 +34,9 @@ final class HeldBytes: Sendable {
         var title: TitleInProgress?
         var waiters: [Waiter] = []
         var nextWaiterID = 0
-        /// A reader was given bytes of this version: whoever read its layout (an MP4's
-        /// moov where the origin put it) may ask for more of the same after the commit.
+        /// A reader was given bytes (of this version or an earlier one): whoever read the
+        /// origin's layout (an MP4's moov where it put it) may ask for more of the same
+        /// after the commit.
         var readersServed = false
         /// The commit chose a layout no reader has seen (`sealLayout`): new readers wait
         /// for the object instead of starting on the data file.
