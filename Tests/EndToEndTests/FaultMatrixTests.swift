@@ -192,6 +192,27 @@ extension EndToEnd {
             #expect(try harness.cachedBytes(url) == bytes)
         }
 
+        /// A resume whose first answers are a login page (a token that expired, then was
+        /// renewed): retried, the bytes held kept, the file completed exactly. It was taken
+        /// for a new version, the held bytes dropped, and the page failed the file.
+        @Test func aLoginPageMidDownloadIsRetriedAndKeepsWhatIsHeld() throws {
+            var faults = Faults()
+            faults.dropAfterBytes = 900_000
+            let held = try leavePartial(Resource(bytes, contentType: "video/mp4", faults: faults))
+            var later = Faults()
+            let page = ScriptedStatus(200, body: "<html><body>Log in</body></html>", contentType: "text/html")
+            later.statusSequence = [page, page]
+            serve(later)
+            let url = origin.url("/f.mp4")
+            let result = try harness.prefetch(list: url, ["--retries", "3"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("an HTML page instead of the file's bytes"), "\(result.stderr)")
+            #expect(try harness.cachedBytes(url) == bytes)
+            let ranges = origin.requests(for: "/f.mp4").compactMap(\.rangeHeader)
+            #expect(ranges.contains { $0.hasPrefix("bytes=\(held)-") }, "\(ranges)")
+            #expect(!ranges.contains { $0.hasPrefix("bytes=0-") }, "the held bytes were fetched again: \(ranges)")
+        }
+
         /// The file shrank below the resume point (and the origin ignores If-Range): 416.
         @Test func fileShrunkBetweenRunsAnswers416AndStartsOver() throws {
             var faults = Faults()

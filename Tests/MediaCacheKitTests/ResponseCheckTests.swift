@@ -328,6 +328,21 @@ struct ResponseCheckStatusTests {
         #expect(check(head(429), probe: false).verdict() == .transientStatus(429, retryAfter: nil))
     }
 
+    /// A token that expired mid-download answers with a login page: not a new version of
+    /// the file, so nothing held is dropped, and asking again is worth it.
+    @Test func anHTMLPageForBytesOfAFileHeldInPartIsAnErrorPage() {
+        let page = head(200, "Content-Type: text/html; charset=utf-8", "Content-Length: 38")
+        let expected = ResponseCheck.Verdict.errorPage(
+            "the origin answered with an HTML page instead of the file's bytes (an error or login page?)")
+        #expect(check(page, probe: false, start: 1024, held: version1, holdsBytes: true).verdict() == expected)
+        #expect(check(page, start: 1024, ifRange: true, held: version1, holdsBytes: true).verdict() == expected)
+        // A first answer's body decides (the sniff); a URL that names HTML may be one.
+        #expect(check(page).verdict() == .acceptWhole200(length: 38, startOver: nil, rangesSupported: false))
+        #expect(
+            check(page, probe: false, start: 1024, url: "https://cdn.example/index.html", held: version1, holdsBytes: true)
+                .verdict() != expected)
+    }
+
     /// A login in the URL that the origin refused is what to check, not cookies.
     @Test func a401ToALoginInTheURLSaysSo() {
         #expect(DownloadJob.advice(401, url: "https://user:secret@cdn.example/a.mp4").contains("user name and password in the URL"))

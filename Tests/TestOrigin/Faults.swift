@@ -69,10 +69,13 @@ public struct ScriptedStatus: Sendable {
     public var status: Int
     public var retryAfter: String?
     public var body: String
+    /// nil: `text/plain; charset=utf-8`.
+    public var contentType: String?
 
-    public init(_ status: Int, retryAfter: String? = nil, body: String = "error") {
+    public init(_ status: Int, retryAfter: String? = nil, body: String = "error", contentType: String? = nil) {
         self.status = status
         self.retryAfter = retryAfter
         self.body = body
+        self.contentType = contentType
     }
 }

@@ -7,6 +7,12 @@ struct HTTPResponseHead {
         headers.append((name, value))
     }
 
+    /// Replaces every field named `name` with one.
+    mutating func set(_ name: String, _ value: String) {
+        headers.removeAll { $0.name.lowercased() == name.lowercased() }
+        add(name, value)
+    }
+
     var serialized: [UInt8] {
         var text = "HTTP/1.1 \(status) \(HTTPResponseHead.reason(for: status))\r\n"
         for (name, value) in headers {

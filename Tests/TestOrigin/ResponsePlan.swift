@@ -35,6 +35,7 @@ struct ResponsePlan {
         if let scripted = route.scriptedStatus {
             var plan = text(scripted.status, scripted.body, sendsBody: sendsBody)
             if let retryAfter = scripted.retryAfter { plan.head.add("Retry-After", retryAfter) }
+            if let type = scripted.contentType { plan.head.set("Content-Type", type) }
             return plan
         }
         let resource = route.resource

@@ -77,6 +77,8 @@ extension DownloadJob: HTTPTransferDelegate {
         case .transientStatus(let status, let retryAfter):
             // A short error body: drained, then handled on completion.
             fragment.outcome = .transientStatus(status, retryAfter: retryAfter)
+        case .errorPage(let reason):
+            fragment.outcome = .errorPage(reason)
         case .fatalStatus(let status):
             fragment.outcome = .fatalStatus(status)
         }
@@ -210,6 +212,9 @@ extension DownloadJob: HTTPTransferDelegate {
             return
         case .transientStatus(let status, let retryAfter):
             transientFailure(at(HTTPStatusText.describe(status)), cause: .status(status), retryAfter: retryAfter)
+            return
+        case .errorPage(let reason):
+            transientFailure(at(reason), cause: .answer, retryAfter: nil)
             return
         case .fatalStatus(let status):
             let reason = at(HTTPStatusText.describe(status))

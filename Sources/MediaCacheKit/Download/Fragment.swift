@@ -47,6 +47,7 @@ final class Fragment {
         case data
         case redirect(String)
         case transientStatus(Int, retryAfter: Double?)
+        case errorPage(String)
         case fatalStatus(Int)
         case badRedirect(String)
     }

@@ -72,6 +72,10 @@ struct ResponseCheck {
         case badRedirect(String)
         /// Worth retrying (429, 503 …), after `retryAfter` seconds if the origin said.
         case transientStatus(Int, retryAfter: Double?)
+        /// An HTML page where bytes of a media file held in part were asked for: an error
+        /// or login page (a token that expired mid-download), not a new version of the
+        /// file. Worth asking again; the bytes held are kept.
+        case errorPage(String)
         case fatalStatus(Int)
     }
 
@@ -116,6 +120,7 @@ struct ResponseCheck {
 
     private func probeVerdict() -> Verdict {
         guard head.status == 206 else {
+            if held.holdsBytes, let page = errorPage { return page }
             // 200: the whole file from byte 0. Held bytes may be of another version.
             let startOver: StartOver? =
                 if !held.holdsBytes { nil } else if asked.sentIfRange && held.validators.conflicts(with: incoming) {
@@ -144,6 +149,7 @@ struct ResponseCheck {
 
     private func fragmentVerdict() -> Verdict {
         guard head.status == 206 else {
+            if let page = errorPage { return page }
             if held.validators.conflicts(with: incoming) { return versionConflict("during the download") }
             return .fallBackToSingleStream("the origin ignored a Range request")
         }
@@ -196,6 +202,14 @@ struct ResponseCheck {
                 "the file on the origin is shorter than before (\(total) bytes, was \(before))", announcedLength: nil)
         }
         return .versionChanged("the file on the origin is shorter than before", announcedLength: nil)
+    }
+
+    /// A 200 labelled as an HTML page on a URL that names no text format.
+    private var errorPage: Verdict? {
+        guard !asked.urlExpectsText, let type = head.mediaType, type == "text/html" || type == "application/xhtml+xml" else {
+            return nil
+        }
+        return .errorPage("the origin answered with an HTML page instead of the file's bytes (an error or login page?)")
     }
 
     /// A `Content-Encoding` other than identity, which `CurlEasy` never asks for.
