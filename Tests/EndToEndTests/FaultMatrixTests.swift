@@ -101,6 +101,26 @@ extension EndToEnd {
             #expect(try harness.cachedBytes(origin.url("/f.mp4")) == newer)
         }
 
+        /// The note about a changed file quotes the origin's ETags: escape sequences in one
+        /// (a window title, colours, a cleared screen) never reach the terminal.
+        @Test func anETagWithEscapeSequencesIsShownWithoutThem() throws {
+            var faults = Faults()
+            faults.bytesPerSecond = 1_000_000
+            faults.ignoreIfRange = true
+            origin.serve("/f.mp4", Resource(bytes, contentType: "video/mp4", faults: faults))
+            let run = try harness.startPrefetch(list: origin.url("/f.mp4"), ["-x", "4", "--min-fragment", "128K"])
+            Harness.waitUntil(timeout: 10) { origin.requests(for: "/f.mp4").count >= 4 }
+            let newer = TestBytes.make(bytes.count, seed: 83)
+            let hostile = "\"\u{1B}]0;pwned\u{07}\u{1B}[31mv2\u{1B}[0m\""
+            origin.serve("/f.mp4", Resource(newer, contentType: "video/mp4", etag: hostile, faults: faults))
+            let result = run.wait(timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("changed on the origin during the download"), "\(result.stderr)")
+            #expect(result.stderr.contains("?]0;pwned??[31mv2?[0m"), "\(result.stderr)")
+            #expect(!result.stderr.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" }, "\(result.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/f.mp4")) == newer)
+        }
+
         /// Only Last-Modified identifies the version, and the origin serves ranges of the
         /// new one whatever If-Range says: the engine itself must notice the new date.
         @Test func lastModifiedOnlyChangeMidDownloadRestarts() throws {
