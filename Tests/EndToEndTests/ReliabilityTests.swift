@@ -150,20 +150,29 @@ extension EndToEnd {
             #expect(settled, "serve holds \(descriptors()) descriptors, \(before) before the flood")
         }
 
+        /// A cached object of `size` bytes under a new `serve`: its bytes, the server, its
+        /// local URL and port, and a raw request for it.
+        private func serveCached(
+            _ name: String, size: Int, seed: UInt64, idleTimeout: Int
+        ) throws -> (bytes: [UInt8], server: ServeFixture, local: String, port: Int, request: String) {
+            let bytes = TestBytes.make(size, seed: seed)
+            origin.serve(name, Resource(bytes, contentType: "video/mp4"))
+            let url = origin.url(name)
+            #expect(try harness.prefetch(list: url).status == 0)
+            let server = try ServeFixture(cache: harness.scratch.cache, ["--idle-timeout", String(idleTimeout)])
+            let local = try server.localURL(url)
+            let path = try #require(URL(string: local)?.path)
+            let host = String(server.baseURL.dropFirst("http://".count))
+            let port = Int(host.split(separator: ":").last ?? "") ?? 0
+            return (bytes, server, local, port, "GET \(path) HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+        }
+
         /// A client that stops reading its answer is closed after six `--idle-timeout`s
         /// (a paused player's cache may stay full a while): thousands of them once held
         /// about a megabyte each and every slot under the client cap. One that reads on
         /// gets the whole object.
         @Test func aClientThatStopsReadingIsClosed() throws {
-            let bytes = TestBytes.make(16 << 20, seed: 2_811)
-            origin.serve("/big.bin", Resource(bytes, contentType: "video/mp4"))
-            let url = origin.url("/big.bin")
-            #expect(try harness.prefetch(list: url).status == 0)
-            let server = try ServeFixture(cache: harness.scratch.cache, ["--idle-timeout", "1"])
-            let local = try server.localURL(url)
-            let port = Int(server.baseURL.split(separator: ":").last ?? "") ?? 0
-            let path = "/m/" + local.components(separatedBy: "/m/")[1]
-            let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
+            let (bytes, server, _, port, request) = try serveCached("/big.bin", size: 16 << 20, seed: 2_811, idleTimeout: 1)
             let stalled = RawHTTP.openStalled(port: port, sending: request)
             defer { close(stalled) }
             Thread.sleep(forTimeInterval: 8)
@@ -205,15 +214,7 @@ extension EndToEnd {
         /// is bounded (a socket buffer and a chunk or two each), and given back to the
         /// system when they leave.
         @Test func clientsThatNeverReadHoldBoundedMemory() throws {
-            let bytes = TestBytes.make(24 << 20, seed: 2_806)
-            origin.serve("/big.mp4", Resource(bytes, contentType: "video/mp4"))
-            let url = origin.url("/big.mp4")
-            #expect(try harness.prefetch(list: url).status == 0)
-            let server = try ServeFixture(cache: harness.scratch.cache, ["--idle-timeout", "60"])
-            let local = try server.localURL(url)
-            let path = try #require(URL(string: local)?.path)
-            let host = String(server.baseURL.dropFirst("http://".count))
-            let port = Int(host.split(separator: ":").last ?? "") ?? 0
+            let (bytes, server, local, port, request) = try serveCached("/big.mp4", size: 24 << 20, seed: 2_806, idleTimeout: 60)
             let pid = server.process.process.processIdentifier
             func resident() -> Int {
                 let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
@@ -223,7 +224,7 @@ extension EndToEnd {
             #expect(try CurlResponse.fetch(local).body.count == bytes.count)
             let before = resident()
 
-            var clients = RawHTTP.openIdle(40, port: port, sending: "GET \(path) HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+            var clients = RawHTTP.openIdle(40, port: port, sending: request)
             defer { clients.forEach { close($0) } }
             #expect(clients.count == 40)
             Thread.sleep(forTimeInterval: 3)

@@ -186,6 +186,27 @@ struct TitleDownloadTests {
         #expect(failure.message.contains("seg2.ts") && failure.message.contains("HTML"), "\(failure.message)")
     }
 
+    /// A segment answered with two Content-Length values cannot be framed: the title
+    /// fails naming it, and nothing of a shorter body stands in for the segment.
+    @Test func aSegmentWithConflictingLengthsFailsTheTitleNamingIt() async throws {
+        let temporary = try TemporaryDirectory("mediacache-title")
+        defer { temporary.remove() }
+        let title = ScriptedTitle(sizes: Array(repeating: 50_000, count: 4), seed: 5)
+        let scripted = try Scripted(cache: temporary.path) { request in
+            guard ScriptedTitle.segment(of: request) == 1 else { return title.answer(request) }
+            return [
+                .head(status: 200, headers: [("Content-Type", "video/mp2t"), ("Content-Length", "50000"), ("Content-Length", "49000")]),
+                .body(Array(title.segments[1].prefix(49_000))), .end(CURLE_OK),
+            ]
+        }
+        let result = await scripted.download()
+        guard case .failed(let failure) = result else {
+            Issue.record("not failed: \(result)")
+            return
+        }
+        #expect(failure.message.contains("seg1.ts") && failure.message.contains("conflicting Content-Length values (50000, 49000)"), "\(failure.message)")
+    }
+
     /// Polls `condition` every 20 ms for up to `seconds`.
     static func eventually(seconds: Double, _ condition: () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)

@@ -64,15 +64,11 @@ extension DownloadJob {
     /// The origin mishandles Range: fetch the file as one stream from byte 0, if the
     /// source allows it.
     func fallBackToSingleStream(_ reason: String) {
-        guard source.mayStreamWhole else {
-            if !tryNextSource(after: .failed(reason)) { fail(JobFailure(.badResponse, reason), keepPartial: false) }
-            return
-        }
-        // Already one stream: the request that drew this sent no Range, and another like
+        // Nothing to fall back to for a source that may not stream whole, nor for one
+        // streaming already: the request that drew this sent no Range, and another like
         // it would draw the same answer (an origin that says 416 to anything looped here).
-        guard state.rangesSupported else {
-            let reason = "\(reason), also to a request without Range"
-            cancelAllTransfers()
+        guard source.mayStreamWhole, state.rangesSupported else {
+            let reason = state.rangesSupported ? reason : "\(reason), also to a request without Range"
             if !tryNextSource(after: .failed(reason)) { fail(JobFailure(.badResponse, reason), keepPartial: false) }
             return
         }

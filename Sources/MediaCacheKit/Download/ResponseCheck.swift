@@ -103,11 +103,7 @@ struct ResponseCheck {
         switch head.status {
         case 200, 206:
             if let encoding = Self.unexpectedContentEncoding(head) { return .refuseEncoding(encoding) }
-            if let lengths = head.conflictingContentLengths {
-                // RFC 9112, 6.3: framing no one can trust; libcurl would go by one of them.
-                return .originContradicts(
-                    "the origin sent conflicting Content-Length values (\(lengths.joined(separator: ", "))), so where its answer ends is unknown")
-            }
+            if let problem = head.framingProblem { return .originContradicts(problem) }
             return asked.isProbe ? probeVerdict() : fragmentVerdict()
         case 416:
             return unsatisfiableRangeVerdict()

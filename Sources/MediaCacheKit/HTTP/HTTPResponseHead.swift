@@ -29,6 +29,14 @@ public struct HTTPResponseHead: Sendable, Equatable {
         return Set(values).count > 1 ? values : nil
     }
 
+    /// Why the response's framing cannot be trusted (conflicting Content-Length values),
+    /// or nil: libcurl goes by one of them, and the other may be the truth.
+    public var framingProblem: String? {
+        conflictingContentLengths.map {
+            "the origin sent conflicting Content-Length values (\($0.joined(separator: ", "))), so where its answer ends is unknown"
+        }
+    }
+
     public var contentLength: Int64? { value("content-length").flatMap { Int64($0) } }
     public var contentRange: ContentRange? { value("content-range").flatMap(ContentRange.init(parsing:)) }
     public var location: String? { value("location") }

@@ -109,11 +109,8 @@ final class ResourceFetch: HTTPTransferDelegate {
         let range = resource.range
         switch head.status {
         case 200, 206:
-            if let lengths = head.conflictingContentLengths {
-                verdict = .definite(
-                    JobFailure(
-                        .badResponse,
-                        "\(resource.label) (\(Printable.url(url))): the origin sent conflicting Content-Length values (\(lengths.joined(separator: ", ")))"))
+            if let problem = head.framingProblem {
+                verdict = .definite(JobFailure(.badResponse, "\(resource.label) (\(Printable.url(url))): \(problem)"))
                 return false
             }
             validator = Validators(etag: head.value("etag"), lastModified: head.value("last-modified")).ifRangeValue
