@@ -9,11 +9,11 @@ import Testing
 struct ResourceSinkTests {
     /// Runs `body` on a running loop's thread and returns what the sink finished with.
     private func finish(
-        _ body: @escaping @Sendable (TransferLoop, @escaping @Sendable (Result<String, SystemError>) -> Void) -> Void
-    ) throws -> Result<String, SystemError> {
+        _ body: @escaping @Sendable (TransferLoop, @escaping @Sendable (Result<String?, SystemError>) -> Void) -> Void
+    ) throws -> Result<String?, SystemError> {
         let running = RunningLoop()
         let loop = running.loop
-        let outcome = Mutex<Result<String, SystemError>?>(nil)
+        let outcome = Mutex<Result<String?, SystemError>?>(nil)
         loop.post {
             body(loop) { result in
                 outcome.withLock { $0 = result }

@@ -71,6 +71,8 @@ struct TierTitlePullTests {
                     case .from(let bytes): "from \(bytes)"
                     case .accepted(let length): "accepted \(length ?? -1)"
                     case .wrote(let bytes): "wrote \(bytes)"
+                    case .pieces(let length, let held): "pieces \(length) \(held)"
+                    case .wrotePiece(let range): "wrote piece \(range)"
                     }
                     arrivals.withLock { $0[path, default: []].append(text) }
                 },

@@ -39,6 +39,10 @@ struct TitleCheckpointTests {
             progress.held[name] = TitleProgress.Held(size: Int64(index) << 40, sha256: String(repeating: "a", count: 64), rendition: name)
         }
         progress.partial["v0/s00002.ts"] = TitleProgress.Partial(bytes: 4096, validator: "W/\"etag \\ 1\"")
+        // A file in pieces keeps its ranges; a resume of it whole continues after the first.
+        let pieces = RangeSet([ByteRange(0, 100), ByteRange(4096, 8192), ByteRange(1 << 33, (1 << 33) + 7)])
+        progress.partial["v0/file.ts"] = TitleProgress.Partial(held: pieces, validator: "\"p\"")
+        #expect(progress.partial["v0/file.ts"]?.bytes == (1 << 33) + 7 && progress.partial["v0/file.ts"]?.held.contiguousPrefix == 100)
         let decoded = try JSONDecoder().decode(TitleProgress.self, from: Data(progress.encoded()))
         #expect(decoded == progress)
         #expect(try JSONDecoder().decode(TitleProgress.self, from: Data(TitleProgress().encoded())) == TitleProgress())

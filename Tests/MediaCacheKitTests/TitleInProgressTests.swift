@@ -20,7 +20,7 @@ import Testing
             parsing: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\na.ts?t=1\n#EXTINF:2,\nb.ts?t=1\n#EXT-X-ENDLIST\n",
             url: url)
         let plan = HLSTitlePlan(renditions: [(SelectedRendition(identity: "media", kind: .variant, uri: url), playlist)])
-        return TitleInProgress(plan: plan, filesDirectory: "/cache/partial/x.title/files", held: held) { path in
+        return TitleInProgress(plan: plan, filesDirectory: "/cache/partial/x.title/files", held: held) { path, _ in
             asked.append(path)
         }
     }
@@ -73,7 +73,7 @@ import Testing
         let view = TitleInProgress(
             manifest: manifest, filesDirectory: "/cache/partial/x.title/pull",
             held: ["media/s0.ts": .init(size: 10, sha256: "ab")]
-        ) { asked.append($0) }
+        ) { path, _ in asked.append(path) }
         #expect(view.entry == "index.m3u8" && view.contains("media/index.m3u8") && !view.contains("title.json"))
         #expect(view.contentType(of: "media/s0.ts") == "video/mp2t")
         guard case .file(let path, _) = try await view.member("media/s0.ts") else {

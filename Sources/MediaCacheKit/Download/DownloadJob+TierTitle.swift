@@ -149,7 +149,7 @@ final class TitlePull: Sendable {
         let view = TitleInProgress(
             manifest: manifest, filesDirectory: folder,
             held: Dictionary(held.map { ($0.path, .init(size: $0.size, sha256: $0.sha256)) }, uniquingKeysWith: { first, _ in first })
-        ) { [weak self] path in self?.asked.withLock { $0.append(path) } }
+        ) { [weak self] path, _ in self?.asked.withLock { $0.append(path) } }
         madeView.withLock { $0 = view }
         return view
     }

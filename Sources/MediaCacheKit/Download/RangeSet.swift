@@ -57,6 +57,9 @@ public struct RangeSet: Sendable, Codable, Equatable, CustomStringConvertible {
         return index < ranges.count && ranges[index].start <= range.start && ranges[index].end >= range.end
     }
 
+    /// Whether every byte of `other` is in the set.
+    public func contains(_ other: RangeSet) -> Bool { other.ranges.allSatisfy { contains($0) } }
+
     /// The parts of `[0, length)` not in the set, in order.
     public func gaps(within bounds: ByteRange) -> [ByteRange] {
         var result: [ByteRange] = []
@@ -80,6 +83,15 @@ public struct RangeSet: Sendable, Codable, Equatable, CustomStringConvertible {
         guard let first = ranges.first, first.start == 0 else { return 0 }
         return first.end
     }
+
+    /// The range that holds the byte at `offset`, if one does.
+    public func range(containing offset: Int64) -> ByteRange? {
+        let index = firstIndex(endingAtOrAfter: offset + 1)
+        return index < ranges.count && ranges[index].start <= offset ? ranges[index] : nil
+    }
+
+    /// Where the last range ends (0 when empty).
+    public var end: Int64 { ranges.last?.end ?? 0 }
 
     /// Index of the first range whose end is >= offset (binary search).
     private func firstIndex(endingAtOrAfter offset: Int64) -> Int {

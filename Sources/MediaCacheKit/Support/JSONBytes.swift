@@ -25,6 +25,17 @@ struct JSONBytes {
         object(body)
     }
 
+    /// `"name": [ { … }, … ]`: `body` writes each element's members.
+    mutating func key<Element>(_ name: String, array elements: [Element], _ body: (inout JSONBytes, Element) -> Void) {
+        member(name)
+        bytes.append(UInt8(ascii: "["))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            object { body(&$0, element) }
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
     mutating func key(_ name: String, _ value: String) {
         member(name)
         string(value)

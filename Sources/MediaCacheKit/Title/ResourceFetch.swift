@@ -1,14 +1,19 @@
 import Foundation
 
 /// One resource of a title on its way: a GET (of `[0, end)` for a ranged file, of the
-/// rest for a resume) whose body goes to its file and its hash as it arrives, off the
-/// loop (`ResourceSink`). It reports once, on the loop thread, when its response has
-/// ended and every byte of it is written, and decides nothing beyond its own response:
-/// retries and failures are the title's.
+/// rest for a resume, of one piece of a file fetched in pieces) whose body goes to its
+/// file and its hash as it arrives, off the loop (`ResourceSink`). It reports once, on
+/// the loop thread, when its response has ended and every byte of it is written, and
+/// decides nothing beyond its own response: retries and failures are the title's.
 final class ResourceFetch: HTTPTransferDelegate {
     enum Outcome {
         /// Every byte is on disk; `sha256` is the whole file's.
         case done(size: Int64, sha256: String)
+        /// A piece's bytes are on disk: these (fewer than asked once it was cut).
+        case pieceDone(ByteRange)
+        /// A piece's answer is not a part of the bytes the file holds (the file changed
+        /// on the origin, or ranges are not served): the file must be fetched whole.
+        case startOver(reason: String)
         case redirect(to: String)
         /// Asking again may help (a cut connection, 503, 429 with its Retry-After).
         case transient(reason: String, retryAfter: Double?)
@@ -19,6 +24,12 @@ final class ResourceFetch: HTTPTransferDelegate {
     let resource: TitleResource
     let url: String
     let redirectHops: Int
+    /// The bytes of the file it fetches, when it is one piece of it (`PiecedFile`).
+    let piece: ByteRange?
+    /// A piece's version, asked for with `If-Range`: the validator of its file's other pieces.
+    private let pieceValidator: String?
+    /// Where a piece stops taking bytes: its end, or less once cut (`cut(at:)`).
+    private(set) var pieceEnd: Int64 = 0
     /// The resource's file.
     private let path: String
     private var sink: ResourceSink?
@@ -34,6 +45,8 @@ final class ResourceFetch: HTTPTransferDelegate {
     /// The response has ended (its connection is free); the report follows once the
     /// sink has written what arrived.
     var onResponseEnd: ((ResourceFetch) -> Void)?
+    /// A piece's answer is a 206 of its bytes, its body about to arrive.
+    var onPieceAnswered: ((ResourceFetch) -> Void)?
     /// Told what happens to the file's bytes, for a player reading them as they land:
     /// on the loop before the request, then from the sink's queue.
     var arrivals: (@Sendable (TitleInProgress.ArrivalNote) -> Void)?
@@ -59,6 +72,27 @@ final class ResourceFetch: HTTPTransferDelegate {
         self.completion = completion
         resumeFrom = resume?.bytes ?? 0
         resumeValidator = resume?.validator
+        piece = nil
+        pieceValidator = nil
+    }
+
+    /// The bytes `piece` of the (ranged) file at `path`, written beside the others it
+    /// holds; `validator`: their version, if a response said it yet.
+    init(
+        piece: ByteRange, of resource: TitleResource, url: String, redirectHops: Int, path: String,
+        validator: String?, completion: @escaping (ResourceFetch, Outcome) -> Void
+    ) {
+        self.resource = resource
+        self.url = url
+        self.redirectHops = redirectHops
+        self.path = path
+        self.completion = completion
+        self.piece = piece
+        pieceValidator = validator
+        pieceEnd = piece.end
+        written = piece.start
+        resumeFrom = 0
+        resumeValidator = nil
     }
 
     /// Starts on `loop` with `request` (which gets its Range and If-Range here), queued
@@ -71,7 +105,11 @@ final class ResourceFetch: HTTPTransferDelegate {
     ) {
         var request = request
         var from: Int64 = 0
-        if resumeFrom > 0, let resumeValidator, let file = try? DataFile(path: path, mode: .readWrite),
+        if let piece {
+            sink = ResourceSink(pieceOf: path, at: piece.start, blocks: blocks, on: loop, notes: arrivals)
+            request.headers.append("Range: \(piece.httpRangeValue)")
+            if let pieceValidator { request.headers.append("If-Range: \(pieceValidator)") }
+        } else if resumeFrom > 0, let resumeValidator, let file = try? DataFile(path: path, mode: .readWrite),
             (try? file.size()).map({ $0 >= resumeFrom }) == true
         {
             arrivals?(.from(resumeFrom))
@@ -82,11 +120,11 @@ final class ResourceFetch: HTTPTransferDelegate {
                 sink = ResourceSink(continuing: file, held: from, blocks: blocks, on: loop, notes: arrivals)
             }
         }
-        if from == 0 {
+        if from == 0, piece == nil {
             arrivals?(.from(0))
             sink = ResourceSink(creating: path, blocks: blocks, on: loop, notes: arrivals)
         }
-        if from > 0 || resource.range != nil {
+        if piece == nil, from > 0 || resource.range != nil {
             let end = resource.range.map { "\($0.end - 1)" } ?? ""
             request.headers.append("Range: bytes=\(from)-\(end)")
         }
@@ -96,11 +134,23 @@ final class ResourceFetch: HTTPTransferDelegate {
         loop.start(transfer)
     }
 
-    /// Bytes received of the resource, written or about to be.
-    var bytesReceived: Int64 { written }
+    /// Bytes received of the resource (of a piece: of the piece), written or about to be.
+    var bytesReceived: Int64 { written - (piece?.start ?? 0) }
 
-    /// Bytes on disk: what a checkpoint may keep of the file.
+    /// Where the next byte received goes in the file.
+    var position: Int64 { written }
+
+    /// Bytes on disk: what a checkpoint may keep of the file (of a piece: where those
+    /// from its start end).
     var bytesWritten: Int64 { sink?.bytesOnDisk ?? 0 }
+
+    /// A piece stops taking bytes at `offset` (another fetch takes the rest): it must
+    /// not have received them yet.
+    func cut(at offset: Int64) {
+        precondition(piece != nil && offset > written && offset < pieceEnd, "a cut behind what a piece received")
+        pieceEnd = offset
+        if let end = expected { expected = min(end, offset) }
+    }
 
     /// Whether it is still to report.
     var isOnItsWay: Bool { completion != nil }
@@ -114,6 +164,9 @@ final class ResourceFetch: HTTPTransferDelegate {
                 return false
             }
             validator = Validators(etag: head.value("etag"), lastModified: head.value("last-modified")).ifRangeValue
+            if let piece {
+                return acceptPiece(piece, head)
+            }
             if head.status == 206 {
                 // Only what was asked: from byte 0 of a ranged file, or the rest of a resume.
                 guard let answered = head.contentRange, answered.start == written, range != nil || written > 0 else {
@@ -149,6 +202,26 @@ final class ResourceFetch: HTTPTransferDelegate {
         return true
     }
 
+    /// A piece is taken from a 206 for its own bytes of the version its file holds.
+    private func acceptPiece(_ piece: ByteRange, _ head: HTTPResponseHead) -> Bool {
+        guard head.status == 206 else {
+            verdict = .startOver(reason: "the origin sent all of \(resource.label) for a range of it")
+            return false
+        }
+        guard let answered = head.contentRange, answered.start == piece.start else {
+            verdict = .transient(reason: "206 with a Content-Range that is not the one asked for", retryAfter: nil)
+            return false
+        }
+        if let pieceValidator, validator != pieceValidator {
+            verdict = .startOver(reason: "\(resource.label) changed on the origin")
+            return false
+        }
+        expected = min(pieceEnd, answered.end + 1)
+        accepted = true
+        onPieceAnswered?(self)
+        return true
+    }
+
     func transfer(_ transfer: HTTPTransfer, didReceive chunk: BodyChunk) -> Int {
         guard accepted else { return chunk.count }  // an error body, drained
         if written == 0, resource.kind != .key,
@@ -178,7 +251,9 @@ final class ResourceFetch: HTTPTransferDelegate {
             case (.failure(let error), _):
                 self?.report(.definite(JobFailure(.io, "\(error)")))
             case (.success(let sha256), .whole(let size)):
-                self?.report(.done(size: size, sha256: sha256))
+                guard let self else { return }
+                if let piece { self.report(.pieceDone(ByteRange(piece.start, size))) }
+                else { self.report(.done(size: size, sha256: sha256 ?? "")) }
             case (.success, .short(let outcome)):
                 self?.report(outcome)
             }

@@ -37,6 +37,16 @@ final class ResourceSink {
         queue.async { [writer] in writer.hashHeld(held) }
     }
 
+    /// A piece of the file at `path` from `offset` on: written where it belongs, beside
+    /// the other pieces, and not hashed.
+    convenience init(pieceOf path: String, at offset: Int64, blocks: WriteBlocks, on loop: TransferLoop,
+                     notes: (@Sendable (TitleInProgress.ArrivalNote) -> Void)?) {
+        self.init(
+            writer: ResourceWriter(path: path, file: nil, held: offset, isPiece: true, notes: notes), blocks: blocks, on: loop)
+        end = offset
+        queue.async { [writer] in writer.open() }
+    }
+
     private init(writer: ResourceWriter, blocks: WriteBlocks, on loop: TransferLoop) {
         self.writer = writer
         // Serial for the resource; the shared pool (not one thread per queue) runs it.
@@ -46,8 +56,9 @@ final class ResourceSink {
         end = 0
     }
 
-    /// Bytes written and hashed: what a checkpoint may say the file holds. None while a
-    /// restart is on its way, whose old bytes are not the new version's.
+    /// Where the bytes written (and hashed) end: what a checkpoint may say the file holds
+    /// (a piece's: from its start). None while a restart is on its way, whose old bytes
+    /// are not the new version's.
     var bytesOnDisk: Int64 { writer.bytesOnDisk(version: version) }
 
     /// A write failed: the transfer should stop (`finish` reports the error).
@@ -94,9 +105,9 @@ final class ResourceSink {
         }
     }
 
-    /// After the last byte: `completion` gets the SHA-256 of the whole file (or the
-    /// error that stopped a write), on the loop.
-    func finish(_ completion: @escaping (Result<String, SystemError>) -> Void) {
+    /// After the last byte: `completion` gets the SHA-256 of the whole file (nil for a
+    /// piece), or the error that stopped a write, on the loop.
+    func finish(_ completion: @escaping (Result<String?, SystemError>) -> Void) {
         flush()
         let (loop, completion) = (loop, LoopBound(completion, loop: loop))
         queue.async { [writer] in

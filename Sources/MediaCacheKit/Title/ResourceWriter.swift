@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 
-/// The queue's side of a `ResourceSink`: the file's writes and the running hash.
+/// The queue's side of a `ResourceSink`: the file's writes and the running hash (none
+/// for a piece of a file: the file is hashed once every piece is in, `PiecedFile`).
 final class ResourceWriter: Sendable {
     private struct State {
         var file: DataFile?
@@ -10,6 +11,7 @@ final class ResourceWriter: Sendable {
     }
 
     private let path: String
+    private let isPiece: Bool
     private let notes: (@Sendable (TitleInProgress.ArrivalNote) -> Void)?
     private let state: Mutex<State>
     private let written: Atomic<Int64>
@@ -17,8 +19,12 @@ final class ResourceWriter: Sendable {
     private let version = Atomic<Int>(0)
     private let failed = Atomic<Bool>(false)
 
-    init(path: String, file: DataFile?, held: Int64, notes: (@Sendable (TitleInProgress.ArrivalNote) -> Void)?) {
+    /// `held`: where its writes begin (the bytes before it are the file's already);
+    /// `isPiece`: the writes are a piece of the file, not hashed.
+    init(path: String, file: DataFile?, held: Int64, isPiece: Bool = false,
+         notes: (@Sendable (TitleInProgress.ArrivalNote) -> Void)?) {
         self.path = path
+        self.isPiece = isPiece
         self.notes = notes
         state = Mutex(State(file: file))
         written = Atomic(held)
@@ -39,6 +45,18 @@ final class ResourceWriter: Sendable {
                 // closed (auto_da_alloc).
                 if try file.size() != 0 { try file.truncate(length: 0) }
                 state.file = file
+            } catch {
+                fail(&state, error)
+            }
+        }
+    }
+
+    /// Opens the file a piece goes into, as it is: other pieces are in it.
+    func open() {
+        LoopThreads.preconditionOff("opening \(path)")
+        state.withLock { state in
+            do throws(SystemError) {
+                state.file = try DataFile(path: path, mode: .readWrite)
             } catch {
                 fail(&state, error)
             }
@@ -81,7 +99,7 @@ final class ResourceWriter: Sendable {
             // hash's steady reads bring it into this core's cache, where the copy into
             // the page cache then finds it (copying it cold cost more than the hash). A
             // write that fails fails the resource, hash and all.
-            state.digest.update(bytes)
+            if !isPiece { state.digest.update(bytes) }
             do throws(SystemError) {
                 try file.write(bytes, at: offset)
             } catch {
@@ -91,13 +109,14 @@ final class ResourceWriter: Sendable {
             written.store(offset + Int64(bytes.count), ordering: .releasing)
             return offset + Int64(bytes.count)
         }
-        if let upTo { notes?(.wrote(upTo: upTo)) }
+        if let upTo { notes?(isPiece ? .wrotePiece(ByteRange(offset, upTo)) : .wrote(upTo: upTo)) }
     }
 
-    func finish() -> Result<String, SystemError> {
+    /// The whole file's SHA-256 (nil for a piece), or why a write failed.
+    func finish() -> Result<String?, SystemError> {
         state.withLock { state in
             if let failure = state.failure { return .failure(failure) }
-            return .success(state.digest.finalizeHex())
+            return .success(isPiece ? nil : state.digest.finalizeHex())
         }
     }
 

@@ -27,6 +27,8 @@ final class TitleDownload {
     private var running: [String: ResourceFetch] = [:]
     /// Arrived, their last bytes being written and hashed: they report soon.
     private var writing: [String: ResourceFetch] = [:]
+    /// Large ranged files, fetched in pieces (theirs count within `-x` too), by path.
+    private var pieced: [String: PiecedFile] = [:]
     private let writeBlocks = WriteBlocks()
     /// Failures in a row, by stored path.
     private var failures: [String: Int] = [:]
@@ -107,16 +109,25 @@ final class TitleDownload {
             }
             progress = loaded
             pending = plan.resources.filter { progress.held[$0.path] == nil }
+            let planner = FragmentPlanner(minFragment: options.minFragment)
+            for resource in pending {
+                guard let length = PiecedFile.length(of: resource, minFragment: options.minFragment) else { continue }
+                pieced[resource.path] = PiecedFile(
+                    resource: resource, length: length, partial: progress.partial.removeValue(forKey: resource.path),
+                    planner: planner, connections: options.connectionsPerFile)
+            }
+            pending.removeAll { pieced[$0.path] != nil }
             let held = plan.resources.count - pending.count
             if held > 0 {
                 job.emit(.notice(url: job.url, message: "resuming: \(held) of \(plan.resources.count) parts of the title are held"))
             }
             job.emit(.notice(url: job.url, message: plan.summary))
             publishView(plan)
+            let resumed = progress.bytesHeld + pieced.values.reduce(0) { $0 + $1.held.byteCount }
             job.announceStart(
-                length: nil, resumedBytes: progress.bytesHeld, connections: options.resourcesPerTitle,
+                length: nil, resumedBytes: resumed, connections: options.resourcesPerTitle,
                 title: counts(listingMissing: false))
-            bytesAtLastEvent = progress.bytesHeld
+            bytesAtLastEvent = resumed
             lastProgressEvent = TransferLoop.now()
             fill()
             _ = loop.after(Self.tickInterval) { [weak self] in self?.tick() }
@@ -128,19 +139,28 @@ final class TitleDownload {
     private func publishView(_ plan: any TitlePlan) {
         let (download, loop) = (job.download, loop)
         let held = progress.held.mapValues { TitleInProgress.Held(size: $0.size, sha256: $0.sha256) }
-        let view = TitleInProgress(plan: plan, filesDirectory: filesDirectory, held: held) { path in
-            loop.post { download.job?.onTitle { $0.jumpQueue(path) } }
+        let view = TitleInProgress(plan: plan, filesDirectory: filesDirectory, held: held) { path, offset in
+            loop.post { download.job?.onTitle { $0.jumpQueue(path, at: offset) } }
         }
         self.view = view
+        for (path, file) in pieced { view.note(path, .pieces(length: file.length, held: file.held)) }
         download.held.publish(title: view)
     }
 
-    /// A player waits for `path`: it is fetched next, at once (beyond `-x` by a few if
-    /// need be), not after what was queued before it.
-    fileprivate func jumpQueue(_ path: String) {
-        guard !ended, failing == nil, let index = pending.firstIndex(where: { $0.path == path }) else { return }
+    /// A player waits for `path` (from `offset`, in a file fetched in pieces): it is
+    /// fetched next, at once (beyond `-x` by a few if need be), not after what was
+    /// queued before it.
+    fileprivate func jumpQueue(_ path: String, at offset: Int64?) {
+        guard !ended, failing == nil else { return }
+        if let file = pieced[path] {
+            guard !refreshing, inFlight < options.resourcesPerTitle + Self.extraForPlayers,
+                let piece = file.piece(for: offset)
+            else { return }
+            return fetchPiece(piece, of: file, forPlayer: true)
+        }
+        guard let index = pending.firstIndex(where: { $0.path == path }) else { return }
         let resource = pending.remove(at: index)
-        if running.count < options.resourcesPerTitle + Self.extraForPlayers {
+        if inFlight < options.resourcesPerTitle + Self.extraForPlayers {
             fetch(resource, url: nil, hops: 0, forPlayer: true)
         } else {
             pending.insert(resource, at: 0)
@@ -158,24 +178,40 @@ final class TitleDownload {
             fail(failing)
             return
         }
-        while running.count < options.resourcesPerTitle, !pending.isEmpty {
+        let limit = options.resourcesPerTitle
+        if !refreshing {
+            let now = TransferLoop.now()
+            // The file least far along first: a title's video and audio files arrive together.
+            let files = pieced.values.sorted { $0.fractionReceived < $1.fractionReceived }
+            for file in files {
+                // Whole already (a run stopped while it was being hashed): hashed now.
+                if file.isComplete, file.fetches.isEmpty, !file.hashing { hash(file) }
+                guard inFlight < limit else { continue }
+                for piece in file.nextPieces(slots: limit - inFlight, now: now) { fetchPiece(piece, of: file) }
+            }
+        }
+        while inFlight < limit, !pending.isEmpty {
             fetch(pending.removeFirst(), url: nil, hops: 0)
         }
-        if running.isEmpty && writing.isEmpty && pending.isEmpty && !refreshing { commit() }
+        if running.isEmpty && writing.isEmpty && pending.isEmpty && pieced.isEmpty && !refreshing { commit() }
     }
+
+    /// Fetches asked for or arriving: whole resources, and pieces.
+    private var inFlight: Int { running.count + pieced.values.reduce(0) { $0 + $1.fetches.count } }
 
     /// `forPlayer`: a player waits for it, so it goes ahead of every background transfer
     /// waiting for a connection to its host (the title's own ones included).
     private func fetch(_ resource: TitleResource, url: String?, hops: Int, forPlayer: Bool = false) {
         let url = url ?? resource.url
+        // Resumed from the first bytes held without a gap (a file fetched in pieces before may have more).
         let held = progress.partial.removeValue(forKey: resource.path)
+            .map { (bytes: $0.held.contiguousPrefix, validator: $0.validator) }
         let fetch = ResourceFetch(
             resource: resource, url: url, redirectHops: hops, path: filesDirectory + "/" + resource.path,
-            resume: held.map { ($0.bytes, $0.validator) }
+            resume: held.flatMap { $0.bytes > 0 ? $0 : nil }
         ) { [weak self] fetch, outcome in
             self?.fetched(fetch, outcome)
         }
-        if let view { fetch.arrivals = { view.note(resource.path, $0) } }
         // Its connection is free: the next resource need not wait for the disk.
         fetch.onResponseEnd = { [weak self] fetch in
             guard let self, running[resource.path] === fetch else { return }
@@ -184,7 +220,76 @@ final class TitleDownload {
             fill()
         }
         running[resource.path] = fetch
-        let request = job.source.request(url: url, urlOrigin: URLParts(url)?.origin, rangeHeaders: [], options: options)
+        send(fetch, forPlayer: forPlayer)
+    }
+
+    /// A piece of a file fetched in pieces.
+    private func fetchPiece(_ piece: ByteRange, of file: PiecedFile, forPlayer: Bool = false) {
+        let fetch = ResourceFetch(
+            piece: piece, of: file.resource, url: file.url, redirectHops: file.redirectHops,
+            path: filesDirectory + "/" + file.resource.path, validator: file.validator
+        ) { [weak self] fetch, outcome in
+            self?.fetchedPiece(fetch, of: file, outcome)
+        }
+        fetch.onPieceAnswered = { [weak self] fetch in
+            file.answered(fetch)
+            self?.fill()
+        }
+        file.started(fetch)
+        send(fetch, forPlayer: forPlayer)
+    }
+
+    private func fetchedPiece(_ fetch: ResourceFetch, of file: PiecedFile, _ outcome: ResourceFetch.Outcome) {
+        let path = file.resource.path
+        guard !ended, pieced[path] === file else { return }
+        let verdict = file.report(
+            fetch, outcome, retries: options.retries, retryPolicy: job.retryPolicy, now: TransferLoop.now())
+        switch verdict {
+        case .goOn(let fetched):
+            job.bytesFetched += fetched
+            if fetched > 0 { unsaved += 1 }
+            if file.isComplete, failing == nil { hash(file) }
+        case .retry(let delay, let attempt, let reason):
+            job.emit(.retry(url: job.url, attempt: attempt, delay: delay, reason: reason))
+            _ = loop.after(delay) { [weak self] in self?.fill() }
+        case .startOver(let reason):
+            file.cancelAll(on: loop)
+            pieced[path] = nil
+            job.emit(.notice(url: job.url, message: "\(reason): fetching it whole"))
+            // Readers given its bytes so far stop; the file is fetched from byte 0, in one piece.
+            view?.note(path, .from(0))
+            pending.insert(file.resource, at: 0)
+        case .expired(let status, let failure):
+            guard !urlsRefreshed else { return fail(failure) }
+            refreshURLs(retrying: file.resource, status: status, failure: failure)
+        case .failed(let failure):
+            return fail(failure)
+        }
+        fill()
+    }
+
+    /// Every piece of `file` is in: it is held once hashed.
+    private func hash(_ file: PiecedFile) {
+        let path = file.resource.path
+        file.hash(filesDirectory + "/" + path, on: loop) { [weak self] result in
+            guard let self, !ended, pieced[path] === file else { return }
+            pieced[path] = nil
+            switch result {
+            case .success(let sha256): hold(file.resource, size: file.length, sha256: sha256)
+            case .failure(let error): return fail(JobFailure(.io, "\(error)"))
+            }
+            fill()
+        }
+    }
+
+    /// Asks for `fetch`'s bytes: a player's go ahead of every background transfer
+    /// waiting for a connection to their host.
+    private func send(_ fetch: ResourceFetch, forPlayer: Bool) {
+        if let view {
+            let path = fetch.resource.path
+            fetch.arrivals = { view.note(path, $0) }
+        }
+        let request = job.source.request(url: fetch.url, urlOrigin: URLParts(fetch.url)?.origin, rangeHeaders: [], options: options)
         fetch.start(
             request, userAgent: job.source.userAgent(options: options), on: loop,
             rateLimits: loop.rateLimiter.limits(file: job.fileRateLimit),
@@ -204,12 +309,10 @@ final class TitleDownload {
                 return fail(JobFailure(.badResponse, error.message))
             }
             failures[resource.path] = nil
-            // Held (and a player waiting for it gets it).
-            progress.held[resource.path] = TitleProgress.Held(size: size, sha256: sha256, rendition: resource.rendition)
-            view?.didHold(resource.path, TitleInProgress.Held(size: size, sha256: sha256))
             job.bytesFetched += size
-            unsaved += 1
-            noteProgress()
+            hold(resource, size: size, sha256: sha256)
+        case .pieceDone, .startOver:
+            preconditionFailure("a piece's outcome for a whole resource")
         case .redirect(let target):
             guard finished.redirectHops < 10, URLParts.problem(with: target) == nil else {
                 return fail(JobFailure(
@@ -248,6 +351,14 @@ final class TitleDownload {
         fill()
     }
 
+    /// `resource` is whole on disk (and a player waiting for it gets it).
+    private func hold(_ resource: TitleResource, size: Int64, sha256: String) {
+        progress.held[resource.path] = TitleProgress.Held(size: size, sha256: sha256, rendition: resource.rendition)
+        view?.didHold(resource.path, TitleInProgress.Held(size: size, sha256: sha256))
+        unsaved += 1
+        noteProgress()
+    }
+
     /// A resource answered as if its URL had expired (a signed URL's token): the title's
     /// playlists are read once more, and what is still to fetch takes the URLs they name
     /// now, matched by stored path (the rendition and the place in it), never by URL.
@@ -265,9 +376,15 @@ final class TitleDownload {
             let urls = Dictionary(fresh.resources.map { ($0.path, $0.url) }, uniquingKeysWith: { first, _ in first })
             guard let url = urls[resource.path] else { return fail(failure) }
             for index in pending.indices { pending[index].url = urls[pending[index].path] ?? pending[index].url }
-            var renewed = resource
-            renewed.url = url
-            pending.insert(renewed, at: 0)
+            for (path, file) in pieced {
+                file.url = urls[path] ?? file.url
+                file.redirectHops = 0
+            }
+            if pieced[resource.path] == nil {
+                var renewed = resource
+                renewed.url = url
+                pending.insert(renewed, at: 0)
+            }
             fill()
         }
     }
@@ -279,7 +396,8 @@ final class TitleDownload {
         pending = []
         // Resources waiting to be asked again are not on their way.
         running = running.filter { $0.value.isOnItsWay }
-        if running.isEmpty && writing.isEmpty && !refreshing { end(.failed(failing ?? failure)) }
+        let piecesBusy = pieced.values.contains { !$0.fetches.isEmpty || $0.hashing }
+        if running.isEmpty && writing.isEmpty && !piecesBusy && !refreshing { end(.failed(failing ?? failure)) }
     }
 
     /// Four times a second while fetching: progress is shown and saved (and after every
@@ -288,7 +406,9 @@ final class TitleDownload {
     /// slow disk they come as often as it allows, not in a queue.
     private func tick() {
         guard !ended, !committing else { return }
-        if onTheirWay.contains(where: { $0.bytesWritten > 0 }) { unsaved += 1 }
+        if onTheirWay.contains(where: { $0.bytesWritten > 0 }) || pieced.values.contains(where: { !$0.fetches.isEmpty }) {
+            unsaved += 1
+        }
         noteProgress()
         _ = loop.after(Self.tickInterval) { [weak self] in self?.tick() }
     }
@@ -301,18 +421,20 @@ final class TitleDownload {
     private func noteProgress() {
         let now = TransferLoop.now()
         // With nothing left to fetch the commit comes next, and makes it all durable.
-        let commitIsNext = running.isEmpty && writing.isEmpty && pending.isEmpty
+        let commitIsNext = running.isEmpty && writing.isEmpty && pending.isEmpty && pieced.isEmpty
         let due = now - lastCheckpoint >= Self.tickInterval
             || job.bytesFetched - bytesAtLastCheckpoint >= Self.checkpointBytes
         if unsaved > 0, due, !checkpointing, !commitIsNext { checkpoint() }
         guard now - lastProgressEvent >= 0.5 else { return }
         let done = progress.bytesHeld + onTheirWay.reduce(0) { $0 + $1.bytesReceived }
+            + pieced.values.reduce(0) { $0 + $1.bytesReceived }
         let rate = Double(done - bytesAtLastEvent) / max(0.001, now - lastProgressEvent)
-        job.download.activity.withLock { $0 = (max(0, rate), running.count) }
+        let connections = inFlight
+        job.download.activity.withLock { $0 = (max(0, rate), connections) }
         job.emit(
             .progress(
                 url: job.url, name: job.name, bytesDone: done, length: nil, bytesPerSecond: max(0, rate),
-                connections: running.count, title: counts(listingMissing: false)))
+                connections: connections, title: counts(listingMissing: false)))
         lastProgressEvent = now
         bytesAtLastEvent = done
     }
@@ -330,6 +452,7 @@ final class TitleDownload {
         unsaved = 0
         var snapshot = progress
         for fetch in onTheirWay { snapshot.keepPartial(of: fetch) }
+        for (path, file) in pieced { snapshot.partial[path] = file.partial }
         let state = progress.jobState(of: job.request, createdAt: createdAt)
         let (saved, savedState, staging, download, loop) = (snapshot, state, staging, job.download, loop)
         job.partial.diskQueue.async {
@@ -368,6 +491,7 @@ final class TitleDownload {
     private func stopFetches() {
         for fetch in running.values { fetch.cancel(on: loop) }
         for fetch in writing.values { fetch.cancel(on: loop) }
+        for file in pieced.values { file.cancelAll(on: loop) }
         running = [:]
         writing = [:]
         pending = []
@@ -382,6 +506,7 @@ final class TitleDownload {
         if case .failed(var failure) = result {
             failure.title = counts(listingMissing: true)
             failure.keptForResume = !progress.held.isEmpty || !progress.partial.isEmpty
+                || pieced.values.contains { $0.partial != nil }
             if failure.keptForResume {
                 failure.message += "; the \(progress.held.count) parts held are kept: run again to fetch the rest"
             }

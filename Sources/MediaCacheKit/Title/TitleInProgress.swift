@@ -23,8 +23,9 @@ public final class TitleInProgress: Sendable {
     /// Rendition identity (its folder) → kind (`variant`, `audio`, `video`, `text`...).
     private let kinds: [String: String]
     private let filesDirectory: String
-    /// Asks the download (on its loop) to fetch this path before anything else.
-    private let jumpQueue: @Sendable (String) -> Void
+    /// Asks the download (on its loop) to fetch this path before anything else: from
+    /// the byte at the offset, when the file arrives in pieces.
+    private let jumpQueue: @Sendable (String, Int64?) -> Void
     private let state: Mutex<State>
 
     private struct State {
@@ -37,14 +38,16 @@ public final class TitleInProgress: Sendable {
         var generations = 0
     }
 
-    /// What a file on its way holds: its first `written` bytes, of `length` when the
-    /// response said; `accepted` once a response with its bytes began. A generation
-    /// lasts as long as the bytes in the file stay the same ones: a fetch that starts
-    /// the file over begins a new one.
+    /// What a file on its way holds: the bytes `held` (its first ones, unless it arrives
+    /// in pieces), of `length` when known; `accepted` once a response with its bytes
+    /// began (or its pieces were planned). A generation lasts as long as the bytes in the
+    /// file stay the same ones: a fetch that starts the file over begins a new one.
     struct Arrival {
-        var written: Int64 = 0
+        var held = RangeSet()
         var length: Int64?
         var accepted = false
+        /// It arrives in pieces: a reader waiting at an offset asks for a piece from there.
+        var pieced = false
         var generation = 0
     }
 
@@ -55,7 +58,12 @@ public final class TitleInProgress: Sendable {
         case from(Int64)
         /// The response carries the file's bytes; `length`: the whole file's, if known.
         case accepted(length: Int64?)
+        /// Its first bytes, this many, are written.
         case wrote(upTo: Int64)
+        /// The file arrives in pieces (`PiecedFile`), `length` bytes, of which it holds
+        /// `held`: what a reader may read, however far ahead of the rest.
+        case pieces(length: Int64, held: RangeSet)
+        case wrotePiece(ByteRange)
     }
 
     /// A waiter's question: nil while it must wait, else its answer.
@@ -79,7 +87,7 @@ public final class TitleInProgress: Sendable {
 
     convenience init(
         plan: any TitlePlan, filesDirectory: String, held: [String: Held],
-        jumpQueue: @escaping @Sendable (String) -> Void
+        jumpQueue: @escaping @Sendable (String, Int64?) -> Void
     ) {
         let entry = TitleLayout.entry(for: plan.format)
         self.init(
@@ -98,7 +106,7 @@ public final class TitleInProgress: Sendable {
     /// playlists too, is held once its pull has written and checked it.
     convenience init(
         manifest: TitleManifest, filesDirectory: String, held: [String: Held],
-        jumpQueue: @escaping @Sendable (String) -> Void
+        jumpQueue: @escaping @Sendable (String, Int64?) -> Void
     ) {
         self.init(
             format: manifest.format, entry: manifest.entry, playlists: [:],
@@ -110,7 +118,7 @@ public final class TitleInProgress: Sendable {
     private init(
         format: PresentationFormat, entry: String, playlists: [String: (bytes: [UInt8], sha256: String)],
         arrivingFiles: Set<String>, kinds: [(String, String)], filesDirectory: String, held: [String: Held],
-        jumpQueue: @escaping @Sendable (String) -> Void
+        jumpQueue: @escaping @Sendable (String, Int64?) -> Void
     ) {
         self.format = format
         self.entry = entry
@@ -138,7 +146,7 @@ public final class TitleInProgress: Sendable {
     public func member(_ path: String, streaming: Bool = false) async throws -> Member? {
         if let playlist = playlists[path] { return .playlist(playlist.bytes, sha256: playlist.sha256) }
         guard arrivingFiles.contains(path) else { return nil }
-        if state.withLock({ $0.held[path] == nil && $0.result == nil }) { jumpQueue(path) }
+        if state.withLock({ $0.held[path] == nil && $0.result == nil }) { jumpQueue(path, nil) }
         _ = try await wait { state in
             if state.held[path] != nil || (streaming && state.arriving[path]?.accepted == true) { return .success(0) }
             return Self.ended(state)
@@ -162,13 +170,19 @@ public final class TitleInProgress: Sendable {
     /// holds, or `offset` once it has no more to come. Throws
     /// `ReaderError.dataStartedOver` once the file started over.
     func available(_ path: String, beyond offset: Int64, generation: Int) async throws -> Int64 {
-        try await wait { state in
+        // A file in pieces holds what a reader seeks to only once a piece from there is asked for.
+        let mustAsk = state.withLock { state in
+            state.held[path] == nil && state.result == nil
+                && state.arriving[path].map { $0.pieced && $0.held.range(containing: offset) == nil } == true
+        }
+        if mustAsk { jumpQueue(path, offset) }
+        return try await wait { state in
             if let arrival = state.arriving[path], arrival.generation != generation {
                 return .failure(ReaderError.dataStartedOver)
             }
             if let held = state.held[path] { return .success(max(offset, held.size)) }
             if let arrival = state.arriving[path] {
-                if arrival.written > offset { return .success(arrival.written) }
+                if let run = arrival.held.range(containing: offset) { return .success(run.end) }
                 if let length = arrival.length, offset >= length { return .success(offset) }
             }
             return Self.ended(state)
@@ -195,19 +209,31 @@ public final class TitleInProgress: Sendable {
             var arrival = state.arriving[path] ?? Arrival()
             switch note {
             case .from(let bytes):
-                if bytes < arrival.written {
-                    state.generations += 1
-                    arrival.generation = state.generations
-                }
-                arrival = Arrival(written: bytes, generation: arrival.generation)
+                let kept = bytes > 0 ? RangeSet([ByteRange(0, bytes)]) : RangeSet()
+                if !kept.contains(arrival.held) { Self.startOver(&arrival, in: &state) }
+                arrival = Arrival(held: kept, generation: arrival.generation)
             case .accepted(let length):
                 arrival.accepted = true
                 arrival.length = length
             case .wrote(let bytes):
-                arrival.written = bytes
+                arrival.held.insert(ByteRange(0, bytes))
+            case .pieces(let length, let held):
+                if !held.contains(arrival.held) { Self.startOver(&arrival, in: &state) }
+                arrival.held = held
+                arrival.length = length
+                arrival.accepted = true
+                arrival.pieced = true
+            case .wrotePiece(let range):
+                arrival.held.insert(range)
             }
             state.arriving[path] = arrival
         }
+    }
+
+    /// The file's bytes are no longer the ones readers were given: they stop.
+    private static func startOver(_ arrival: inout Arrival, in state: inout State) {
+        state.generations += 1
+        arrival.generation = state.generations
     }
 
     func finish(_ result: DownloadResult) {

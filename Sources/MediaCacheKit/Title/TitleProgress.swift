@@ -20,8 +20,24 @@ struct TitleProgress: Sendable, Codable, Equatable {
     var partial: [String: Partial] = [:]
 
     struct Partial: Sendable, Codable, Equatable {
+        /// Where the bytes held end: the file is at least this long.
         var bytes: Int64
         var validator: String
+        /// The bytes held of a file fetched in pieces; nil: all of the first `bytes`.
+        var ranges: [ByteRange]?
+
+        init(bytes: Int64, validator: String) {
+            self.bytes = bytes
+            self.validator = validator
+        }
+
+        init(held: RangeSet, validator: String) {
+            bytes = held.end
+            self.validator = validator
+            ranges = held.ranges
+        }
+
+        var held: RangeSet { RangeSet(ranges ?? [ByteRange(0, bytes)]) }
     }
 
     /// The saved progress in `staging`, keeping only resources whose file is there with
@@ -112,6 +128,12 @@ struct TitleProgress: Sendable, Codable, Equatable {
                     json.key(path) { json in
                         json.key("bytes", partial.bytes)
                         json.key("validator", partial.validator)
+                        if let ranges = partial.ranges {
+                            json.key("ranges", array: ranges) { json, range in
+                                json.key("start", range.start)
+                                json.key("end", range.end)
+                            }
+                        }
                     }
                 }
             }

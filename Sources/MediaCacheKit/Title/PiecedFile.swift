@@ -1,0 +1,237 @@
+import Foundation
+
+/// A large file of a title that its renditions' byte ranges point into (a single-file
+/// HLS rendition, a DASH `SegmentList` or `SegmentBase` file), fetched as several
+/// ranges at once into the one file, as the progressive engine fetches a file: in order
+/// from the front, so what has arrived plays, and a player that seeks has a piece from
+/// where it seeks at once instead of after everything before it.
+///
+/// Its pieces are of one version: the first answer's validator goes with every later
+/// request (`If-Range`); an answer of another version, or a 200, starts the file over,
+/// whole. Once every byte is in, the file is hashed and held like any other resource.
+///
+/// On the loop thread, inside its title's download, which makes and reports its fetches.
+final class PiecedFile {
+    let resource: TitleResource
+    /// The file's bytes: its range's end.
+    let length: Int64
+    /// Where its pieces are asked for (a redirect moves them all).
+    var url: String
+    var redirectHops = 0
+    /// Bytes on disk of this version: pieces done, and what a stopped piece wrote.
+    private(set) var held: RangeSet
+    /// The version the bytes are of (`If-Range`), once an answer said.
+    private(set) var validator: String?
+    /// Pieces on their way.
+    private(set) var fetches: [ResourceFetch] = []
+    /// No piece starts before this (a failure's backoff).
+    private(set) var notBefore = 0.0
+    /// Failures without progress in between (pieces failing together count once).
+    private var failures = 0
+    /// Every byte is in; it is being hashed.
+    var hashing = false
+    /// A piece was answered with its range this run: the others may go out together.
+    /// Until then one piece asks alone, so an origin that ignores ranges (or has a new
+    /// version) sends the whole file once, not once per piece.
+    private var rangesServed = false
+    private let planner: FragmentPlanner
+    private let connections: Int
+
+    /// A file is fetched in pieces when it is at least this many pieces long.
+    static let smallestPieced = 2
+
+    /// `partial`: what an earlier run held of it.
+    init(resource: TitleResource, length: Int64, partial: TitleProgress.Partial?, planner: FragmentPlanner, connections: Int) {
+        self.resource = resource
+        self.length = length
+        url = resource.url
+        held = partial?.held ?? RangeSet()
+        validator = partial?.validator
+        self.planner = planner
+        self.connections = connections
+    }
+
+    /// Whether `resource` is best fetched in pieces: a ranged file (of known length) long
+    /// enough that splitting it saves more than the requests cost.
+    static func length(of resource: TitleResource, minFragment: Int64) -> Int64? {
+        guard resource.kind == .rangedFile, let range = resource.range, range.start == 0,
+            range.end >= Int64(smallestPieced) * minFragment
+        else { return nil }
+        return range.end
+    }
+
+    var isComplete: Bool { held.contains(ByteRange(0, length)) }
+
+    /// Bytes of it received: held, and on their way.
+    var bytesReceived: Int64 { held.byteCount + fetches.reduce(0) { $0 + $1.bytesReceived } }
+
+    var fractionReceived: Double { Double(bytesReceived) / Double(length) }
+
+    /// What a checkpoint may keep of it: the bytes on disk, with their version.
+    var partial: TitleProgress.Partial? {
+        guard let validator else { return nil }
+        var onDisk = held
+        for fetch in fetches {
+            if let piece = fetch.piece, fetch.bytesWritten > piece.start {
+                onDisk.insert(ByteRange(piece.start, fetch.bytesWritten))
+            }
+        }
+        return onDisk.isEmpty ? nil : TitleProgress.Partial(held: onDisk, validator: validator)
+    }
+
+    /// Up to `slots` pieces to start now, from the front; once every byte is on its way,
+    /// the back half of the largest piece left, so one slow connection does not hold the
+    /// end of the file (the piece it is cut from stops there).
+    func nextPieces(slots: Int, now: Double) -> [ByteRange] {
+        let slots = rangesServed ? min(slots, connections - fetches.count) : (fetches.isEmpty ? min(slots, 1) : 0)
+        guard slots > 0, now >= notBefore, !hashing else { return [] }
+        let unclaimed = RangeSet(held.ranges + fetches.map(claim)).gaps(within: ByteRange(0, length))
+        if !unclaimed.isEmpty {
+            return planner.planInOrder(unassigned: unclaimed, slots: slots, pieceSize: planner.minFragment)
+        }
+        let largest = fetches.max { $0.pieceEnd - $0.position < $1.pieceEnd - $1.position }
+        guard let largest, let cut = planner.stealPoint(next: largest.position, end: largest.pieceEnd) else { return [] }
+        let back = ByteRange(cut, largest.pieceEnd)
+        largest.cut(at: cut)
+        return [back]
+    }
+
+    /// A player waits for the byte at `offset` (nil: for the file, from its start): the
+    /// piece to fetch for it now, if the bytes are not held or about to arrive. A piece
+    /// on its way far short of `offset` is cut there and the new one takes its back.
+    func piece(for offset: Int64?) -> ByteRange? {
+        guard !hashing else { return nil }
+        guard let offset else {
+            return held.isEmpty && fetches.isEmpty ? firstPiece(from: 0) : nil
+        }
+        guard offset >= 0, offset < length, held.range(containing: offset) == nil else { return nil }
+        if let fetch = fetches.first(where: { claim($0).contains(offset) }) {
+            guard offset - fetch.position > Self.nearEnough else { return nil }
+            let back = ByteRange(offset, fetch.pieceEnd)
+            fetch.cut(at: offset)
+            return back
+        }
+        return firstPiece(from: offset)
+    }
+
+    /// A player this close behind a piece's next byte waits for it rather than asking anew.
+    static let nearEnough: Int64 = 256 << 10
+
+    /// A piece from `offset` up to the next bytes held or claimed, at most a fragment long.
+    private func firstPiece(from offset: Int64) -> ByteRange? {
+        let claimed = RangeSet(held.ranges + fetches.map(claim))
+        let next = claimed.gaps(within: ByteRange(offset, length)).first
+        guard let next, next.start == offset else { return nil }
+        return ByteRange(offset, min(next.end, offset + planner.minFragment))
+    }
+
+    /// What a fetch has brought or will: its piece, up to where it stops. Its bytes are
+    /// held only once it reports, after the last of them is written.
+    private func claim(_ fetch: ResourceFetch) -> ByteRange {
+        ByteRange(fetch.piece?.start ?? 0, fetch.pieceEnd)
+    }
+
+    func started(_ fetch: ResourceFetch) { fetches.append(fetch) }
+
+    /// A piece's answer is a 206 of its bytes: its validator is the file's from now on
+    /// (a piece asked with the file's checks it itself, `ResourceFetch`).
+    func answered(_ fetch: ResourceFetch) {
+        rangesServed = true
+        if validator == nil { validator = fetch.validator }
+    }
+
+    /// What a piece's report means for the file.
+    enum Verdict {
+        /// Go on with the rest (`fetched`: bytes the piece brought); once `isComplete`, hash it.
+        case goOn(fetched: Int64)
+        /// A retry after a backoff: no piece starts before it ends.
+        case retry(after: Double, attempt: Int, reason: String)
+        /// Its bytes are not the same version as the rest: the file is fetched whole.
+        case startOver(reason: String)
+        /// The piece's URL seems to have expired (401, 403, 410): fresh URLs may help.
+        case expired(status: Int, JobFailure)
+        case failed(JobFailure)
+    }
+
+    /// `fetch`, one of its pieces, reported `outcome`; `retries`: failures allowed in a row.
+    func report(_ fetch: ResourceFetch, _ outcome: ResourceFetch.Outcome, retries: Int, retryPolicy: RetryPolicy, now: Double) -> Verdict {
+        let wrote = fetch.piece.map { ByteRange($0.start, max($0.start, min(fetch.bytesWritten, $0.end))) }
+        let changed = Verdict.startOver(reason: "\(resource.label) changed on the origin while its pieces arrived")
+        switch outcome {
+        case .pieceDone(let range):
+            guard ended(fetch, wrote: range) else { return changed }
+            failures = 0
+            return .goOn(fetched: range.count)
+        case .redirect(let target):
+            ended(fetch, wrote: nil)
+            guard fetch.redirectHops < 10, URLParts.problem(with: target) == nil else {
+                return .failed(JobFailure(.redirect, "\(resource.label): too many or bad redirects, last from \(Printable.url(fetch.url))"))
+            }
+            // Every later piece goes there at once.
+            url = target
+            redirectHops = fetch.redirectHops + 1
+            return .goOn(fetched: 0)
+        case .transient(let reason, let retryAfter):
+            guard ended(fetch, wrote: wrote) else { return changed }
+            let fetched = wrote?.count ?? 0
+            if fetched > 0 { failures = 0 }
+            if now >= notBefore { failures += 1 }
+            guard failures <= retries else {
+                return .failed(JobFailure(
+                    .retriesExhausted, "\(resource.label) (\(Printable.url(fetch.url))) failed \(failures) times, last: \(reason)"))
+            }
+            let delay = retryPolicy.delay(attempt: max(1, failures), retryAfter: retryAfter)
+            notBefore = max(notBefore, now + delay)
+            return .retry(after: delay, attempt: failures, reason: "\(resource.label): \(reason)")
+        case .definite(let failure):
+            ended(fetch, wrote: wrote)
+            if case .status(let status) = failure.cause, [401, 403, 410].contains(status) { return .expired(status: status, failure) }
+            return .failed(failure)
+        case .startOver(let reason):
+            ended(fetch, wrote: nil)
+            return .startOver(reason: reason)
+        case .done:
+            preconditionFailure("a whole resource's outcome for a piece")
+        }
+    }
+
+    /// Every byte is in: the file at `path` is hashed off the loop, and `completion` gets
+    /// its SHA-256 on the loop.
+    func hash(_ path: String, on loop: TransferLoop, completion: @escaping (Result<String, SystemError>) -> Void) {
+        hashing = true
+        let (length, completion) = (length, LoopBound(completion, loop: loop))
+        DispatchQueue.global(qos: .utility).async {
+            let result = Result { () throws(SystemError) -> String in
+                let file = try DataFile(path: path, mode: .readWrite)
+                // Nothing beyond its bytes: a piece never writes there, but a file from an older run might.
+                if try file.size() > length { try file.truncate(length: length) }
+                let digest = Digest(.sha256)
+                do {
+                    try file.forEachBlock(length: length) { digest.update($0) }
+                } catch {
+                    throw error as? SystemError ?? SystemError("read", path: path, code: EIO)
+                }
+                return digest.finalizeHex()
+            }
+            loop.post { completion.value(result) }
+        }
+    }
+
+    /// `fetch` reported: what it wrote is held (if of this file's version), and it is
+    /// no longer on its way. False when its bytes are of another version than the rest.
+    @discardableResult
+    private func ended(_ fetch: ResourceFetch, wrote range: ByteRange?) -> Bool {
+        fetches.removeAll { $0 === fetch }
+        guard let range, !range.isEmpty else { return true }
+        if validator == nil { validator = fetch.validator }
+        guard fetch.validator == validator else { return false }
+        held.insert(range)
+        return true
+    }
+
+    /// Stops every piece on its way (the file starts over, or the title stops).
+    func cancelAll(on loop: TransferLoop) {
+        for fetch in fetches { fetch.cancel(on: loop) }
+        fetches = []
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Testing
+import TestOrigin
+
+/// A title whose byte ranges all point into one large file (single-file HLS): the file
+/// comes in pieces over several connections, as a progressive file does; a run killed
+/// midway keeps what every piece wrote; an origin that cannot give pieces gets asked for
+/// the file whole; and a player under `serve` that seeks into the file has bytes from
+/// there at once, not after everything before them. `--min-fragment 16K` makes the
+/// fixture's file (a few hundred KiB) many pieces.
+extension EndToEnd {
+    @Suite struct PiecedTitles {
+        let harness = Harness()
+        static let pieces = ["--min-fragment", "16K"]
+        static let file = "media.ts"
+
+        /// The single-file fixture on a fresh origin, `media.ts` served with `faults`.
+        func origin(_ faults: Faults = Faults(), etag: String? = Resource.automatic) throws -> (StreamingTitle, TestOrigin, [UInt8]) {
+            let title = try TitleFixture.hlsSingleFile.make()
+            let origin = try TestOrigin()
+            try Titles.serve(title, on: origin)
+            origin.serve("/t/" + Self.file, Resource(file: title.path(Self.file), contentType: "video/mp2t", etag: etag, faults: faults))
+            return (title, origin, try #require(TestBytes.read(title.path(Self.file))))
+        }
+
+        /// The cached copy of the origin's `media.ts`, found by its bytes' hash.
+        func cachedFile(_ url: String) throws -> [UInt8]? {
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let directory = (path as NSString).deletingLastPathComponent
+            let media = try TitleFixtures.files(in: directory).filter { $0.hasSuffix(".ts") }
+            return media.count == 1 ? TestBytes.read(directory + "/" + media[0]) : nil
+        }
+
+        /// How many ranges of a file in pieces the title's saved progress holds.
+        func savedRanges() -> Int {
+            let partial = harness.scratch.cache + "/partial"
+            let files = (try? TitleFixtures.files(in: partial)) ?? []
+            guard let file = files.first(where: { $0.hasSuffix("progress.json") }),
+                let text = try? TitleFixtures.read(partial + "/" + file), text.contains("\"ranges\"")
+            else { return 0 }
+            return text.components(separatedBy: "\"start\"").count - 1
+        }
+
+        /// The most requests for `path` the origin was answering at one moment.
+        static func peakOverlap(_ records: [RequestRecord]) -> Int {
+            let events = records.compactMap { record in record.startedAt.map { ($0, record.finishedAt ?? .infinity) } }
+            return events.map { event in events.filter { $0.0 <= event.0 && $0.1 > event.0 }.count }.max() ?? 0
+        }
+
+        /// The file comes as ranges of one version over several connections at once, each
+        /// byte sent about once, and the title plays offline as the origin's.
+        @Test func aSingleFileTitleComesInPiecesOverSeveralConnections() throws {
+            var paced = Faults()
+            paced.bytesPerSecond = 150_000
+            let (title, origin, bytes) = try origin(paced)
+            let url = origin.url("/t/" + title.entry)
+            let result = try harness.prefetch(list: url, Self.pieces + ["-x", "4"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let requests = origin.requests(for: "/t/" + Self.file)
+            #expect(requests.count > 4 && requests.allSatisfy { $0.status == 206 }, "\(requests.map(\.rangeHeader))")
+            // One asks alone; once it is answered, every other piece names its version.
+            #expect(requests.filter { $0.headers["if-range"] == nil }.count == 1, "\(requests.map(\.headers))")
+            #expect(Self.peakOverlap(requests) > 1, "one piece at a time")
+            let served = Harness.bytesServed(origin, "/t/" + Self.file)
+            #expect(Double(served) <= 1.1 * Double(bytes.count), "served \(served) of \(bytes.count)")
+            origin.stop()
+            #expect(try cachedFile(url) == bytes)
+            #expect(try Titles.playOffline(harness, url).frames == (try TitleFixtures.fingerprint(title)))
+            #expect(try harness.run(["verify"]).status == 0)
+        }
+
+        /// A DASH title of two single files (video and audio, `SegmentList` byte ranges):
+        /// both come in pieces, together, and the title plays offline as the origin's.
+        @Test func aDASHTitleOfTwoFilesFetchesBothInPieces() throws {
+            let title = try TitleFixture.dashSingleFile.make()
+            let files = title.resources.filter { $0.hasSuffix(".mp4") }
+            #expect(files.count == 2)
+            var paced = Faults()
+            paced.bytesPerSecond = 150_000
+            let origin = try TestOrigin()
+            try Titles.serve(title, on: origin, faults: Dictionary(uniqueKeysWithValues: files.map { ($0, paced) }))
+            let url = origin.url("/t/" + title.entry)
+            let result = try harness.prefetch(list: url, Self.pieces + ["-x", "4"])
+            #expect(result.status == 0, "\(result.stderr)")
+            for file in files {
+                let requests = origin.requests(for: "/t/" + file)
+                #expect(requests.count > 2 && requests.allSatisfy { $0.status == 206 }, "\(file): \(requests.map(\.rangeHeader))")
+            }
+            origin.stop()
+            // The same encode as the template fixture, cut differently (ffmpeg 5.1 does not
+            // play the origin's own single-file MPD).
+            let (path, frames) = try Titles.playOffline(harness, url)
+            #expect(frames == (try TitleFixtures.fingerprint(try TitleFixture.dashTemplate.make())))
+            let directory = (path as NSString).deletingLastPathComponent
+            let cached = Set(try TitleFixtures.files(in: directory).map { try Titles.sha256(directory + "/" + $0) })
+            for file in files {
+                #expect(cached.contains(try Titles.sha256(title.path(file))), "\(file) is not in the cached title")
+            }
+            #expect(try harness.run(["verify"]).status == 0)
+        }
+
+        /// `kill -9` once pieces are saved: the next run asks only for what no piece wrote
+        /// (its ranges never start at byte 0 again), and the title is the origin's.
+        @Test func aPiecedFileKilledMidwayKeepsWhatEveryPieceWrote() throws {
+            var slow = Faults()
+            slow.bytesPerSecond = 20_000
+            let (title, origin, bytes) = try origin(slow)
+            let url = origin.url("/t/" + title.entry)
+            let run = try harness.startPrefetch(list: url, Self.pieces + ["-x", "4"])
+            let saved = Harness.waitUntil(timeout: 30) { savedRanges() > 1 }
+            #expect(saved, "no pieces saved")
+            run.signal(SIGKILL)
+            _ = run.wait()
+            let before = origin.requests(for: "/t/" + Self.file).count
+            origin.serve("/t/" + Self.file, Resource(file: title.path(Self.file), contentType: "video/mp2t"))
+
+            let done = try harness.prefetch(list: url, Self.pieces)
+            #expect(done.status == 0, "\(done.stderr)")
+            let resumed = origin.requests(for: "/t/" + Self.file).dropFirst(before)
+            #expect(!resumed.isEmpty && resumed.allSatisfy { $0.range?.lowerBound != 0 }, "\(resumed.map(\.rangeHeader))")
+            let served = Harness.bytesServed(origin, "/t/" + Self.file)
+            #expect(Double(served) <= 1.15 * Double(bytes.count), "served \(served) of \(bytes.count)")
+            origin.stop()
+            #expect(try cachedFile(url) == bytes)
+            #expect(try Titles.playOffline(harness, url).frames == (try TitleFixtures.fingerprint(title)))
+        }
+
+        /// An origin that answers a range with the whole file gets asked for it whole,
+        /// once; one whose file changed since the pieces held has it fetched whole again,
+        /// never spliced from two versions.
+        @Test(arguments: [true, false])
+        func piecesOfAnotherVersionStartTheFileOverWhole(originIgnoresRanges: Bool) throws {
+            var faults = Faults()
+            faults.ignoreRange = originIgnoresRanges
+            if !originIgnoresRanges { faults.bytesPerSecond = 20_000 }
+            let (title, origin, bytes) = try origin(faults, etag: "\"one\"")
+            let url = origin.url("/t/" + title.entry)
+            if !originIgnoresRanges {
+                // Pieces of version "one" held, then the origin's file is version "two".
+                let run = try harness.startPrefetch(list: url, Self.pieces + ["-x", "4"])
+                #expect(Harness.waitUntil(timeout: 30) { savedRanges() > 0 })
+                run.signal(SIGKILL)
+                _ = run.wait()
+                origin.serve("/t/" + Self.file, Resource(file: title.path(Self.file), contentType: "video/mp2t", etag: "\"two\""))
+            }
+            let result = try harness.prefetch(list: url, Self.pieces)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("fetching it whole"), "\(result.stderr)")
+            let last = try #require(origin.requests(for: "/t/" + Self.file).last)
+            // One request for all of it, from byte 0.
+            #expect((last.range?.lowerBound ?? 0) == 0 && last.bodyBytesSent == bytes.count, "\(last)")
+            origin.stop()
+            #expect(try cachedFile(url) == bytes)
+        }
+
+        /// Under `serve`, with one connection for the title and an origin sending each
+        /// answer at 64 KiB/s, a player asking for the file's last bytes has them in a
+        /// moment, long before the download gets there; ffprobe answers within 3 s;
+        /// ffmpeg reads every frame; the title ends committed with the origin's bytes.
+        @Test func aPlayerSeekingIntoTheFileHasBytesFromThereAtOnce() throws {
+            var slow = Faults()
+            slow.bytesPerSecond = 64 << 10
+            let (title, origin, bytes) = try origin(slow)
+            let server = try ServeFixture(cache: harness.scratch.cache, Self.pieces + ["-x", "1"])
+            let url = origin.url("/t/" + title.entry)
+            let local = try server.localURL(url)
+            let playlist = try CurlResponse.fetch(local)
+            #expect(playlist.status == 200)
+            let uris = String(decoding: playlist.body, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }
+            let media = (local as NSString).deletingLastPathComponent + "/" + (try #require(uris.first))
+
+            let started = Date()
+            let tail = 48 << 10
+            let answer = try CurlResponse.fetch(media, ["-H", "Range: bytes=\(bytes.count - tail)-"])
+            let took = Date().timeIntervalSince(started)
+            #expect(answer.status == 206, "\(answer.headers)")
+            #expect(answer.body == Array(bytes.suffix(tail)), "not the origin's last \(tail) bytes")
+            // From the front at 64 KiB/s the download would need about bytes / 64 KiB seconds.
+            #expect(took < 3, "the last bytes took \(took) s")
+            #expect((try? harness.run(["path", url]).status) != 0, "the title was already whole")
+
+            let probe = try FFmpeg.probeDuration(local)
+            #expect(probe.seconds < 3, "ffprobe took \(probe.seconds) s")
+            let result = try ExternalTool.run(
+                "/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", local, "-map", "0", "-c", "copy", "-f", "framemd5", "-"],
+                timeout: 90)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout == (try TitleFixtures.fingerprint(title)))
+            #expect(Harness.waitUntil(timeout: 60) { (try? harness.run(["path", url]).status) == 0 })
+            origin.stop()
+            #expect(try cachedFile(url) == bytes)
+            _ = server
+        }
+    }
+}
