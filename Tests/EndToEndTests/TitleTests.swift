@@ -215,6 +215,29 @@ extension EndToEnd {
             #expect(origin.requests(for: "/t/" + segment).map(\.status) == [403, 200])
         }
 
+        /// Tokens expire together: segments in flight that all answer 403 wait for the one
+        /// reading of the playlists that the first one started (slow here, so they all
+        /// answer during it), and are asked for again with what it gives.
+        @Test func segmentsForbiddenTogetherWaitForOneRereadOfThePlaylists() throws {
+            let title = try TitleFixture.hlsTS.make()
+            let segments = Array(title.resources.filter { $0.hasSuffix(".ts") }.sorted().prefix(3))
+            var forbidden = Faults()
+            forbidden.statusSequence = [ScriptedStatus(403)]
+            var slowPlaylist = Faults()
+            slowPlaylist.bytesPerSecond = 300
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin, faults: Dictionary(uniqueKeysWithValues: segments.map { ($0, forbidden) }))
+            origin.serve("/t/" + title.entry, Resource(file: title.entryPath, contentType: "application/vnd.apple.mpegurl", faults: slowPlaylist))
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            let result = try harness.prefetch(list: url, ["-x", "3"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(origin.requests(for: "/t/" + title.entry).count == 2)
+            for segment in segments {
+                #expect(origin.requests(for: "/t/" + segment).map(\.status) == [403, 200], "\(segment)")
+            }
+        }
+
         /// A playlist known only by its first bytes (served as `application/octet-stream`,
         /// as object stores often do) says it started as a title does: once, with no
         /// length but its segment counts, after its plan; not as a file the playlist's size.

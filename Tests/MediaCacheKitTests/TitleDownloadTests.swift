@@ -56,11 +56,15 @@ struct TitleDownloadTests {
     final class Scripted: Sendable {
         let transfers: ScriptedTransfers
         let service: DownloadService
-        init(cache: String, answer: @escaping @Sendable (HTTPRequest) -> [ScriptedTransfers.Step]) throws {
+        init(
+            cache: String, configure: (inout PrefetchOptions) -> Void = { _ in },
+            answer: @escaping @Sendable (HTTPRequest) -> [ScriptedTransfers.Step]
+        ) throws {
             transfers = ScriptedTransfers(answer: answer)
             var options = PrefetchOptions()
             options.retryBaseDelay = 0.01
             options.maxRetryDelay = 0.05
+            configure(&options)
             let retried = RetryCount()
             service = try DownloadService(
                 cache: CacheDirectory(root: cache), options: options,

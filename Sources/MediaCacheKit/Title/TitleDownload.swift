@@ -6,48 +6,51 @@ import Foundation
 /// start), then commit the title as one object (`TitleCommit`).
 ///
 /// On the loop thread, inside its job (phase `.title`), whose key lock it shares; disk
-/// work runs on the job's disk queue. A resource that cannot be had fails the title,
+/// work runs on the job's disk queue. Its state is internal for its own extensions
+/// (`TitleDownload+Pieces`, `+Progress`); nothing else touches it. A resource that cannot be had fails the title,
 /// naming it; everything held is kept for the next run, which fetches only the rest.
 final class TitleDownload {
     unowned let job: DownloadJob
     let format: PresentationFormat
     let staging: String
-    private var loop: TransferLoop { job.loop }
-    private var options: PrefetchOptions { job.options }
+    var loop: TransferLoop { job.loop }
+    var options: PrefetchOptions { job.options }
     /// Also what the job hands the entry's answer to (`PlaylistFetcher.readEntry`).
     let playlists: PlaylistFetcher
 
-    private var plan: (any TitlePlan)?
+    var plan: (any TitlePlan)?
     /// What `serve` reads of the title while it downloads.
-    private var view: TitleInProgress?
-    private var progress = TitleProgress()
+    var view: TitleInProgress?
+    var progress = TitleProgress()
     /// Resources not held yet, in the order they are wanted.
-    private var pending: [TitleResource] = []
+    var pending: [TitleResource] = []
     /// Asked for or arriving (or waiting to be asked again): at most `-x` of them.
-    private var running: [String: ResourceFetch] = [:]
+    var running: [String: ResourceFetch] = [:]
     /// Arrived, their last bytes being written and hashed: they report soon.
-    private var writing: [String: ResourceFetch] = [:]
+    var writing: [String: ResourceFetch] = [:]
     /// Large ranged files, fetched in pieces (theirs count within `-x` too), by path.
-    private var pieced: [String: PiecedFile] = [:]
-    private let writeBlocks = WriteBlocks()
+    var pieced: [String: PiecedFile] = [:]
+    let writeBlocks = WriteBlocks()
     /// Failures in a row, by stored path.
-    private var failures: [String: Int] = [:]
+    var failures: [String: Int] = [:]
     /// Finished since the last checkpoint began.
-    private var unsaved = 0
-    private var lastCheckpoint = 0.0
-    private var bytesAtLastCheckpoint: Int64 = 0
+    var unsaved = 0
+    var lastCheckpoint = 0.0
+    var bytesAtLastCheckpoint: Int64 = 0
     /// A checkpoint is being saved: the next waits for it.
-    private var checkpointing = false
-    private var lastProgressEvent = 0.0
-    private var bytesAtLastEvent: Int64 = 0
-    private var committing = false
+    var checkpointing = false
+    var lastProgressEvent = 0.0
+    var bytesAtLastEvent: Int64 = 0
+    var committing = false
     /// Why the title fails, once the resources on their way have landed.
-    private var failing: JobFailure?
-    private let createdAt = Date()
+    var failing: JobFailure?
+    let createdAt = Date()
     /// The playlists were read again for fresh URLs (once a run); `refreshing`: now.
-    private var urlsRefreshed = false
-    private var refreshing = false
-    private var ended = false
+    var urlsRefreshed = false
+    var refreshing = false
+    /// What players asked for while `refreshing`.
+    var jumpsAfterRefresh: [(path: String, offset: Int64?)] = []
+    var ended = false
 
     init(job: DownloadJob, format: PresentationFormat) {
         self.job = job
@@ -56,7 +59,7 @@ final class TitleDownload {
         playlists = PlaylistFetcher(job: job)
     }
 
-    private var filesDirectory: String { staging + "/" + TitleLayout.filesFolder }
+    var filesDirectory: String { staging + "/" + TitleLayout.filesFolder }
 
     /// Reads the title's playlist from `url` (where the job found it) and goes on from there.
     func start(url: String) {
@@ -73,14 +76,14 @@ final class TitleDownload {
     }
 
     /// Reads and plans the title at `url` with the entry's choice of renditions.
-    private func read(_ url: String, completion: @escaping TitleReader.Completion) {
+    func read(_ url: String, completion: @escaping TitleReader.Completion) {
         TitleReader.read(
             url, format: format, playlists: playlists,
             selection: job.request.entry.renditions.applied(to: options.renditions), completion: completion)
     }
 
     /// The plan is made: load what an earlier run held (off the loop), then fetch the rest.
-    private func planned(_ plan: any TitlePlan) {
+    func planned(_ plan: any TitlePlan) {
         self.plan = plan
         let (staging, files) = (staging, filesDirectory)
         let folders = Set(plan.resources.map { $0.path.split(separator: "/").dropLast().joined(separator: "/") })
@@ -98,7 +101,7 @@ final class TitleDownload {
         }
     }
 
-    fileprivate func didLoad(_ outcome: Result<TitleProgress, SystemError>) {
+    func didLoad(_ outcome: Result<TitleProgress, SystemError>) {
         guard !ended, let plan else { return }
         switch outcome {
         case .failure(let error):
@@ -136,7 +139,7 @@ final class TitleDownload {
 
     /// Readers of the download (`serve`) read the title's files from now on; a file one
     /// waits for jumps the queue.
-    private func publishView(_ plan: any TitlePlan) {
+    func publishView(_ plan: any TitlePlan) {
         let (download, loop) = (job.download, loop)
         let held = progress.held.mapValues { TitleInProgress.Held(size: $0.size, sha256: $0.sha256) }
         let view = TitleInProgress(plan: plan, filesDirectory: filesDirectory, held: held) { path, offset in
@@ -150,10 +153,12 @@ final class TitleDownload {
     /// A player waits for `path` (from `offset`, in a file fetched in pieces): it is
     /// fetched next, at once (beyond `-x` by a few if need be), not after what was
     /// queued before it.
-    fileprivate func jumpQueue(_ path: String, at offset: Int64?) {
+    func jumpQueue(_ path: String, at offset: Int64?) {
         guard !ended, failing == nil else { return }
+        // Asked for once the playlists, read again, have given fresh URLs.
+        if refreshing { return jumpsAfterRefresh.append((path, offset)) }
         if let file = pieced[path] {
-            guard !refreshing, inFlight < options.resourcesPerTitle + Self.extraForPlayers,
+            guard inFlight < options.resourcesPerTitle + Self.extraForPlayers,
                 let piece = file.piece(for: offset)
             else { return }
             return fetchPiece(piece, of: file, forPlayer: true)
@@ -172,13 +177,14 @@ final class TitleDownload {
 
     // MARK: Fetching
 
-    private func fill() {
+    func fill() {
         guard !ended else { return }
         if let failing {
             fail(failing)
             return
         }
         let limit = options.resourcesPerTitle
+        // While the playlists are read again for fresh URLs, nothing new goes out with an old one.
         if !refreshing {
             let now = TransferLoop.now()
             // The file least far along first: a title's video and audio files arrive together.
@@ -189,19 +195,19 @@ final class TitleDownload {
                 guard inFlight < limit else { continue }
                 for piece in file.nextPieces(slots: limit - inFlight, now: now) { fetchPiece(piece, of: file) }
             }
-        }
-        while inFlight < limit, !pending.isEmpty {
-            fetch(pending.removeFirst(), url: nil, hops: 0)
+            while inFlight < limit, !pending.isEmpty {
+                fetch(pending.removeFirst(), url: nil, hops: 0)
+            }
         }
         if running.isEmpty && writing.isEmpty && pending.isEmpty && pieced.isEmpty && !refreshing { commit() }
     }
 
     /// Fetches asked for or arriving: whole resources, and pieces.
-    private var inFlight: Int { running.count + pieced.values.reduce(0) { $0 + $1.fetches.count } }
+    var inFlight: Int { running.count + pieced.values.reduce(0) { $0 + $1.fetches.count } }
 
     /// `forPlayer`: a player waits for it, so it goes ahead of every background transfer
     /// waiting for a connection to its host (the title's own ones included).
-    private func fetch(_ resource: TitleResource, url: String?, hops: Int, forPlayer: Bool = false) {
+    func fetch(_ resource: TitleResource, url: String?, hops: Int, forPlayer: Bool = false) {
         let url = url ?? resource.url
         // Resumed from the first bytes held without a gap (a file fetched in pieces before may have more).
         let held = progress.partial.removeValue(forKey: resource.path)
@@ -223,68 +229,9 @@ final class TitleDownload {
         send(fetch, forPlayer: forPlayer)
     }
 
-    /// A piece of a file fetched in pieces.
-    private func fetchPiece(_ piece: ByteRange, of file: PiecedFile, forPlayer: Bool = false) {
-        let fetch = ResourceFetch(
-            piece: piece, of: file.resource, url: file.url, redirectHops: file.redirectHops,
-            path: filesDirectory + "/" + file.resource.path, validator: file.validator
-        ) { [weak self] fetch, outcome in
-            self?.fetchedPiece(fetch, of: file, outcome)
-        }
-        fetch.onPieceAnswered = { [weak self] fetch in
-            file.answered(fetch)
-            self?.fill()
-        }
-        file.started(fetch)
-        send(fetch, forPlayer: forPlayer)
-    }
-
-    private func fetchedPiece(_ fetch: ResourceFetch, of file: PiecedFile, _ outcome: ResourceFetch.Outcome) {
-        let path = file.resource.path
-        guard !ended, pieced[path] === file else { return }
-        let verdict = file.report(
-            fetch, outcome, retries: options.retries, retryPolicy: job.retryPolicy, now: TransferLoop.now())
-        switch verdict {
-        case .goOn(let fetched):
-            job.bytesFetched += fetched
-            if fetched > 0 { unsaved += 1 }
-            if file.isComplete, failing == nil { hash(file) }
-        case .retry(let delay, let attempt, let reason):
-            job.emit(.retry(url: job.url, attempt: attempt, delay: delay, reason: reason))
-            _ = loop.after(delay) { [weak self] in self?.fill() }
-        case .startOver(let reason):
-            file.cancelAll(on: loop)
-            pieced[path] = nil
-            job.emit(.notice(url: job.url, message: "\(reason): fetching it whole"))
-            // Readers given its bytes so far stop; the file is fetched from byte 0, in one piece.
-            view?.note(path, .from(0))
-            pending.insert(file.resource, at: 0)
-        case .expired(let status, let failure):
-            guard !urlsRefreshed else { return fail(failure) }
-            refreshURLs(retrying: file.resource, status: status, failure: failure)
-        case .failed(let failure):
-            return fail(failure)
-        }
-        fill()
-    }
-
-    /// Every piece of `file` is in: it is held once hashed.
-    private func hash(_ file: PiecedFile) {
-        let path = file.resource.path
-        file.hash(filesDirectory + "/" + path, on: loop) { [weak self] result in
-            guard let self, !ended, pieced[path] === file else { return }
-            pieced[path] = nil
-            switch result {
-            case .success(let sha256): hold(file.resource, size: file.length, sha256: sha256)
-            case .failure(let error): return fail(JobFailure(.io, "\(error)"))
-            }
-            fill()
-        }
-    }
-
     /// Asks for `fetch`'s bytes: a player's go ahead of every background transfer
     /// waiting for a connection to their host.
-    private func send(_ fetch: ResourceFetch, forPlayer: Bool) {
+    func send(_ fetch: ResourceFetch, forPlayer: Bool) {
         if let view {
             let path = fetch.resource.path
             fetch.arrivals = { view.note(path, $0) }
@@ -297,7 +244,7 @@ final class TitleDownload {
             blocks: writeBlocks)
     }
 
-    private func fetched(_ finished: ResourceFetch, _ outcome: ResourceFetch.Outcome) {
+    func fetched(_ finished: ResourceFetch, _ outcome: ResourceFetch.Outcome) {
         let resource = finished.resource
         writing[resource.path] = nil
         if running[resource.path] === finished { running[resource.path] = nil }
@@ -341,57 +288,28 @@ final class TitleDownload {
             }
             return
         case .definite(let failure):
-            if case .status(let status) = failure.cause, [401, 403, 410].contains(status), !urlsRefreshed {
-                refreshURLs(retrying: resource, status: status, failure: failure)
-            } else {
-                fail(failure)
-            }
+            guard case .status(let status) = failure.cause, [401, 403, 410].contains(status) else { return fail(failure) }
+            // Tokens expire together: one answered so while the playlists are read again
+            // waits for the URLs they bring.
+            if refreshing { return pending.insert(resource, at: 0) }
+            guard !urlsRefreshed else { return fail(failure) }
+            refreshURLs(retrying: resource, status: status, failure: failure)
             return
         }
         fill()
     }
 
     /// `resource` is whole on disk (and a player waiting for it gets it).
-    private func hold(_ resource: TitleResource, size: Int64, sha256: String) {
+    func hold(_ resource: TitleResource, size: Int64, sha256: String) {
         progress.held[resource.path] = TitleProgress.Held(size: size, sha256: sha256, rendition: resource.rendition)
         view?.didHold(resource.path, TitleInProgress.Held(size: size, sha256: sha256))
         unsaved += 1
         noteProgress()
     }
 
-    /// A resource answered as if its URL had expired (a signed URL's token): the title's
-    /// playlists are read once more, and what is still to fetch takes the URLs they name
-    /// now, matched by stored path (the rendition and the place in it), never by URL.
-    private func refreshURLs(retrying resource: TitleResource, status: Int, failure: JobFailure) {
-        urlsRefreshed = true
-        refreshing = true
-        job.emit(.notice(url: job.url, message: "\(resource.label) answered HTTP \(status): reading the playlists again for fresh URLs"))
-        read(job.url) { [self] result in
-            refreshing = false
-            guard !ended else { return }
-            guard case .success(let title) = result else {
-                return fail(failure)
-            }
-            let fresh = title.plan
-            let urls = Dictionary(fresh.resources.map { ($0.path, $0.url) }, uniquingKeysWith: { first, _ in first })
-            guard let url = urls[resource.path] else { return fail(failure) }
-            for index in pending.indices { pending[index].url = urls[pending[index].path] ?? pending[index].url }
-            for (path, file) in pieced {
-                file.url = urls[path] ?? file.url
-                file.redirectHops = 0
-            }
-            if pieced[resource.path] == nil {
-                var renewed = resource
-                renewed.url = url
-                pending.insert(renewed, at: 0)
-            }
-            fill()
-        }
-    }
-
     /// A resource cannot be had: nothing new starts, what is on its way lands (and is
     /// kept for the next run), then the title fails.
-    private func fail(_ failure: JobFailure) {
+    func fail(_ failure: JobFailure) {
         if failing == nil { failing = failure }
         pending = []
         // Resources waiting to be asked again are not on their way.
@@ -400,70 +318,9 @@ final class TitleDownload {
         if running.isEmpty && writing.isEmpty && !piecesBusy && !refreshing { end(.failed(failing ?? failure)) }
     }
 
-    /// Four times a second while fetching: progress is shown and saved (and after every
-    /// `checkpointBytes` fetched), resources on their way included, so `kill -9` costs
-    /// about a quarter of a second of transfer. One checkpoint is saved at a time: on a
-    /// slow disk they come as often as it allows, not in a queue.
-    private func tick() {
-        guard !ended, !committing else { return }
-        if onTheirWay.contains(where: { $0.bytesWritten > 0 }) || pieced.values.contains(where: { !$0.fetches.isEmpty }) {
-            unsaved += 1
-        }
-        noteProgress()
-        _ = loop.after(Self.tickInterval) { [weak self] in self?.tick() }
-    }
-
-    static let tickInterval = 0.25
-    /// Fetched since the last checkpoint, this much is flushed at once, so the flush
-    /// before the commit finds little left: the disk works while the network does.
-    static let checkpointBytes: Int64 = 16 << 20
-
-    private func noteProgress() {
-        let now = TransferLoop.now()
-        // With nothing left to fetch the commit comes next, and makes it all durable.
-        let commitIsNext = running.isEmpty && writing.isEmpty && pending.isEmpty && pieced.isEmpty
-        let due = now - lastCheckpoint >= Self.tickInterval
-            || job.bytesFetched - bytesAtLastCheckpoint >= Self.checkpointBytes
-        if unsaved > 0, due, !checkpointing, !commitIsNext { checkpoint() }
-        guard now - lastProgressEvent >= 0.5 else { return }
-        let done = progress.bytesHeld + onTheirWay.reduce(0) { $0 + $1.bytesReceived }
-            + pieced.values.reduce(0) { $0 + $1.bytesReceived }
-        let rate = Double(done - bytesAtLastEvent) / max(0.001, now - lastProgressEvent)
-        let connections = inFlight
-        job.download.activity.withLock { $0 = (max(0, rate), connections) }
-        job.emit(
-            .progress(
-                url: job.url, name: job.name, bytesDone: done, length: nil, bytesPerSecond: max(0, rate),
-                connections: connections, title: counts(listingMissing: false)))
-        lastProgressEvent = now
-        bytesAtLastEvent = done
-    }
-
-    /// How many segments and files are held, of the plan's (none before it is made).
-    private func counts(listingMissing: Bool) -> TitleCounts? {
-        plan.map { TitleCounts(resources: $0.resources, isHeld: { progress.held[$0] != nil }, listingMissing: listingMissing) }
-    }
-
-    /// Flushes the files held so far, then saves the progress that names them.
-    private func checkpoint() {
-        lastCheckpoint = TransferLoop.now()
-        bytesAtLastCheckpoint = job.bytesFetched
-        checkpointing = true
-        unsaved = 0
-        var snapshot = progress
-        for fetch in onTheirWay { snapshot.keepPartial(of: fetch) }
-        for (path, file) in pieced { snapshot.partial[path] = file.partial }
-        let state = progress.jobState(of: job.request, createdAt: createdAt)
-        let (saved, savedState, staging, download, loop) = (snapshot, state, staging, job.download, loop)
-        job.partial.diskQueue.async {
-            saved.saveAfterFlushing(state: savedState, staging: staging)
-            loop.post { download.job?.onTitle { $0.checkpointing = false } }
-        }
-    }
-
     // MARK: Ending
 
-    private func commit() {
+    func commit() {
         guard let plan, !committing else { return }
         committing = true
         let commit = TitleCommit(
@@ -484,11 +341,11 @@ final class TitleDownload {
     }
 
     /// Fetches still to report: arriving, or being written.
-    private var onTheirWay: [ResourceFetch] {
+    var onTheirWay: [ResourceFetch] {
         running.values.filter(\.isOnItsWay) + Array(writing.values)
     }
 
-    private func stopFetches() {
+    func stopFetches() {
         for fetch in running.values { fetch.cancel(on: loop) }
         for fetch in writing.values { fetch.cancel(on: loop) }
         for file in pieced.values { file.cancelAll(on: loop) }
@@ -497,7 +354,7 @@ final class TitleDownload {
         pending = []
     }
 
-    fileprivate func end(_ result: DownloadResult) {
+    func end(_ result: DownloadResult) {
         guard !ended else { return }
         ended = true
         if case .failed = result { checkpoint() }
@@ -519,7 +376,7 @@ final class TitleDownload {
 extension DownloadJob {
     /// Runs `body` with the job's title download, if it still is one: how disk work
     /// reports back to a title through the loop (the job is what may cross threads).
-    fileprivate func onTitle(_ body: (TitleDownload) -> Void) {
+    func onTitle(_ body: (TitleDownload) -> Void) {
         if case .title(let title) = phase { body(title) }
     }
 }

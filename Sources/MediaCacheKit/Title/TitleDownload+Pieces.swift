@@ -1,0 +1,67 @@
+import Foundation
+
+/// A title's large ranged files, fetched in pieces (`PiecedFile`): each piece's report
+/// decides what the file does next, and a file whose every byte is in is hashed, then
+/// held like any other resource.
+extension TitleDownload {
+    /// A piece of a file fetched in pieces.
+    func fetchPiece(_ piece: ByteRange, of file: PiecedFile, forPlayer: Bool = false) {
+        let fetch = ResourceFetch(
+            piece: piece, of: file.resource, url: file.url, redirectHops: file.redirectHops,
+            path: filesDirectory + "/" + file.resource.path, validator: file.validator
+        ) { [weak self] fetch, outcome in
+            self?.fetchedPiece(fetch, of: file, outcome)
+        }
+        fetch.onPieceAnswered = { [weak self] fetch in
+            file.answered(fetch)
+            self?.fill()
+        }
+        file.started(fetch)
+        send(fetch, forPlayer: forPlayer)
+    }
+
+    func fetchedPiece(_ fetch: ResourceFetch, of file: PiecedFile, _ outcome: ResourceFetch.Outcome) {
+        let path = file.resource.path
+        guard !ended, pieced[path] === file else { return }
+        let verdict = file.report(
+            fetch, outcome, retries: options.retries, retryPolicy: job.retryPolicy, now: TransferLoop.now())
+        switch verdict {
+        case .goOn(let fetched):
+            job.bytesFetched += fetched
+            if fetched > 0 { unsaved += 1 }
+            if file.isComplete, failing == nil { hash(file) }
+        case .retry(let delay, let attempt, let reason):
+            job.emit(.retry(url: job.url, attempt: attempt, delay: delay, reason: reason))
+            _ = loop.after(delay) { [weak self] in self?.fill() }
+        case .startOver(let reason):
+            file.cancelAll(on: loop)
+            pieced[path] = nil
+            job.emit(.notice(url: job.url, message: "\(reason): fetching it whole"))
+            // Readers given its bytes so far stop; the file is fetched from byte 0, in one piece.
+            view?.note(path, .from(0))
+            pending.insert(file.resource, at: 0)
+        case .expired(let status, let failure):
+            // Its bytes are asked for again once the playlists have been read again.
+            if refreshing { break }
+            guard !urlsRefreshed else { return fail(failure) }
+            refreshURLs(retrying: file.resource, status: status, failure: failure)
+        case .failed(let failure):
+            return fail(failure)
+        }
+        fill()
+    }
+
+    /// Every piece of `file` is in: it is held once hashed.
+    func hash(_ file: PiecedFile) {
+        let path = file.resource.path
+        file.hash(filesDirectory + "/" + path, on: loop) { [weak self] result in
+            guard let self, !ended, pieced[path] === file else { return }
+            pieced[path] = nil
+            switch result {
+            case .success(let sha256): hold(file.resource, size: file.length, sha256: sha256)
+            case .failure(let error): return fail(JobFailure(.io, "\(error)"))
+            }
+            fill()
+        }
+    }
+}
