@@ -111,6 +111,10 @@ extension EndToEnd {
             #expect(saved, "no pieces saved")
             run.signal(SIGKILL)
             _ = run.wait()
+            // `status` counts the pieces' bytes as done.
+            let status = try harness.run(["status", "--json"]).stdout.split(separator: "\n").first.map(String.init) ?? ""
+            let line = try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any]
+            #expect((line?["bytes_done"] as? Int ?? 0) > 0, "\(status)")
             let before = origin.requests(for: "/t/" + Self.file).count
             origin.serve("/t/" + Self.file, Resource(file: title.path(Self.file), contentType: "video/mp2t"))
 

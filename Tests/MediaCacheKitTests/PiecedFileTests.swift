@@ -104,6 +104,19 @@ struct PiecedFileTests {
         #expect(file.fetches.isEmpty)
     }
 
+    /// Starting over, a file hands out no piece and saves no progress of the old
+    /// version; it says when the pieces on their way are stopped (none of these was sent).
+    @Test func aFileStartingOverHandsOutNothingAndSavesNothing() {
+        let file = Self.file(partial: TitleProgress.Partial(held: RangeSet([ByteRange(0, Self.fragment)]), validator: "\"v1\""))
+        Self.start([ByteRange(Self.fragment, 2 * Self.fragment)], of: file)
+        #expect(file.partial != nil)
+        var drained = false
+        file.startOver(on: TransferLoop(maxConnectionsPerHost: 1, maxConnections: 1)) { drained = true }
+        #expect(drained && file.fetches.isEmpty)
+        #expect(file.nextPieces(slots: 4, now: 0).isEmpty && file.piece(for: 5 * Self.fragment) == nil)
+        #expect(file.partial == nil)
+    }
+
     @Test func piecesFailingTogetherCountOnceAndBackOff() {
         let file = Self.file()
         let probe = Self.start(file.nextPieces(slots: 1, now: 0), of: file)

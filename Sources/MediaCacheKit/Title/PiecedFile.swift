@@ -30,6 +30,9 @@ final class PiecedFile {
     private var failures = 0
     /// Every byte is in; it is being hashed.
     var hashing = false
+    /// Its pieces are of another version than the origin's: it waits for the writes of
+    /// those on their way to end, then is fetched whole.
+    private(set) var startingOver = false
     /// A piece was answered with its range this run: the others may go out together.
     /// Until then one piece asks alone, so an origin that ignores ranges (or has a new
     /// version) sends the whole file once, not once per piece.
@@ -69,7 +72,7 @@ final class PiecedFile {
 
     /// What a checkpoint may keep of it: the bytes on disk, with their version.
     var partial: TitleProgress.Partial? {
-        guard let validator else { return nil }
+        guard let validator, !startingOver else { return nil }
         var onDisk = held
         for fetch in fetches {
             if let piece = fetch.piece, fetch.bytesWritten > piece.start {
@@ -84,7 +87,7 @@ final class PiecedFile {
     /// end of the file (the piece it is cut from stops there).
     func nextPieces(slots: Int, now: Double) -> [ByteRange] {
         let slots = rangesServed ? min(slots, connections - fetches.count) : (fetches.isEmpty ? min(slots, 1) : 0)
-        guard slots > 0, now >= notBefore, !hashing else { return [] }
+        guard slots > 0, now >= notBefore, !hashing, !startingOver else { return [] }
         let unclaimed = RangeSet(held.ranges + fetches.map(claim)).gaps(within: ByteRange(0, length))
         if !unclaimed.isEmpty {
             return planner.planInOrder(unassigned: unclaimed, slots: slots, pieceSize: planner.minFragment)
@@ -100,7 +103,7 @@ final class PiecedFile {
     /// piece to fetch for it now, if the bytes are not held or about to arrive. A piece
     /// on its way far short of `offset` is cut there and the new one takes its back.
     func piece(for offset: Int64?) -> ByteRange? {
-        guard !hashing else { return nil }
+        guard !hashing, !startingOver else { return nil }
         guard let offset else {
             return held.isEmpty && fetches.isEmpty ? firstPiece(from: 0) : nil
         }
@@ -229,9 +232,26 @@ final class PiecedFile {
         return true
     }
 
-    /// Stops every piece on its way (the file starts over, or the title stops).
+    /// Stops every piece on its way (the title stops).
     func cancelAll(on loop: TransferLoop) {
         for fetch in fetches { fetch.cancel(on: loop) }
         fetches = []
+    }
+
+    /// Stops every piece on its way, and calls `drained` once none of their bytes is
+    /// still to be written: a whole fetch of the file may begin then, and never finds an
+    /// old piece's bytes landing among its own.
+    func startOver(on loop: TransferLoop, drained: @escaping () -> Void) {
+        startingOver = true
+        var left = fetches.count
+        let stopping = fetches
+        fetches = []
+        guard left > 0 else { return drained() }
+        for fetch in stopping {
+            fetch.cancel(on: loop) {
+                left -= 1
+                if left == 0 { drained() }
+            }
+        }
     }
 }

@@ -290,4 +290,13 @@ final class ResourceFetch: HTTPTransferDelegate {
         completion = nil
         if let transfer, !responseEnded { loop.cancel(transfer) }
     }
+
+    /// Stops as `cancel` does, then calls `drained` on the loop once every byte it took
+    /// is in its file: nothing of it lands there after that (its writes run on a queue
+    /// of their own).
+    func cancel(on loop: TransferLoop, drained: @escaping () -> Void) {
+        cancel(on: loop)
+        guard let sink else { return drained() }
+        sink.finish { _ in drained() }
+    }
 }

@@ -34,12 +34,15 @@ extension TitleDownload {
             job.emit(.retry(url: job.url, attempt: attempt, delay: delay, reason: reason))
             _ = loop.after(delay) { [weak self] in self?.fill() }
         case .startOver(let reason):
-            file.cancelAll(on: loop)
-            pieced[path] = nil
             job.emit(.notice(url: job.url, message: "\(reason): fetching it whole"))
-            // Readers given its bytes so far stop; the file is fetched from byte 0, in one piece.
-            view?.note(path, .from(0))
-            pending.insert(file.resource, at: 0)
+            file.startOver(on: loop) { [weak self] in
+                guard let self, !ended, pieced[path] === file else { return }
+                pieced[path] = nil
+                // Readers given its bytes so far stop; the file is fetched from byte 0, in one piece.
+                view?.note(path, .from(0))
+                pending.insert(file.resource, at: 0)
+                fill()
+            }
         case .expired(let status, let failure):
             // Its bytes are asked for again once the playlists have been read again.
             if refreshing { break }

@@ -56,7 +56,7 @@ extension TitleDownload {
         var snapshot = progress
         for fetch in onTheirWay { snapshot.keepPartial(of: fetch) }
         for (path, file) in pieced { snapshot.partial[path] = file.partial }
-        let state = progress.jobState(of: job.request, createdAt: createdAt)
+        let state = snapshot.jobState(of: job.request, createdAt: createdAt)
         let (saved, savedState, staging, download, loop) = (snapshot, state, staging, job.download, loop)
         job.partial.diskQueue.async {
             saved.saveAfterFlushing(state: savedState, staging: staging)

@@ -191,7 +191,7 @@ final class TitleDownload {
             let files = pieced.values.sorted { $0.fractionReceived < $1.fractionReceived }
             for file in files {
                 // Whole already (a run stopped while it was being hashed): hashed now.
-                if file.isComplete, file.fetches.isEmpty, !file.hashing { hash(file) }
+                if file.isComplete, file.fetches.isEmpty, !file.hashing, !file.startingOver { hash(file) }
                 guard inFlight < limit else { continue }
                 for piece in file.nextPieces(slots: limit - inFlight, now: now) { fetchPiece(piece, of: file) }
             }
@@ -314,7 +314,7 @@ final class TitleDownload {
         pending = []
         // Resources waiting to be asked again are not on their way.
         running = running.filter { $0.value.isOnItsWay }
-        let piecesBusy = pieced.values.contains { !$0.fetches.isEmpty || $0.hashing }
+        let piecesBusy = pieced.values.contains { !$0.fetches.isEmpty || $0.hashing || $0.startingOver }
         if running.isEmpty && writing.isEmpty && !piecesBusy && !refreshing { end(.failed(failing ?? failure)) }
     }
 

@@ -75,11 +75,12 @@ struct TitleProgress: Sendable, Codable, Equatable {
     }
 
     /// What `status` and `resume` read of a title, as of a file's: its entry, headers
-    /// and the bytes held.
+    /// and the bytes held (of resources whole, and of those part fetched).
     func jobState(of request: JobRequest, createdAt: Date) -> JobState {
         var state = JobState(entry: request.entry, commandHeaders: request.commandHeaders)
         state.createdAt = createdAt
-        if bytesHeld > 0 { state.completed.insert(ByteRange(0, bytesHeld)) }
+        let bytes = bytesHeld + partial.values.reduce(0) { $0 + $1.held.byteCount }
+        if bytes > 0 { state.completed.insert(ByteRange(0, bytes)) }
         return state
     }
 
