@@ -129,6 +129,30 @@ extension EndToEnd {
             #expect(try Titles.playOffline(harness, url).frames == (try TitleFixtures.fingerprint(title)))
         }
 
+        /// Pieces whose connections break midway (a clean close, then a reset) are asked
+        /// again for the rest only: the file is the origin's, and about each byte came once.
+        @Test func piecesThatBreakAreAskedAgainForTheRestOnly() throws {
+            var broken = Faults()
+            broken.bytesPerSecond = 150_000
+            broken.dropAfterBytes = 10_000
+            broken.dropCount = 3
+            broken.resetAfterBytes = [5_000, 7_000]
+            let (title, origin, bytes) = try origin(broken)
+            let url = origin.url("/t/" + title.entry)
+            let result = try harness.prefetch(list: url, Self.pieces + ["-x", "4"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let requests = origin.requests(for: "/t/" + Self.file)
+            let cut = requests.filter { $0.bodyBytesSent < ($0.range?.count ?? 0) }
+            #expect(cut.count >= 5, "the origin broke \(cut.count) answers, not 5")
+            // A piece asked again starts where the broken one stopped, never at its start.
+            let starts = requests.compactMap { $0.range?.lowerBound }
+            #expect(Set(starts).count == starts.count, "a range asked for twice from the same byte: \(requests.map(\.rangeHeader))")
+            let served = Harness.bytesServed(origin, "/t/" + Self.file)
+            #expect(Double(served) <= 1.1 * Double(bytes.count), "served \(served) of \(bytes.count)")
+            origin.stop()
+            #expect(try cachedFile(url) == bytes)
+        }
+
         /// An origin that answers a range with the whole file gets asked for it whole,
         /// once; one whose file changed since the pieces held has it fetched whole again,
         /// never spliced from two versions.
