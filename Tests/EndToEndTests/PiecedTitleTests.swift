@@ -153,6 +153,24 @@ extension EndToEnd {
             #expect(try cachedFile(url) == bytes)
         }
 
+        /// Without validators, a piece answered with another whole length than the first
+        /// (a balancer over two versions) starts the file over whole, never spliced.
+        @Test func aPieceOfAnotherLengthStartsTheFileOverWhole() throws {
+            var balancer = Faults()
+            balancer.bytesPerSecond = 150_000
+            let (title, origin, bytes) = try origin(balancer, etag: nil)
+            balancer.misstatedTotal = bytes.count + 1000
+            origin.serve("/t/" + Self.file, Resource(file: title.path(Self.file), contentType: "video/mp2t", etag: nil, lastModified: nil, faults: balancer))
+            let url = origin.url("/t/" + title.entry)
+            let result = try harness.prefetch(list: url, Self.pieces + ["-x", "4"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("length of") && result.stderr.contains("fetching it whole"), "\(result.stderr)")
+            let last = try #require(origin.requests(for: "/t/" + Self.file).last)
+            #expect((last.range?.lowerBound ?? 0) == 0 && last.bodyBytesSent == bytes.count, "\(last)")
+            origin.stop()
+            #expect(try cachedFile(url) == bytes)
+        }
+
         /// An origin that answers a range with the whole file gets asked for it whole,
         /// once; one whose file changed since the pieces held has it fetched whole again,
         /// never spliced from two versions.

@@ -25,7 +25,8 @@ struct PiecedFileTests {
     static func start(_ pieces: [ByteRange], of file: PiecedFile) -> [ResourceFetch] {
         pieces.map { piece in
             let fetch = ResourceFetch(
-                piece: piece, of: file.resource, url: file.url, redirectHops: 0, path: "/nowhere", validator: file.validator
+                piece: piece, of: file.resource, url: file.url, redirectHops: 0, path: "/nowhere", validator: file.validator,
+                total: file.total
             ) { _, _ in }
             file.started(fetch)
             return fetch

@@ -22,6 +22,8 @@ final class PiecedFile {
     private(set) var held: RangeSet
     /// The version the bytes are of (`If-Range`), once an answer said.
     private(set) var validator: String?
+    /// The whole length the origin's answers give (`Content-Range`), once one said.
+    private(set) var total: Int64?
     /// Pieces on their way.
     private(set) var fetches: [ResourceFetch] = []
     /// No piece starts before this (a failure's backoff).
@@ -141,6 +143,7 @@ final class PiecedFile {
     func answered(_ fetch: ResourceFetch) {
         rangesServed = true
         if validator == nil { validator = fetch.validator }
+        if total == nil { total = fetch.answeredTotal }
     }
 
     /// What a piece's report means for the file.

@@ -28,6 +28,10 @@ final class ResourceFetch: HTTPTransferDelegate {
     let piece: ByteRange?
     /// A piece's version, asked for with `If-Range`: the validator of its file's other pieces.
     private let pieceValidator: String?
+    /// The whole length the file's other pieces were answered with (`Content-Range`).
+    private let pieceTotal: Int64?
+    /// The whole length a piece's answer gave.
+    private(set) var answeredTotal: Int64?
     /// Where a piece stops taking bytes: its end, or less once cut (`cut(at:)`).
     private(set) var pieceEnd: Int64 = 0
     /// The resource's file.
@@ -74,13 +78,14 @@ final class ResourceFetch: HTTPTransferDelegate {
         resumeValidator = resume?.validator
         piece = nil
         pieceValidator = nil
+        pieceTotal = nil
     }
 
     /// The bytes `piece` of the (ranged) file at `path`, written beside the others it
-    /// holds; `validator`: their version, if a response said it yet.
+    /// holds; `validator` and `total`: their version and whole length, if an answer said.
     init(
         piece: ByteRange, of resource: TitleResource, url: String, redirectHops: Int, path: String,
-        validator: String?, completion: @escaping (ResourceFetch, Outcome) -> Void
+        validator: String?, total: Int64?, completion: @escaping (ResourceFetch, Outcome) -> Void
     ) {
         self.resource = resource
         self.url = url
@@ -89,6 +94,7 @@ final class ResourceFetch: HTTPTransferDelegate {
         self.completion = completion
         self.piece = piece
         pieceValidator = validator
+        pieceTotal = total
         pieceEnd = piece.end
         written = piece.start
         resumeFrom = 0
@@ -214,6 +220,12 @@ final class ResourceFetch: HTTPTransferDelegate {
         }
         if let pieceValidator, validator != pieceValidator {
             verdict = .startOver(reason: "\(resource.label) changed on the origin")
+            return false
+        }
+        answeredTotal = answered.total
+        // Without validators, a length that changed still tells of another version.
+        if let pieceTotal, let total = answered.total, total != pieceTotal {
+            verdict = .startOver(reason: "the length of \(resource.label) changed on the origin (\(pieceTotal) bytes, now \(total))")
             return false
         }
         expected = min(pieceEnd, answered.end + 1)

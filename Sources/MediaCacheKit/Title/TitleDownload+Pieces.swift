@@ -8,7 +8,7 @@ extension TitleDownload {
     func fetchPiece(_ piece: ByteRange, of file: PiecedFile, forPlayer: Bool = false) {
         let fetch = ResourceFetch(
             piece: piece, of: file.resource, url: file.url, redirectHops: file.redirectHops,
-            path: filesDirectory + "/" + file.resource.path, validator: file.validator
+            path: filesDirectory + "/" + file.resource.path, validator: file.validator, total: file.total
         ) { [weak self] fetch, outcome in
             self?.fetchedPiece(fetch, of: file, outcome)
         }
