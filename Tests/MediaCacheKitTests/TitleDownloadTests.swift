@@ -183,10 +183,7 @@ struct TitleDownloadTests {
                 .answer(request)
         }
         let result = await scripted.download()
-        guard case .failed(let failure) = result else {
-            Issue.record("not failed: \(result)")
-            return
-        }
+        let failure = try #require(Self.failure(of: result), "not failed: \(result)")
         #expect(failure.message.contains("seg2.ts") && failure.message.contains("HTML"), "\(failure.message)")
     }
 
@@ -204,11 +201,14 @@ struct TitleDownloadTests {
             ]
         }
         let result = await scripted.download()
-        guard case .failed(let failure) = result else {
-            Issue.record("not failed: \(result)")
-            return
-        }
+        let failure = try #require(Self.failure(of: result), "not failed: \(result)")
         #expect(failure.message.contains("seg1.ts") && failure.message.contains("conflicting Content-Length values (50000, 49000)"), "\(failure.message)")
+    }
+
+    /// Why the download failed; nil when it did not.
+    static func failure(of result: DownloadResult) -> JobFailure? {
+        if case .failed(let failure) = result { return failure }
+        return nil
     }
 
     /// Polls `condition` every 20 ms for up to `seconds`.

@@ -211,13 +211,11 @@ final class PiecedFile {
                 let file = try DataFile(path: path, mode: .readWrite)
                 // Nothing beyond its bytes: a piece never writes there, but a file from an older run might.
                 if try file.size() > length { try file.truncate(length: length) }
-                let digest = Digest(.sha256)
                 do {
-                    try file.forEachBlock(length: length) { digest.update($0) }
+                    return try FileDigester.digest(file, length: length, algorithms: [.sha256])[.sha256] ?? ""
                 } catch {
                     throw error as? SystemError ?? SystemError("read", path: path, code: EIO)
                 }
-                return digest.finalizeHex()
             }
             loop.post { completion.value(result) }
         }

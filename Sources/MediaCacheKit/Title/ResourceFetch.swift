@@ -59,33 +59,35 @@ final class ResourceFetch: HTTPTransferDelegate {
     /// the resource may ask for the rest of these bytes only.
     private(set) var validator: String?
     /// Held bytes this fetch continues from (a resume), and their version.
-    private let resumeFrom: Int64
-    private let resumeValidator: String?
+    private var resumeFrom: Int64 = 0
+    private var resumeValidator: String?
 
     /// `resume`: the first bytes of the file at `path` are the resource's as of
     /// `validator`; the request asks for the rest, and the origin sends it all again if
     /// it changed.
-    init(
+    convenience init(
         resource: TitleResource, url: String, redirectHops: Int, path: String,
         resume: (bytes: Int64, validator: String)? = nil, completion: @escaping (ResourceFetch, Outcome) -> Void
     ) {
-        self.resource = resource
-        self.url = url
-        self.redirectHops = redirectHops
-        self.path = path
-        self.completion = completion
+        self.init(resource: resource, url: url, redirectHops: redirectHops, path: path, piece: nil, completion: completion)
         resumeFrom = resume?.bytes ?? 0
         resumeValidator = resume?.validator
-        piece = nil
-        pieceValidator = nil
-        pieceTotal = nil
     }
 
     /// The bytes `piece` of the (ranged) file at `path`, written beside the others it
     /// holds; `validator` and `total`: their version and whole length, if an answer said.
-    init(
+    convenience init(
         piece: ByteRange, of resource: TitleResource, url: String, redirectHops: Int, path: String,
         validator: String?, total: Int64?, completion: @escaping (ResourceFetch, Outcome) -> Void
+    ) {
+        self.init(
+            resource: resource, url: url, redirectHops: redirectHops, path: path, piece: piece,
+            validator: validator, total: total, completion: completion)
+    }
+
+    private init(
+        resource: TitleResource, url: String, redirectHops: Int, path: String, piece: ByteRange?,
+        validator: String? = nil, total: Int64? = nil, completion: @escaping (ResourceFetch, Outcome) -> Void
     ) {
         self.resource = resource
         self.url = url
@@ -95,10 +97,8 @@ final class ResourceFetch: HTTPTransferDelegate {
         self.piece = piece
         pieceValidator = validator
         pieceTotal = total
-        pieceEnd = piece.end
-        written = piece.start
-        resumeFrom = 0
-        resumeValidator = nil
+        pieceEnd = piece?.end ?? 0
+        written = piece?.start ?? 0
     }
 
     /// Starts on `loop` with `request` (which gets its Range and If-Range here), queued
