@@ -68,6 +68,19 @@ extension EndToEnd {
             return text.components(separatedBy: "\"start\"").count - 1
         }
 
+        /// `title` on a fresh origin that sends each answer for `files` at 150 KB/s,
+        /// prefetched in pieces over 4 connections (the run must succeed).
+        func prefetchPaced(_ title: StreamingTitle, files: [String]) throws -> (TestOrigin, String) {
+            var paced = Faults()
+            paced.bytesPerSecond = 150_000
+            let origin = try TestOrigin()
+            try Titles.serve(title, on: origin, faults: Dictionary(uniqueKeysWithValues: files.map { ($0, paced) }))
+            let url = origin.url("/t/" + title.entry)
+            let result = try harness.prefetch(list: url, Self.pieces + ["-x", "4"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return (origin, url)
+        }
+
         /// The most requests for `path` the origin was answering at one moment.
         static func peakOverlap(_ records: [RequestRecord]) -> Int {
             let events = records.compactMap { record in record.startedAt.map { ($0, record.finishedAt ?? .infinity) } }
@@ -99,13 +112,7 @@ extension EndToEnd {
             let title = try TitleFixture.dashSingleFile.make()
             let files = title.resources.filter { $0.hasSuffix(".mp4") }
             #expect(files.count == 2)
-            var paced = Faults()
-            paced.bytesPerSecond = 150_000
-            let origin = try TestOrigin()
-            try Titles.serve(title, on: origin, faults: Dictionary(uniqueKeysWithValues: files.map { ($0, paced) }))
-            let url = origin.url("/t/" + title.entry)
-            let result = try harness.prefetch(list: url, Self.pieces + ["-x", "4"])
-            #expect(result.status == 0, "\(result.stderr)")
+            let (origin, url) = try prefetchPaced(title, files: files)
             for file in files {
                 let requests = origin.requests(for: "/t/" + file)
                 #expect(requests.count > 2 && requests.allSatisfy { $0.status == 206 }, "\(file): \(requests.map(\.rangeHeader))")
@@ -119,6 +126,36 @@ extension EndToEnd {
             let cached = Set(try TitleFixtures.files(in: directory).map { try Titles.sha256(directory + "/" + $0) })
             for file in files {
                 #expect(cached.contains(try Titles.sha256(title.path(file))), "\(file) is not in the cached title")
+            }
+            #expect(try harness.run(["verify"]).status == 0)
+        }
+
+        /// A DASH on-demand title (one MP4 per representation, each a `SegmentBase`): no
+        /// MPD gives the files' lengths, yet each comes in pieces over several connections,
+        /// its first piece alone (its answer tells the length); the title plays offline as
+        /// the origin's, and the local MPD says where each file's header and index lie,
+        /// as the origin's does.
+        @Test func aDASHOnDemandTitleComesInPiecesAndKeepsItsIndex() throws {
+            let title = try TitleFixture.dashOnDemand.make()
+            let files = ["video.mp4", "audio.mp4"]
+            let (origin, url) = try prefetchPaced(title, files: files)
+            for file in files {
+                let requests = origin.requests(for: "/t/" + file)
+                #expect(requests.count > 2 && requests.allSatisfy { $0.status == 206 }, "\(file): \(requests.map(\.rangeHeader))")
+                #expect(requests.filter { $0.headers["if-range"] == nil }.count == 1, "\(file): \(requests.map(\.headers))")
+                let size = try #require(TestBytes.read(title.path(file))).count
+                let served = Harness.bytesServed(origin, "/t/" + file)
+                #expect(Double(served) <= 1.1 * Double(size), "\(file): served \(served) of \(size)")
+            }
+            origin.stop()
+            let (path, frames) = try Titles.playOffline(harness, url)
+            #expect(frames == (try TitleFixtures.fingerprint(title)))
+            let local = try TitleFixtures.read(path)
+            let written = try TitleFixtures.read(title.entryPath).components(separatedBy: "<SegmentBase").dropFirst()
+            #expect(written.count == 2)
+            for element in written {
+                let segmentBase = "<SegmentBase" + element.components(separatedBy: "</SegmentBase>")[0] + "</SegmentBase>"
+                #expect(local.contains(segmentBase), "\(segmentBase) is not in \(local)")
             }
             #expect(try harness.run(["verify"]).status == 0)
         }
@@ -218,27 +255,69 @@ extension EndToEnd {
             let uris = String(decoding: playlist.body, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }
             let media = (local as NSString).deletingLastPathComponent + "/" + (try #require(uris.first))
 
-            let started = Date()
-            let tail = 48 << 10
-            let answer = try CurlResponse.fetch(media, ["-H", "Range: bytes=\(bytes.count - tail)-"])
-            let took = Date().timeIntervalSince(started)
-            #expect(answer.status == 206, "\(answer.headers)")
-            #expect(answer.body == Array(bytes.suffix(tail)), "not the origin's last \(tail) bytes")
             // From the front at 64 KiB/s the download would need about bytes / 64 KiB seconds.
-            #expect(took < 3, "the last bytes took \(took) s")
-            #expect((try? harness.run(["path", url]).status) != 0, "the title was already whole")
-
-            let probe = try FFmpeg.probeDuration(local)
-            #expect(probe.seconds < 3, "ffprobe took \(probe.seconds) s")
-            let result = try ExternalTool.run(
-                "/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", local, "-map", "0", "-c", "copy", "-f", "framemd5", "-"],
-                timeout: 90)
-            #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stdout == (try TitleFixtures.fingerprint(title)))
-            #expect(Harness.waitUntil(timeout: 60) { (try? harness.run(["path", url]).status) == 0 })
+            try expectTailAtOnce(media, of: bytes, tail: 48 << 10, url: url)
+            try expectPlaysWhileItDownloads(local, as: title, url: url)
             origin.stop()
             #expect(try cachedFile(url) == bytes)
             _ = server
+        }
+
+        /// The same for a DASH on-demand title, whose files' lengths no MPD gives: the
+        /// seek waits only for the first piece's answer (which tells the length) and its
+        /// own piece. At 32 KiB/s the video file would take about 8 s from the front.
+        @Test func aPlayerSeekingIntoAnOnDemandFileHasBytesFromThereAtOnce() throws {
+            let title = try TitleFixture.dashOnDemand.make()
+            var paced = Faults()
+            paced.bytesPerSecond = 32 << 10
+            let origin = try TestOrigin()
+            try Titles.serve(title, on: origin, faults: ["video.mp4": paced, "audio.mp4": paced])
+            let url = origin.url("/t/" + title.entry)
+            let server = try ServeFixture(cache: harness.scratch.cache, Self.pieces + ["-x", "1"])
+            let local = try server.localURL(url)
+            let mpd = try CurlResponse.fetch(local)
+            #expect(mpd.status == 200)
+            let bases = String(decoding: mpd.body, as: UTF8.self).components(separatedBy: "<BaseURL>").dropFirst()
+            let video = try #require(bases.map { $0.components(separatedBy: "</BaseURL>")[0] }.first { $0.hasPrefix("video") })
+            let media = (local as NSString).deletingLastPathComponent + "/" + video
+            let bytes = try #require(TestBytes.read(title.path("video.mp4")))
+
+            try expectTailAtOnce(media, of: bytes, tail: 16 << 10, url: url)
+            try expectPlaysWhileItDownloads(local, as: title, url: url)
+            origin.stop()
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let stored = (path as NSString).deletingLastPathComponent + "/" + video
+            #expect(TestBytes.read(stored) == bytes)
+            _ = server
+        }
+
+        /// The last `tail` bytes of `bytes`, asked for at `media` (a local URL of the title
+        /// at `url`, not whole yet), come at once.
+        func expectTailAtOnce(
+            _ media: String, of bytes: [UInt8], tail: Int, url: String, sourceLocation: SourceLocation = #_sourceLocation
+        ) throws {
+            let started = Date()
+            let answer = try CurlResponse.fetch(media, ["-H", "Range: bytes=\(bytes.count - tail)-"])
+            let took = Date().timeIntervalSince(started)
+            #expect(answer.status == 206, "\(answer.headers)", sourceLocation: sourceLocation)
+            #expect(answer.body == Array(bytes.suffix(tail)), "not the origin's last \(tail) bytes", sourceLocation: sourceLocation)
+            #expect(took < 3, "the last bytes took \(took) s", sourceLocation: sourceLocation)
+            #expect((try? harness.run(["path", url]).status) != 0, "the title was already whole", sourceLocation: sourceLocation)
+        }
+
+        /// ffprobe answers at `local` within 3 s, ffmpeg reads every frame of `title`
+        /// there, and the title ends committed.
+        func expectPlaysWhileItDownloads(
+            _ local: String, as title: StreamingTitle, url: String, sourceLocation: SourceLocation = #_sourceLocation
+        ) throws {
+            let probe = try FFmpeg.probeDuration(local)
+            #expect(probe.seconds < 3, "ffprobe took \(probe.seconds) s", sourceLocation: sourceLocation)
+            let result = try ExternalTool.run(
+                "/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", local, "-map", "0", "-c", "copy", "-f", "framemd5", "-"],
+                timeout: 90)
+            #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
+            #expect(result.stdout == (try TitleFixtures.fingerprint(title)), sourceLocation: sourceLocation)
+            #expect(Harness.waitUntil(timeout: 60) { (try? harness.run(["path", url]).status) == 0 }, sourceLocation: sourceLocation)
         }
     }
 }

@@ -47,6 +47,8 @@ private func expectRoundTrip(_ plan: DASHTitlePlan, sourceLocation: SourceLocati
         if case .singleFile(let uri) = original.media {
             #expect(read.media == .singleFile(uri: stored(uri)), sourceLocation: sourceLocation)
         }
+        // Where a single file's header and index lie holds of the stored copy too.
+        #expect(read.fileIndex == original.fileIndex, sourceLocation: sourceLocation)
     }
 }
 
@@ -187,19 +189,41 @@ struct DASHTitlePlanTests {
         try expectRoundTrip(plan)
     }
 
-    @Test func singleFileIsOneResourceAndABaseURL() throws {
+    /// One whole file, in pieces (a media file of unknown length), whose `SegmentBase`
+    /// the local MPD keeps: its ranges hold in the stored copy, the origin's bytes.
+    @Test func singleFileIsOneResourceAndABaseURLWithItsIndex() throws {
         let plan = try plan(
             mpd(
                 """
                 <Period><AdaptationSet contentType="video">
                   <Representation id="s" bandwidth="1" mimeType="video/mp4"><BaseURL>whole.mp4?t=1</BaseURL>
-                    <SegmentBase indexRange="800-899"><Initialization range="0-799"/></SegmentBase>
+                    <SegmentBase timescale="1000" presentationTimeOffset="20" indexRange="800-899" indexRangeExact="true">
+                      <Initialization range="0-799"/></SegmentBase>
                   </Representation>
                 </AdaptationSet></Period>
                 """))
         #expect(plan.resources.map(\.path) == ["video-s/file.mp4"])
-        #expect(plan.resources.first?.range == nil)
-        #expect(DASHLocalManifest.mpd(plan).contains("<BaseURL>video-s/file.mp4</BaseURL>"))
+        #expect(plan.resources.first?.range == nil && plan.resources.first?.kind == .rangedFile)
+        let text = DASHLocalManifest.mpd(plan)
+        #expect(text.contains("<BaseURL>video-s/file.mp4</BaseURL>"))
+        #expect(text.contains(
+            "<SegmentBase timescale=\"1000\" presentationTimeOffset=\"20\" indexRange=\"800-899\" indexRangeExact=\"true\">"
+                + "<Initialization range=\"0-799\"/></SegmentBase>"), "\(text)")
+        try expectRoundTrip(plan)
+    }
+
+    /// A subtitle file alone (a BaseURL) is one request, not pieces; a BaseURL alone
+    /// writes no SegmentBase.
+    @Test func aSubtitleFileIsOneRequest() throws {
+        let plan = try plan(
+            mpd(
+                """
+                <Period><AdaptationSet contentType="text" lang="en">
+                  <Representation id="t" bandwidth="1" mimeType="text/vtt"><BaseURL>subs.vtt</BaseURL></Representation>
+                </AdaptationSet></Period>
+                """))
+        #expect(plan.resources.map(\.kind) == [.segment])
+        #expect(!DASHLocalManifest.mpd(plan).contains("SegmentBase"))
         try expectRoundTrip(plan)
     }
 

@@ -11,12 +11,14 @@ struct PiecedFileTests {
     static let length: Int64 = 10 * fragment
     static let policy = RetryPolicy(baseDelay: 0.5, maxDelay: 30, maxRetryAfter: 300)
 
-    static func file(partial: TitleProgress.Partial? = nil, connections: Int = 4) -> PiecedFile {
+    /// `known`: the plan gives its length (a single-file HLS rendition); else the origin
+    /// will (a DASH `SegmentBase` file).
+    static func file(partial: TitleProgress.Partial? = nil, connections: Int = 4, known: Bool = true) -> PiecedFile {
         let resource = TitleResource(
-            path: "media/media.ts", url: "https://cdn.example/media.ts", range: ByteRange(0, length), kind: .rangedFile,
-            rendition: "media", label: "media.ts of media")
+            path: "media/media.ts", url: "https://cdn.example/media.ts", range: known ? ByteRange(0, length) : nil,
+            kind: .rangedFile, rendition: "media", label: "media.ts of media")
         return PiecedFile(
-            resource: resource, length: length, partial: partial,
+            resource: resource, partial: partial,
             planner: FragmentPlanner(minFragment: fragment), connections: connections)
     }
 
@@ -33,13 +35,39 @@ struct PiecedFileTests {
         }
     }
 
-    @Test func onlyLargeRangedFilesComeInPieces() {
+    @Test func onlyLargeRangedFilesAndWholeMediaFilesComeInPieces() {
         let file = Self.file().resource
-        #expect(PiecedFile.length(of: file, minFragment: Self.fragment) == Self.length)
-        #expect(PiecedFile.length(of: file, minFragment: Self.length) == nil)
+        #expect(PiecedFile.isPieced(file, minFragment: Self.fragment))
+        #expect(!PiecedFile.isPieced(file, minFragment: Self.length))
+        #expect(Self.file().length == Self.length)
         var segment = file
         segment.kind = .segment
-        #expect(PiecedFile.length(of: segment, minFragment: Self.fragment) == nil)
+        #expect(!PiecedFile.isPieced(segment, minFragment: Self.fragment))
+        // A whole file of a length no one has said yet: its first piece tells.
+        let whole = Self.file(known: false)
+        #expect(PiecedFile.isPieced(whole.resource, minFragment: Self.length))
+        #expect(whole.length == nil && !whole.isComplete)
+    }
+
+    /// A file whose length the origin has not said yet: one piece from the front asks
+    /// alone, a player's seek waits for it, and a resume asks from where it held up to.
+    @Test func aFileOfUnknownLengthAsksOnePieceUntilItIsTold() {
+        let file = Self.file(known: false)
+        let first = file.nextPieces(slots: 8, now: 0)
+        #expect(first == [ByteRange(0, Self.fragment)])
+        Self.start(first, of: file)
+        #expect(file.nextPieces(slots: 8, now: 0).isEmpty)
+        #expect(file.piece(for: 5 * Self.fragment) == nil && file.piece(for: nil) == nil)
+        #expect(file.partial == nil)
+
+        let held = RangeSet([ByteRange(0, 3 * Self.fragment)])
+        let resumed = Self.file(partial: TitleProgress.Partial(held: held, validator: "\"v1\""), known: false)
+        #expect(resumed.length == nil)
+        #expect(resumed.piece(for: nil) == ByteRange(3 * Self.fragment, 4 * Self.fragment))
+        // A resume that saved the length plans as if the plan had given it.
+        let told = Self.file(partial: TitleProgress.Partial(held: held, validator: "\"v1\"", length: Self.length), known: false)
+        #expect(told.length == Self.length)
+        #expect(told.nextPieces(slots: 8, now: 0) == [ByteRange(3 * Self.fragment, 4 * Self.fragment)])
     }
 
     @Test func onePieceAsksAloneThenTheRestGoFromTheFront() {

@@ -43,12 +43,14 @@ struct PiecedTitleDownloadTests {
     /// Pieces of 64 KiB.
     static func small(_ options: inout PrefetchOptions) { options.minFragment = 64 << 10 }
 
-    static func fileRequests(_ scripted: TitleDownloadTests.Scripted) -> Int {
-        scripted.transfers.requests.withLock { $0.filter { $0.url.hasSuffix("/all.ts") }.count }
+    static func fileRequests(_ scripted: TitleDownloadTests.Scripted, named name: String = "/all.ts") -> Int {
+        scripted.transfers.requests.withLock { $0.filter { $0.url.hasSuffix(name) }.count }
     }
 
-    /// The committed title's file, and its path within the title.
-    static func committedFile(_ result: DownloadResult, in cache: CacheDirectory) throws -> (path: String, bytes: [UInt8]) {
+    /// The committed title's file (the one ending in `suffix`), and its path within the title.
+    static func committedFile(
+        _ result: DownloadResult, in cache: CacheDirectory, suffix: String = ".ts"
+    ) throws -> (path: String, bytes: [UInt8]) {
         guard case .committed(let object) = result else {
             Issue.record("not committed: \(result)")
             return ("", [])
@@ -56,7 +58,7 @@ struct PiecedTitleDownloadTests {
         // The title's folder (its path names the entry playlist in it).
         var folder = cache.absolute(object.path)
         if FileSystem.entryType(folder) != S_IFDIR { folder = (folder as NSString).deletingLastPathComponent }
-        let path = try #require(FileManager.default.subpaths(atPath: folder)?.first { $0.hasSuffix(".ts") }, "\(folder): \((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])")
+        let path = try #require(FileManager.default.subpaths(atPath: folder)?.first { $0.hasSuffix(suffix) }, "\(folder): \((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])")
         return (path, Array(try #require(FileManager.default.contents(atPath: folder + "/" + path))))
     }
 
@@ -98,5 +100,50 @@ struct PiecedTitleDownloadTests {
         let result = await second.download()
         #expect(try Self.committedFile(result, in: second.service.cache).bytes == title.file)
         #expect(Self.fileRequests(second) == 0)
+    }
+
+    /// A DASH on-demand title: one representation's whole file (`SegmentBase`), whose
+    /// length no MPD gives. The first piece asks alone and its answer tells the length;
+    /// a longer file then comes in pieces, each byte once; a shorter one is that one
+    /// request. The local MPD keeps where the file's header and index lie.
+    @Test(arguments: [1_000_003, 40_000])
+    func aDASHFileOfUnknownLengthComesInPieces(size: Int) async throws {
+        let temporary = try TemporaryDirectory("mediacache-title")
+        defer { temporary.remove() }
+        var generator = SeededGenerator(seed: 21)
+        let file = (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let mpd = Array(
+            """
+            <?xml version="1.0"?>
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT10S" minBufferTime="PT2S">
+              <Period><AdaptationSet contentType="video" mimeType="video/mp4">
+                <Representation id="v" bandwidth="800000" codecs="avc1.64001f" width="640" height="360">
+                  <BaseURL>all.mp4?token=1</BaseURL>
+                  <SegmentBase timescale="90000" indexRange="800-899"><Initialization range="0-799"/></SegmentBase>
+                </Representation>
+              </AdaptationSet></Period>
+            </MPD>
+            """.utf8)
+        let scripted = try TitleDownloadTests.Scripted(cache: temporary.path, configure: Self.small) { request in
+            if request.url == TitleDownloadTests.url {
+                return ScriptedFile(bytes: mpd, etag: nil, contentType: "application/dash+xml").answer(request)
+            }
+            guard request.url.hasSuffix("/all.mp4?token=1") else { return [.head(status: 404, headers: [("Content-Length", "0")]), .end(CURLE_OK)] }
+            return ScriptedFile(bytes: file, etag: "\"all\"", contentType: "video/mp4", chunk: 16 << 10).answer(request)
+        }
+        let result = await scripted.download()
+        #expect(try Self.committedFile(result, in: scripted.service.cache, suffix: ".mp4").bytes == file)
+
+        let requests = scripted.transfers.requests.withLock { $0.filter { $0.url.hasSuffix("/all.mp4?token=1") } }
+        #expect(requests.allSatisfy { ScriptedFile.header("Range", in: $0) != nil })
+        // Only the first asks without the version the first answer gave.
+        #expect(requests.filter { ScriptedFile.header("If-Range", in: $0) == nil }.count == 1)
+        #expect(size < 64 << 10 ? requests.count == 1 : requests.count > 8, "\(requests.count) requests")
+        let mpdReads = scripted.transfers.requests.withLock { $0.filter { $0.url == TitleDownloadTests.url }.count }
+        #expect(scripted.transfers.bytesTaken.load(ordering: .relaxed) == file.count + mpdReads * mpd.count)
+
+        let local = try Self.committedFile(result, in: scripted.service.cache, suffix: ".mpd").bytes
+        let text = String(decoding: local, as: UTF8.self)
+        #expect(text.contains("<SegmentBase timescale=\"90000\" indexRange=\"800-899\"><Initialization range=\"0-799\"/></SegmentBase>"), "\(text)")
     }
 }

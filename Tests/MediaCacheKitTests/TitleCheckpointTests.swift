@@ -43,6 +43,8 @@ struct TitleCheckpointTests {
         let pieces = RangeSet([ByteRange(0, 100), ByteRange(4096, 8192), ByteRange(1 << 33, (1 << 33) + 7)])
         progress.partial["v0/file.ts"] = TitleProgress.Partial(held: pieces, validator: "\"p\"")
         #expect(progress.partial["v0/file.ts"]?.bytes == (1 << 33) + 7 && progress.partial["v0/file.ts"]?.held.contiguousPrefix == 100)
+        // A whole file in pieces keeps the length its origin said.
+        progress.partial["v0/whole.mp4"] = TitleProgress.Partial(held: pieces, validator: "\"w\"", length: 1 << 34)
         let decoded = try JSONDecoder().decode(TitleProgress.self, from: Data(progress.encoded()))
         #expect(decoded == progress)
         #expect(try JSONDecoder().decode(TitleProgress.self, from: Data(TitleProgress().encoded())) == TitleProgress())

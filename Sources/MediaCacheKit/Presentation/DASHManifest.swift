@@ -70,7 +70,28 @@ public struct DASHRepresentation: Sendable, Equatable {
     /// the single file.
     public var initialization: DASHResource?
     public var media: DASHMedia
+    /// What its `SegmentBase` says of the inside of its single file; nil without one.
+    public var fileIndex: DASHFileIndex? = nil
     public var line: Int
+}
+
+/// Where a single file's header and segment index (`sidx`) lie, as its `SegmentBase`
+/// says (section 5.3.9.2), and the timing the index's times are read in. The file is
+/// stored as served, so this stays true of the stored copy: the local MPD repeats it,
+/// and a player that seeks by the index (dash.js, Shaka, ExoPlayer) finds it without a
+/// scan.
+public struct DASHFileIndex: Sendable, Equatable {
+    /// `@indexRange`: the `sidx` box.
+    public var indexRange: ByteRange?
+    /// `@indexRangeExact`.
+    public var indexRangeExact = false
+    /// `Initialization@range` without a `sourceURL`: the header, inside the file.
+    public var initializationRange: ByteRange?
+    /// `@timescale`, `@presentationTimeOffset`: as written, nil when not.
+    public var timescale: Int64?
+    public var presentationTimeOffset: Int64?
+
+    public var isEmpty: Bool { self == DASHFileIndex() }
 }
 
 /// How a representation's media is fetched.

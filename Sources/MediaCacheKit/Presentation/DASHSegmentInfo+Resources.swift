@@ -15,7 +15,7 @@ typealias DASHSpan = (time: Int64, duration: Int64)
 extension DASHManifestReader {
     /// The initialization and media of a representation (section 5.3.9): a template
     /// expanded, a list read, or one whole file for `SegmentBase` or a BaseURL alone.
-    mutating func resources(of addressing: DASHAddressing) throws(PresentationError) -> (DASHResource?, DASHMedia) {
+    mutating func resources(of addressing: DASHAddressing) throws(PresentationError) -> (DASHResource?, DASHMedia, DASHFileIndex?) {
         let element = addressing.representation
         guard let kind = addressing.segmentInfo.kind, let info = addressing.segmentInfo.current else {
             guard addressing.base.isWritten else {
@@ -24,7 +24,7 @@ extension DASHManifestReader {
                     "it has no SegmentTemplate, SegmentList, SegmentBase or BaseURL: nothing says where its media is")
             }
             try spend(1, line: element.line)
-            return (nil, .singleFile(uri: addressing.base.uri))
+            return (nil, .singleFile(uri: addressing.base.uri), nil)
         }
         switch kind {
         case .base:
@@ -37,12 +37,35 @@ extension DASHManifestReader {
             let initialization = try info.initialization.flatMap { written throws(PresentationError) in
                 written["sourceURL"] == nil ? nil : try resource(written, base: addressing.base)
             }
-            return (initialization, .singleFile(uri: addressing.base.uri))
+            let index = try fileIndex(info, initialization: initialization)
+            return (initialization, .singleFile(uri: addressing.base.uri), index.isEmpty ? nil : index)
         case .list:
-            return try list(info, addressing)
+            let (initialization, media) = try list(info, addressing)
+            return (initialization, media, nil)
         case .template:
-            return try template(info, addressing)
+            let (initialization, media) = try template(info, addressing)
+            return (initialization, media, nil)
         }
+    }
+
+    /// What a `SegmentBase` says of the inside of its file: kept for the local MPD.
+    private func fileIndex(
+        _ info: DASHSegmentInfo.Merged, initialization: DASHResource?
+    ) throws(PresentationError) -> DASHFileIndex {
+        let kind = DASHSegmentInfo.Kind.base
+        var index = DASHFileIndex()
+        index.indexRange = try value(info, kind, "indexRange") { text throws(PlaylistSyntaxError) in
+            try DASHValues.byteRange(text, name: "indexRange")
+        }
+        index.indexRangeExact = info.attributes["indexRangeExact"]?.value.trimmingBlanks == "true"
+        index.timescale = try writtenTimescale(info, kind)
+        index.presentationTimeOffset = try writtenOffset(info, kind)
+        if initialization == nil, let written = info.initialization {
+            index.initializationRange = try reading(written) { () throws(PlaylistSyntaxError) in
+                try written["range"].map { text throws(PlaylistSyntaxError) in try DASHValues.byteRange(text, name: "range") }
+            }
+        }
+        return index
     }
 
     private mutating func template(
@@ -159,18 +182,26 @@ extension DASHManifestReader {
     private func timing(
         _ info: DASHSegmentInfo.Merged, _ kind: DASHSegmentInfo.Kind
     ) throws(PresentationError) -> (timescale: Int64, offset: Int64, startNumber: Int64) {
-        let timescale = try value(info, kind, "timescale") { text throws(PlaylistSyntaxError) in
+        let startNumber = try value(info, kind, "startNumber") { text throws(PlaylistSyntaxError) in
+            try DASHValues.unsigned(text, name: "startNumber", max: Int64(UInt32.max))
+        }
+        return (try writtenTimescale(info, kind) ?? 1, try writtenOffset(info, kind) ?? 0, startNumber ?? 1)
+    }
+
+    /// `@timescale`, nil when not written.
+    private func writtenTimescale(_ info: DASHSegmentInfo.Merged, _ kind: DASHSegmentInfo.Kind) throws(PresentationError) -> Int64? {
+        try value(info, kind, "timescale") { text throws(PlaylistSyntaxError) in
             let value = try DASHValues.unsigned(text, name: "timescale", max: Int64(UInt32.max))
             guard value > 0 else { throw PlaylistSyntaxError("timescale must be more than 0") }
             return value
         }
-        let offset = try value(info, kind, "presentationTimeOffset") { text throws(PlaylistSyntaxError) in
+    }
+
+    /// `@presentationTimeOffset`, nil when not written.
+    private func writtenOffset(_ info: DASHSegmentInfo.Merged, _ kind: DASHSegmentInfo.Kind) throws(PresentationError) -> Int64? {
+        try value(info, kind, "presentationTimeOffset") { text throws(PlaylistSyntaxError) in
             try DASHValues.unsigned(text, name: "presentationTimeOffset")
         }
-        let startNumber = try value(info, kind, "startNumber") { text throws(PlaylistSyntaxError) in
-            try DASHValues.unsigned(text, name: "startNumber", max: Int64(UInt32.max))
-        }
-        return (timescale ?? 1, offset ?? 0, startNumber ?? 1)
     }
 
     private func segmentDuration(

@@ -7,7 +7,8 @@
 /// `SegmentURL@media` per segment) with a `SegmentTimeline` in microseconds when the
 /// durations are known: ffmpeg 5.1's dash demuxer plays that frame for frame as the
 /// origin's `SegmentTemplate`. A single file, or segments that are byte ranges of one
-/// file, is a `BaseURL` (with `SegmentBase` when its initialization is a file of its own).
+/// file, is a `BaseURL`; a single file keeps its `SegmentBase` (where its header and
+/// `sidx` index lie), which ffmpeg 5.1 plays too.
 ///
 /// Stored paths are written as they are: they hold only letters, digits, `.`, `_`, `-`
 /// and `~` (see `RenditionIdentity`), so a player that percent-decodes a relative URL
@@ -86,7 +87,7 @@ enum DASHLocalManifest {
             out += "        <BaseURL>\(escaped(url(segments[0].uri)))</BaseURL>\n"
         case .singleFile(let uri):
             out += "        <BaseURL>\(escaped(url(uri)))</BaseURL>\n"
-            if let initialization { out += "        <SegmentBase>\(initialization)</SegmentBase>\n" }
+            out += segmentBase(representation.fileIndex ?? DASHFileIndex(), initialization: initialization)
         case .segments(let segments):
             // No startNumber: ffmpeg 5.1 then takes the list for a template ("missing
             // template URL"). The numbers live on in the stored paths.
@@ -101,6 +102,20 @@ enum DASHLocalManifest {
             out += "        </SegmentList>\n"
         }
         return out + "      </Representation>\n"
+    }
+
+    /// A single file's `SegmentBase` as the origin's MPD wrote it (its ranges hold in the
+    /// stored copy, which is the origin's bytes); nothing when it says nothing.
+    private static func segmentBase(_ index: DASHFileIndex, initialization: String?) -> String {
+        let inside = initialization ?? index.initializationRange.map { "<Initialization range=\"\(inclusive($0))\"/>" }
+        guard inside != nil || !index.isEmpty else { return "" }
+        let opening = "        <SegmentBase" + attributes([
+            ("timescale", index.timescale.map(String.init)),
+            ("presentationTimeOffset", index.presentationTimeOffset.map(String.init)),
+            ("indexRange", index.indexRange.map(inclusive)), ("indexRangeExact", index.indexRangeExact ? "true" : nil),
+        ])
+        guard let inside else { return opening + "/>\n" }
+        return opening + ">" + inside + "</SegmentBase>\n"
     }
 
     /// Whether every segment (and the initialization) is a byte range of one and the same file.

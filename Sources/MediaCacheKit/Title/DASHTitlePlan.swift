@@ -40,6 +40,8 @@ struct DASHTitlePlan: Sendable {
             }
             let uses = ([representation.initialization].compactMap(\.self))
                 + representation.media.segments.map { DASHResource(uri: $0.uri, byteRange: $0.byteRange) }
+            // A single file is whole even if its initialization is a range of it.
+            if case .singleFile(let uri) = representation.media { whole.insert(uri) }
             for use in uses {
                 if let range = use.byteRange {
                     rangedEnds[use.uri] = max(rangedEnds[use.uri] ?? 0, range.end)
@@ -77,9 +79,11 @@ struct DASHTitlePlan: Sendable {
             }
             switch representation.media {
             case .singleFile(let uri):
-                // Fetched whole as served, its index (sidx) inside it.
+                // Stored whole as served, its index (sidx) inside it; a media file comes in
+                // pieces, as a progressive file does, a subtitle file in one request.
+                let isText = selected.kind == .text
                 add(uri, at: period.start, name: "file", fallback: Self.fallback(representation, segmented: false),
-                    kind: .segment, label: "the file of \(folder)", segments: 1)
+                    kind: isText ? .segment : .rangedFile, label: "the file of \(folder)", segments: 1)
             case .segments(let segments):
                 let times = Self.startTimes(segments, period: period)
                 let fallback = Self.fallback(representation, segmented: true)

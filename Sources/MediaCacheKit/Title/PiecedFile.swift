@@ -1,7 +1,9 @@
 import Foundation
 
 /// A large file of a title that its renditions' byte ranges point into (a single-file
-/// HLS rendition, a DASH `SegmentList` or `SegmentBase` file), fetched as several
+/// HLS rendition, a DASH `SegmentList` file), or a DASH representation's single media
+/// file (`SegmentBase`, or a BaseURL alone: its length comes with the first answer),
+/// fetched as several
 /// ranges at once into the one file, as the progressive engine fetches a file: in order
 /// from the front, so what has arrived plays, and a player that seeks has a piece from
 /// where it seeks at once instead of after everything before it.
@@ -13,8 +15,9 @@ import Foundation
 /// On the loop thread, inside its title's download, which makes and reports its fetches.
 final class PiecedFile {
     let resource: TitleResource
-    /// The file's bytes: its range's end.
-    let length: Int64
+    /// The file's bytes: its range's end, or the whole length the first answer gave
+    /// (`Content-Range`); nil until then.
+    private(set) var length: Int64?
     /// Where its pieces are asked for (a redirect moves them all).
     var url: String
     var redirectHops = 0
@@ -46,9 +49,9 @@ final class PiecedFile {
     static let smallestPieced = 2
 
     /// `partial`: what an earlier run held of it.
-    init(resource: TitleResource, length: Int64, partial: TitleProgress.Partial?, planner: FragmentPlanner, connections: Int) {
+    init(resource: TitleResource, partial: TitleProgress.Partial?, planner: FragmentPlanner, connections: Int) {
         self.resource = resource
-        self.length = length
+        length = resource.range?.end ?? partial?.length
         url = resource.url
         held = partial?.held ?? RangeSet()
         validator = partial?.validator
@@ -56,21 +59,21 @@ final class PiecedFile {
         self.connections = connections
     }
 
-    /// Whether `resource` is best fetched in pieces: a ranged file (of known length) long
-    /// enough that splitting it saves more than the requests cost.
-    static func length(of resource: TitleResource, minFragment: Int64) -> Int64? {
-        guard resource.kind == .rangedFile, let range = resource.range, range.start == 0,
-            range.end >= Int64(smallestPieced) * minFragment
-        else { return nil }
-        return range.end
+    /// Whether `resource` is best fetched in pieces: a ranged file long enough that
+    /// splitting it saves more than the requests cost, or a whole media file of a length
+    /// not known yet (its first piece, if it is short, is all of it).
+    static func isPieced(_ resource: TitleResource, minFragment: Int64) -> Bool {
+        guard resource.kind == .rangedFile else { return false }
+        guard let range = resource.range else { return true }
+        return range.start == 0 && range.end >= Int64(smallestPieced) * minFragment
     }
 
-    var isComplete: Bool { held.contains(ByteRange(0, length)) }
+    var isComplete: Bool { length.map { held.contains(ByteRange(0, $0)) } ?? false }
 
     /// Bytes of it received: held, and on their way.
     var bytesReceived: Int64 { held.byteCount + fetches.reduce(0) { $0 + $1.bytesReceived } }
 
-    var fractionReceived: Double { Double(bytesReceived) / Double(length) }
+    var fractionReceived: Double { length.map { Double(bytesReceived) / Double($0) } ?? 0 }
 
     /// What a checkpoint may keep of it: the bytes on disk, with their version.
     var partial: TitleProgress.Partial? {
@@ -81,7 +84,7 @@ final class PiecedFile {
                 onDisk.insert(ByteRange(piece.start, fetch.bytesWritten))
             }
         }
-        return onDisk.isEmpty ? nil : TitleProgress.Partial(held: onDisk, validator: validator)
+        return onDisk.isEmpty ? nil : TitleProgress.Partial(held: onDisk, validator: validator, length: length)
     }
 
     /// Up to `slots` pieces to start now, from the front; once every byte is on its way,
@@ -90,6 +93,7 @@ final class PiecedFile {
     func nextPieces(slots: Int, now: Double) -> [ByteRange] {
         let slots = rangesServed ? min(slots, connections - fetches.count) : (fetches.isEmpty ? min(slots, 1) : 0)
         guard slots > 0, now >= notBefore, !hashing, !startingOver else { return [] }
+        guard let length else { return fetches.isEmpty ? [probe] : [] }
         let unclaimed = RangeSet(held.ranges + fetches.map(claim)).gaps(within: ByteRange(0, length))
         if !unclaimed.isEmpty {
             return planner.planInOrder(unassigned: unclaimed, slots: slots, pieceSize: planner.minFragment)
@@ -106,8 +110,10 @@ final class PiecedFile {
     /// on its way far short of `offset` is cut there and the new one takes its back.
     func piece(for offset: Int64?) -> ByteRange? {
         guard !hashing, !startingOver else { return nil }
+        // Until its length is known, the first piece (which tells it) goes alone.
+        guard let length else { return fetches.isEmpty ? probe : nil }
         guard let offset else {
-            return held.isEmpty && fetches.isEmpty ? firstPiece(from: 0) : nil
+            return held.isEmpty && fetches.isEmpty ? firstPiece(from: 0, length: length) : nil
         }
         guard offset >= 0, offset < length, held.range(containing: offset) == nil else { return nil }
         if let fetch = fetches.first(where: { claim($0).contains(offset) }) {
@@ -116,14 +122,21 @@ final class PiecedFile {
             fetch.cut(at: offset)
             return back
         }
-        return firstPiece(from: offset)
+        return firstPiece(from: offset, length: length)
     }
 
     /// A player this close behind a piece's next byte waits for it rather than asking anew.
     static let nearEnough: Int64 = 256 << 10
 
+    /// The piece that asks first when the length is not known: from the end of the
+    /// bytes held from the front, a fragment long (past the end, the origin sends less).
+    private var probe: ByteRange {
+        let start = held.ranges.first.flatMap { $0.start == 0 ? $0.end : nil } ?? 0
+        return ByteRange(start, start + planner.minFragment)
+    }
+
     /// A piece from `offset` up to the next bytes held or claimed, at most a fragment long.
-    private func firstPiece(from offset: Int64) -> ByteRange? {
+    private func firstPiece(from offset: Int64, length: Int64) -> ByteRange? {
         let claimed = RangeSet(held.ranges + fetches.map(claim))
         let next = claimed.gaps(within: ByteRange(offset, length)).first
         guard let next, next.start == offset else { return nil }
@@ -144,6 +157,7 @@ final class PiecedFile {
         rangesServed = true
         if validator == nil { validator = fetch.validator }
         if total == nil { total = fetch.answeredTotal }
+        if length == nil { length = total }
     }
 
     /// What a piece's report means for the file.
@@ -166,6 +180,10 @@ final class PiecedFile {
         switch outcome {
         case .pieceDone(let range):
             guard ended(fetch, wrote: range) else { return changed }
+            guard length != nil else {
+                // `Content-Range: bytes 0-99/*`: where the file ends is not for pieces to find.
+                return .startOver(reason: "the origin does not say how long \(resource.label) is")
+            }
             failures = 0
             return .goOn(fetched: range.count)
         case .redirect(let target):
@@ -204,8 +222,9 @@ final class PiecedFile {
     /// Every byte is in: the file at `path` is hashed off the loop, and `completion` gets
     /// its SHA-256 on the loop.
     func hash(_ path: String, on loop: TransferLoop, completion: @escaping (Result<String, SystemError>) -> Void) {
+        guard let length else { preconditionFailure("hashing a file of unknown length") }
         hashing = true
-        let (length, completion) = (length, LoopBound(completion, loop: loop))
+        let completion = LoopBound(completion, loop: loop)
         DispatchQueue.global(qos: .utility).async {
             let result = Result { () throws(SystemError) -> String in
                 let file = try DataFile(path: path, mode: .readWrite)

@@ -13,7 +13,10 @@ extension TitleDownload {
             self?.fetchedPiece(fetch, of: file, outcome)
         }
         fetch.onPieceAnswered = { [weak self] fetch in
+            let knew = file.length != nil
             file.answered(fetch)
+            // Readers may seek in it once its length is known (its first answer).
+            if !knew, let length = file.length { self?.view?.note(file.resource.path, .pieces(length: length, held: file.held)) }
             self?.fill()
         }
         file.started(fetch)
@@ -61,7 +64,7 @@ extension TitleDownload {
             guard let self, !ended, pieced[path] === file else { return }
             pieced[path] = nil
             switch result {
-            case .success(let sha256): hold(file.resource, size: file.length, sha256: sha256)
+            case .success(let sha256): hold(file.resource, size: file.held.byteCount, sha256: sha256)
             case .failure(let error): return fail(JobFailure(.io, "\(error)"))
             }
             fill()

@@ -114,9 +114,9 @@ final class TitleDownload {
             pending = plan.resources.filter { progress.held[$0.path] == nil }
             let planner = FragmentPlanner(minFragment: options.minFragment)
             for resource in pending {
-                guard let length = PiecedFile.length(of: resource, minFragment: options.minFragment) else { continue }
+                guard PiecedFile.isPieced(resource, minFragment: options.minFragment) else { continue }
                 pieced[resource.path] = PiecedFile(
-                    resource: resource, length: length, partial: progress.partial.removeValue(forKey: resource.path),
+                    resource: resource, partial: progress.partial.removeValue(forKey: resource.path),
                     planner: planner, connections: options.connectionsPerFile)
             }
             pending.removeAll { pieced[$0.path] != nil }
@@ -146,7 +146,9 @@ final class TitleDownload {
             loop.post { download.job?.onTitle { $0.jumpQueue(path, at: offset) } }
         }
         self.view = view
-        for (path, file) in pieced { view.note(path, .pieces(length: file.length, held: file.held)) }
+        for (path, file) in pieced {
+            if let length = file.length { view.note(path, .pieces(length: length, held: file.held)) }
+        }
         download.held.publish(title: view)
     }
 

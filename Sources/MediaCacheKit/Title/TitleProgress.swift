@@ -25,16 +25,19 @@ struct TitleProgress: Sendable, Codable, Equatable {
         var validator: String
         /// The bytes held of a file fetched in pieces; nil: all of the first `bytes`.
         var ranges: [ByteRange]?
+        /// A file in pieces whose length the plan does not give: the origin's, once known.
+        var length: Int64?
 
         init(bytes: Int64, validator: String) {
             self.bytes = bytes
             self.validator = validator
         }
 
-        init(held: RangeSet, validator: String) {
+        init(held: RangeSet, validator: String, length: Int64? = nil) {
             bytes = held.end
             self.validator = validator
             ranges = held.ranges
+            self.length = length
         }
 
         var held: RangeSet { RangeSet(ranges ?? [ByteRange(0, bytes)]) }
@@ -135,6 +138,7 @@ struct TitleProgress: Sendable, Codable, Equatable {
                                 json.key("end", range.end)
                             }
                         }
+                        if let length = partial.length { json.key("length", length) }
                     }
                 }
             }

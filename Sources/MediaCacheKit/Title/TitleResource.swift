@@ -9,8 +9,10 @@ public struct TitleResource: Sendable, Hashable, Codable {
         case segment
         case initSection
         case key
-        /// One file that several byte-range segments (and maybe the init section) share:
-        /// fetched once, from byte 0 to the end of the last range used.
+        /// One file that several byte-range segments (and maybe the init section) share,
+        /// fetched once, from byte 0 to the end of the last range used; or a DASH
+        /// representation's single media file, all of it (`range` nil: its length is
+        /// the origin's to say). Large ones come in pieces (`PiecedFile`).
         case rangedFile
     }
 

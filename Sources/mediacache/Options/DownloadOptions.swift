@@ -18,7 +18,7 @@ struct DownloadOptions: ParsableArguments {
     @Option(
         name: .customLong("min-fragment"),
         help: ArgumentHelp(
-            "Smallest byte range planned for one connection (e.g. 512K, 4M); at the end of a slow file, idle connections take smaller ones. A streaming title's single file (byte ranges of one file) comes in pieces of this size once it is at least twice as large.",
+            "Smallest byte range planned for one connection (e.g. 512K, 4M); at the end of a slow file, idle connections take smaller ones. A streaming title's single file comes in pieces of this size: byte ranges of one file once it is at least twice as large, a DASH representation's one media file always.",
             valueName: "size"))
     var minFragment = "4M"
 

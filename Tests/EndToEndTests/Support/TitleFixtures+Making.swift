@@ -221,6 +221,58 @@ extension TitleFixtures {
         return Recipe(entry: "manifest.mpd", playback: try files(in: directory).filter { $0.hasSuffix(".mp4") })
     }
 
+    /// The on-demand profile as packagers write it (and as this ffmpeg's dash muxer does
+    /// not): one fragmented MP4 per representation with a global `sidx`, and an MPD whose
+    /// `SegmentBase` says where the header (`Initialization@range`) and the index
+    /// (`@indexRange`) lie. ffmpeg plays the MPD.
+    static func makeDASHOnDemand(_ directory: String) throws -> Recipe {
+        let fragmented = ["-movflags", "+frag_keyframe+empty_moov+default_base_moof+dash+global_sidx", "-f", "mp4"]
+        try ffmpeg(
+            source() + encoding + ["-map", "0:v"] + fragmented + ["-y", directory + "/video.mp4"]
+                + ["-map", "1:a", "-c:a", "aac", "-b:a", "64k", "-frag_duration", "2000000"] + fragmented
+                + ["-y", directory + "/audio.mp4"])
+        func segmentBase(_ file: String) throws -> String {
+            let boxes = try topLevelBoxes(directory + "/" + file)
+            guard let moov = boxes.first(where: { $0.type == "moov" }), let sidx = boxes.first(where: { $0.type == "sidx" }),
+                sidx.start == moov.end
+            else { throw Unexpected("\(file): no sidx after the moov: \(boxes)") }
+            return "<BaseURL>\(file)</BaseURL><SegmentBase indexRange=\"\(sidx.start)-\(sidx.end - 1)\">"
+                + "<Initialization range=\"0-\(moov.end - 1)\"/></SegmentBase>"
+        }
+        let mpd = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" profiles="urn:mpeg:dash:profile:isoff-on-demand:2011"
+              minBufferTime="PT2S" mediaPresentationDuration="PT\(duration)S">
+              <Period>
+                <AdaptationSet contentType="video" mimeType="video/mp4">
+                  <Representation id="v" bandwidth="300000" width="320" height="180">\(try segmentBase("video.mp4"))</Representation>
+                </AdaptationSet>
+                <AdaptationSet contentType="audio" mimeType="audio/mp4">
+                  <Representation id="a" bandwidth="64000">\(try segmentBase("audio.mp4"))</Representation>
+                </AdaptationSet>
+              </Period>
+            </MPD>
+
+            """
+        try mpd.write(toFile: directory + "/manifest.mpd", atomically: true, encoding: .utf8)
+        return Recipe(entry: "manifest.mpd")
+    }
+
+    /// The top-level boxes of the MP4 at `path`: type, where each starts and ends.
+    static func topLevelBoxes(_ path: String) throws -> [(type: String, start: Int, end: Int)] {
+        guard let bytes = TestBytes.read(path) else { throw Unexpected("\(path) cannot be read") }
+        var boxes: [(type: String, start: Int, end: Int)] = []
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
+            guard size >= 8, offset + size <= bytes.count else { throw Unexpected("\(path): a box of \(size) bytes at \(offset)") }
+            boxes.append((type, offset, offset + size))
+            offset += size
+        }
+        return boxes
+    }
+
     /// The `EXTINF` line and URI of each segment of a simple media playlist ffmpeg wrote.
     static func mediaSegments(_ playlist: String) throws -> [(extinf: String, uri: String)] {
         var segments: [(extinf: String, uri: String)] = []

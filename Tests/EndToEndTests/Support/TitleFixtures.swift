@@ -83,6 +83,9 @@ enum TitleFixture: String, CaseIterable, Sendable, CustomStringConvertible {
     /// `-single_file 1`: this ffmpeg writes a `SegmentList` of `mediaRange`s (with
     /// per-segment `indexRange` sidx boxes) into one MP4 per representation.
     case dashSingleFile
+    /// The on-demand profile: one MP4 per representation with a global `sidx`, each a
+    /// `BaseURL` and a `SegmentBase` (made by hand around ffmpeg's files).
+    case dashOnDemand
 
     var description: String { rawValue }
 
@@ -163,6 +166,7 @@ final class TitleFixtures: @unchecked Sendable {
         case .dashTemplate: try Self.makeDASH(directory, ["-use_template", "1", "-use_timeline", "1"])
         case .dashNumber: try Self.makeDASH(directory, ["-use_template", "1", "-use_timeline", "0"])
         case .dashSingleFile: try Self.makeDASHSingleFile(directory)
+        case .dashOnDemand: try Self.makeDASHOnDemand(directory)
         }
     }
 
