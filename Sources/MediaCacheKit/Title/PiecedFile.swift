@@ -88,8 +88,9 @@ final class PiecedFile {
     }
 
     /// Up to `slots` pieces to start now, from the front; once every byte is on its way,
-    /// the back half of the largest piece left, so one slow connection does not hold the
-    /// end of the file (the piece it is cut from stops there).
+    /// the back half of the largest piece left, or in the endgame the back of the one
+    /// that would end last, so one slow connection does not hold the end of the file
+    /// (the piece it is cut from stops there).
     func nextPieces(slots: Int, now: Double) -> [ByteRange] {
         let slots = rangesServed ? min(slots, connections - fetches.count) : (fetches.isEmpty ? min(slots, 1) : 0)
         guard slots > 0, now >= notBefore, !hashing, !startingOver else { return [] }
@@ -99,10 +100,26 @@ final class PiecedFile {
             return planner.planInOrder(unassigned: unclaimed, slots: slots, pieceSize: planner.minFragment)
         }
         let largest = fetches.max { $0.pieceEnd - $0.position < $1.pieceEnd - $1.position }
-        guard let largest, let cut = planner.stealPoint(next: largest.position, end: largest.pieceEnd) else { return [] }
-        let back = ByteRange(cut, largest.pieceEnd)
-        largest.cut(at: cut)
-        return [back]
+        if let largest, let cut = planner.stealPoint(next: largest.position, end: largest.pieceEnd) {
+            return [share(largest, from: cut)]
+        }
+        // Nothing is left to halve, but the piece that would take longest at its
+        // connection's rate may still end sooner shared (the progressive engine's endgame):
+        // otherwise the last pieces run on a few connections while the others idle.
+        let timed = fetches.compactMap { fetch in fetch.bytesPerSecond(now: now).map { (fetch, $0) } }
+        let slowest = timed.max { Double($0.0.pieceEnd - $0.0.position) / $0.1 < Double($1.0.pieceEnd - $1.0.position) / $1.1 }
+        guard let (victim, rate) = slowest,
+            let cut = planner.endgameCut(
+                next: victim.position, end: victim.pieceEnd, bytesPerSecond: rate, requestSeconds: victim.requestSeconds ?? 0.05)
+        else { return [] }
+        return [share(victim, from: cut)]
+    }
+
+    /// `fetch` stops at `cut`; the bytes from there are a piece of their own.
+    private func share(_ fetch: ResourceFetch, from cut: Int64) -> ByteRange {
+        let back = ByteRange(cut, fetch.pieceEnd)
+        fetch.cut(at: cut)
+        return back
     }
 
     /// A player waits for the byte at `offset` (nil: for the file, from its start): the

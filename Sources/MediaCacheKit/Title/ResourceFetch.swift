@@ -32,6 +32,9 @@ final class ResourceFetch: HTTPTransferDelegate {
     private let pieceTotal: Int64?
     /// The whole length a piece's answer gave.
     private(set) var answeredTotal: Int64?
+    /// When its request went out, and when a piece's answer came (`TransferLoop.now()`).
+    private var startedAt = 0.0
+    private var answeredAt: Double?
     /// Where a piece stops taking bytes: its end, or less once cut (`cut(at:)`).
     private(set) var pieceEnd: Int64 = 0
     /// The resource's file.
@@ -134,6 +137,7 @@ final class ResourceFetch: HTTPTransferDelegate {
             let end = resource.range.map { "\($0.end - 1)" } ?? ""
             request.headers.append("Range: bytes=\(from)-\(end)")
         }
+        startedAt = TransferLoop.now()
         let transfer = HTTPTransfer(request: request, userAgent: userAgent, delegate: self, rateLimits: rateLimits)
         transfer.priority = priority
         self.transfer = transfer
@@ -145,6 +149,16 @@ final class ResourceFetch: HTTPTransferDelegate {
 
     /// Where the next byte received goes in the file.
     var position: Int64 { written }
+
+    /// The rate a piece's bytes have come at since its answer; nil until a fifth of a
+    /// second of them says.
+    func bytesPerSecond(now: Double) -> Double? {
+        guard let answeredAt, now - answeredAt >= 0.2 else { return nil }
+        return Double(bytesReceived) / (now - answeredAt)
+    }
+
+    /// How long a piece's request waited for its answer.
+    var requestSeconds: Double? { answeredAt.map { $0 - startedAt } }
 
     /// Bytes on disk: what a checkpoint may keep of the file (of a piece: where those
     /// from its start end).
@@ -223,6 +237,7 @@ final class ResourceFetch: HTTPTransferDelegate {
             return false
         }
         answeredTotal = answered.total
+        answeredAt = TransferLoop.now()
         // Without validators, a length that changed still tells of another version.
         if let pieceTotal, let total = answered.total, total != pieceTotal {
             verdict = .startOver(reason: "the length of \(resource.label) changed on the origin (\(pieceTotal) bytes, now \(total))")

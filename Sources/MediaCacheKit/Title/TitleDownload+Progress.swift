@@ -13,6 +13,9 @@ extension TitleDownload {
             unsaved += 1
         }
         noteProgress()
+        // A piece's rate is known only as its bytes come: an idle connection may take the
+        // back of the slowest now (`PiecedFile.nextPieces`).
+        if !pieced.isEmpty { fill() }
         _ = loop.after(Self.tickInterval) { [weak self] in self?.tick() }
     }
 
