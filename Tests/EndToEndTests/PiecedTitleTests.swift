@@ -194,9 +194,10 @@ extension EndToEnd {
             let result = try harness.prefetch(list: url, Self.pieces + ["-x", "4"])
             #expect(result.status == 0, "\(result.stderr)")
             let requests = origin.requests(for: "/t/" + Self.file)
-            // The origin broke the first five answers where it was told to (and no other).
+            // The origin broke the first five answers where it was told to (and no other);
+            // answers that start together may be logged in another order.
             let cut = requests.filter { $0.bodyBytesSent < ($0.range?.count ?? 0) }.map(\.bodyBytesSent)
-            #expect(cut == [5_000, 7_000, 10_000, 10_000, 10_000], "\(cut)")
+            #expect(cut.sorted() == [5_000, 7_000, 10_000, 10_000, 10_000], "\(cut)")
             // A piece asked again starts where the broken one stopped, never at its start.
             let starts = requests.compactMap { $0.range?.lowerBound }
             #expect(Set(starts).count == starts.count, "a range asked for twice from the same byte: \(requests.map(\.rangeHeader))")

@@ -106,7 +106,8 @@ final class PiecedFile {
         // Nothing is left to halve, but the piece that would take longest at its
         // connection's rate may still end sooner shared (the progressive engine's endgame):
         // otherwise the last pieces run on a few connections while the others idle.
-        let timed = fetches.compactMap { fetch in fetch.bytesPerSecond(now: now).map { (fetch, $0) } }
+        // (A piece that brought nothing since its answer is the stall timeout's to end.)
+        let timed = fetches.compactMap { fetch in fetch.bytesPerSecond(now: now).flatMap { $0 > 0 ? (fetch, $0) : nil } }
         let slowest = timed.max { Double($0.0.pieceEnd - $0.0.position) / $0.1 < Double($1.0.pieceEnd - $1.0.position) / $1.1 }
         guard let (victim, rate) = slowest,
             let cut = planner.endgameCut(
