@@ -33,13 +33,9 @@ final class Fragment {
     /// this connection's own rate is measured from there.
     let startedAt: Double
     private(set) var firstByte: (time: Double, offset: Int64)?
+    private var bursts = BurstMeter()
     /// When body bytes last arrived.
-    private(set) var lastByteAt: Double?
-    /// Bytes since the connection's last pause: a throttling server (nginx's
-    /// `limit_rate`) sends a second's worth at once, then nothing.
-    private var burstBytes: Int64 = 0
-    /// The largest such run that a pause ended; nil while it has not paused.
-    private var largestBurst: Int64?
+    var lastByteAt: Double? { bursts.lastByteAt }
     /// The rate of the range this one was split from, until it has its own.
     var rateHint: Double?
 
@@ -71,12 +67,7 @@ final class Fragment {
     /// Notes `count` body bytes arriving (at offset `next`); for the first ones, returns
     /// the seconds they took since the request started.
     func noteBytes(_ count: Int, now: Double) -> Double? {
-        if let lastByteAt, now - lastByteAt >= FragmentScheduler.burstPause {
-            largestBurst = max(largestBurst ?? 0, burstBytes)
-            burstBytes = 0
-        }
-        burstBytes += Int64(count)
-        lastByteAt = now
+        bursts.note(count, now: now)
         guard firstByte == nil else { return nil }
         firstByte = (now, next)
         return now - startedAt
@@ -105,14 +96,6 @@ final class Fragment {
         return rateHint
     }
 
-    /// The most it delivered between two pauses, counting the run before a pause under
-    /// way; nil while it never paused.
-    private func burst(now: Double) -> Int64? {
-        let pausing = lastByteAt.map { now - $0 >= FragmentScheduler.burstPause } ?? false
-        guard pausing || largestBurst != nil else { return nil }
-        return max(largestBurst ?? 0, burstBytes)
-    }
-
     /// Bytes still to come; nil while the end is unknown.
     var remaining: Int64? { end.map { $0 - next } }
 
@@ -121,7 +104,7 @@ final class Fragment {
         FragmentScheduler.InFlight(
             next: next, end: end, compareUntil: compareUntil, accepted: accepted,
             isPriority: isPriority, bytesPerSecond: bytesPerSecond(now: now),
-            arrived: mayBeCut ? transfer.bytesWaiting : 0, burst: burst(now: now))
+            arrived: mayBeCut ? transfer.bytesWaiting : 0, burst: bursts.burst(now: now))
     }
 
     /// Whether any cut of it could be planned (one syscall asks what has arrived).

@@ -97,6 +97,19 @@ public struct FragmentPlanner: Sendable {
         return cut > next && cut < end ? cut : nil
     }
 
+    /// Where to cut a range whose connection has brought bytes up to `from` (what its
+    /// socket holds included) and would go on to `end`, near `ideal`. A connection that
+    /// delivers in bursts of `burst` bytes is cut between two of them, at least one burst
+    /// on: a cut inside a burst would have the burst's rest, sent already, fetched twice,
+    /// and a pausing one's next burst may be on its way (a throttling server's bursts of
+    /// all its connections come together). Nil: leave it, its bursts bring the rest as soon.
+    static func burstAligned(_ ideal: Int64, from: Int64, end: Int64, burst: Int64?) -> Int64? {
+        guard let burst, burst > 0 else { return ideal }
+        let bursts = max(1, (Double(ideal - from) / Double(burst)).rounded())
+        let cut = from + Int64(bursts) * burst
+        return cut < end ? cut : nil
+    }
+
     func split(_ range: ByteRange, into parts: Int) -> [ByteRange] {
         var result: [ByteRange] = []
         var start = range.start

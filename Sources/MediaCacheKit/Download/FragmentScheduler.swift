@@ -95,10 +95,6 @@ struct FragmentScheduler {
         var idleConnections = 0
     }
 
-    /// A connection silent this long between deliveries paused: what came before was a
-    /// burst.
-    static let burstPause = 0.1
-
     /// How far ahead of a running range's next byte an offset counts as arriving soon.
     static let soon: Int64 = 256 * 1024
 
@@ -327,17 +323,10 @@ struct FragmentScheduler {
         return (victim, cut, rate)
     }
 
-    /// Where to cut `victim` near `ideal`. A connection that delivers in bursts is cut
-    /// between two of them, at least one burst on: a cut inside a burst would have the
-    /// burst's rest, sent already, fetched twice, and a pausing one's next burst may be
-    /// on its way (a throttling server's bursts of all its connections come together).
-    /// Nil: leave it, its bursts bring the rest as soon.
+    /// Where to cut `victim` near `ideal` (`FragmentPlanner.burstAligned`).
     static func burstAligned(_ ideal: Int64, _ victim: InFlight) -> Int64? {
-        guard let burst = victim.burst, burst > 0, let end = victim.end else { return ideal }
-        let from = victim.cuttableFrom
-        let bursts = max(1, (Double(ideal - from) / Double(burst)).rounded())
-        let cut = from + Int64(bursts) * burst
-        return cut < end ? cut : nil
+        guard let end = victim.end else { return ideal }
+        return FragmentPlanner.burstAligned(ideal, from: victim.cuttableFrom, end: end, burst: victim.burst)
     }
 
     /// Applies a split to the picture, so later decisions of the same plan see it.

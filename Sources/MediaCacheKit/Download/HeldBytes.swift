@@ -26,7 +26,7 @@ final class HeldBytes: Sendable {
         var length: Int64?
         var about = DownloadData(length: nil, contentType: nil, originVersion: nil)
         /// Tells this download's bytes from another download's of the same URL.
-        let nonce = UInt64.random(in: 0...UInt64.max)
+        let nonce = UniqueNumber.next()
         /// Set once, when the download ends: readers of its bytes can still read them.
         var result: DownloadResult?
         /// Set when the download turned out to be a streaming title and planned it:

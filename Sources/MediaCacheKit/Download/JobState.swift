@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Everything needed to resume a job after any interruption, stored as
 /// `partial/<key>/state`. Ranges listed in `completed` are on disk (the data file was
@@ -49,15 +48,8 @@ public struct JobState: Sendable, Codable, Equatable {
         return completed.covers(length: length)
     }
 
-    /// Names new contents of the data file: a random base drawn once per process, then
-    /// counted, so it is unique without a `getrandom` per file (three per small file).
-    static func newEpoch() -> UInt64 {
-        let epoch = epochBase &+ epochCount.add(1, ordering: .relaxed).newValue
-        return epoch == 0 ? 1 : epoch
-    }
-
-    private static let epochBase = UInt64.random(in: 1...UInt64.max)
-    private static let epochCount = Atomic<UInt64>(0)
+    /// Names new contents of the data file.
+    static func newEpoch() -> UInt64 { UniqueNumber.next() }
 
     /// Forgets every byte held: the origin changed or the data cannot be trusted.
     public mutating func discardData() {

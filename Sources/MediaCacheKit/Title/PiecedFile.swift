@@ -99,9 +99,15 @@ final class PiecedFile {
         if !unclaimed.isEmpty {
             return planner.planInOrder(unassigned: unclaimed, slots: slots, pieceSize: planner.minFragment)
         }
+        // Cuts fall past what a piece's socket holds, between its connection's bursts.
         let largest = fetches.max { $0.pieceEnd - $0.position < $1.pieceEnd - $1.position }
-        if let largest, let cut = planner.stealPoint(next: largest.position, end: largest.pieceEnd) {
-            return [share(largest, from: cut)]
+        if let largest {
+            let from = largest.cuttableFrom
+            if let middle = planner.stealPoint(next: from, end: largest.pieceEnd),
+                let cut = FragmentPlanner.burstAligned(middle, from: from, end: largest.pieceEnd, burst: largest.burst(now: now))
+            {
+                return [share(largest, from: cut)]
+            }
         }
         // Nothing is left to halve, but the piece that would take longest at its
         // connection's rate may still end sooner shared (the progressive engine's endgame):
@@ -109,9 +115,12 @@ final class PiecedFile {
         // (A piece that brought nothing since its answer is the stall timeout's to end.)
         let timed = fetches.compactMap { fetch in fetch.bytesPerSecond(now: now).flatMap { $0 > 0 ? (fetch, $0) : nil } }
         let slowest = timed.max { Double($0.0.pieceEnd - $0.0.position) / $0.1 < Double($1.0.pieceEnd - $1.0.position) / $1.1 }
-        guard let (victim, rate) = slowest,
-            let cut = planner.endgameCut(
-                next: victim.position, end: victim.pieceEnd, bytesPerSecond: rate, requestSeconds: victim.requestSeconds ?? 0.05)
+        guard let (victim, rate) = slowest else { return [] }
+        let from = victim.cuttableFrom
+        guard
+            let ideal = planner.endgameCut(
+                next: from, end: victim.pieceEnd, bytesPerSecond: rate, requestSeconds: victim.requestSeconds ?? 0.05),
+            let cut = FragmentPlanner.burstAligned(ideal, from: from, end: victim.pieceEnd, burst: victim.burst(now: now))
         else { return [] }
         return [share(victim, from: cut)]
     }

@@ -37,6 +37,8 @@ final class ResourceFetch: HTTPTransferDelegate {
     private var answeredAt: Double?
     /// Where a piece stops taking bytes: its end, or less once cut (`cut(at:)`).
     private(set) var pieceEnd: Int64 = 0
+    /// How a piece's connection delivers, for where a cut may fall without waste.
+    private var bursts = BurstMeter()
     /// The resource's file.
     private let path: String
     private var sink: ResourceSink?
@@ -44,6 +46,10 @@ final class ResourceFetch: HTTPTransferDelegate {
     private var written: Int64 = 0
     /// The body's bytes that are the resource: its range's end, or the Content-Length.
     private var expected: Int64?
+    /// Where a piece's response ends (exclusive): past `expected` once it was cut.
+    private var responseEnd: Int64?
+    /// The loop it runs on, for a piece that stops before its response ends.
+    private weak var loop: TransferLoop?
     private var accepted = false
     private var verdict: Outcome?
     private var completion: ((ResourceFetch, Outcome) -> Void)?
@@ -138,6 +144,7 @@ final class ResourceFetch: HTTPTransferDelegate {
             request.headers.append("Range: bytes=\(from)-\(end)")
         }
         startedAt = TransferLoop.now()
+        self.loop = loop
         let transfer = HTTPTransfer(request: request, userAgent: userAgent, delegate: self, rateLimits: rateLimits)
         transfer.priority = priority
         self.transfer = transfer
@@ -159,6 +166,13 @@ final class ResourceFetch: HTTPTransferDelegate {
 
     /// How long a piece's request waited for its answer.
     var requestSeconds: Double? { answeredAt.map { $0 - startedAt } }
+
+    /// Where a cut of a piece may fall: past the bytes received and those its socket
+    /// holds already (one syscall asks), which a cut before would throw away.
+    var cuttableFrom: Int64 { min(written + (transfer?.bytesWaiting ?? 0), pieceEnd) }
+
+    /// The most a piece's connection delivered between two pauses (`BurstMeter`).
+    func burst(now: Double) -> Int64? { bursts.burst(now: now) }
 
     /// Bytes on disk: what a checkpoint may keep of the file (of a piece: where those
     /// from its start end).
@@ -244,6 +258,7 @@ final class ResourceFetch: HTTPTransferDelegate {
             return false
         }
         expected = min(pieceEnd, answered.end + 1)
+        responseEnd = answered.end + 1
         accepted = true
         onPieceAnswered?(self)
         return true
@@ -262,11 +277,23 @@ final class ResourceFetch: HTTPTransferDelegate {
         guard let sink, !sink.hasFailed else { return 0 }  // `finish` tells why
         sink.append(chunk.prefix(count).bytes)
         written += Int64(count)
+        if piece != nil { bursts.note(count, now: TransferLoop.now()) }
+        // A piece cut for another connection is done though its response goes on: it
+        // stops now, not when the origin's next burst arrives to be thrown away (or a
+        // second later, at a throttling origin's pace).
+        if let expected, written == expected, let responseEnd, expected < responseEnd, let loop {
+            loop.cancel(transfer)
+            responseDidEnd(nil)
+        }
         return count
     }
 
     func transfer(_ transfer: HTTPTransfer, didCompleteWith error: TransferError?) {
-        guard completion != nil else { return }
+        responseDidEnd(error)
+    }
+
+    private func responseDidEnd(_ error: TransferError?) {
+        guard completion != nil, !responseEnded else { return }
         guard let sink else { preconditionFailure("a response to a fetch that was never started") }
         responseEnded = true
         let ending = ending(error)
