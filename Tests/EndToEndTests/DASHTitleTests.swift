@@ -7,7 +7,7 @@ import TestOrigin
 /// then played offline from `mediacache path` with the origin gone.
 extension EndToEnd {
     @Suite struct DASHTitles {
-        @Test(arguments: [TitleFixture.dashTemplate, .dashNumber, .dashSingleFile])
+        @Test(arguments: [TitleFixture.dashTemplate, .dashNumber, .dashList, .dashSingleFile])
         func aDASHTitleIsCachedWholeAndPlaysOffline(fixture: TitleFixture) throws {
             let title = try fixture.make()
             let origin = try TestOrigin()
@@ -24,9 +24,10 @@ extension EndToEnd {
 
             let (path, frames) = try Titles.playOffline(harness, url)
             #expect(path.hasSuffix(".title/index.mpd"))
-            // A single-file title is the same encode as the template one, cut differently;
-            // ffmpeg 5.1 does not play the origin's own single-file MPD.
-            let reference = fixture == .dashSingleFile ? try TitleFixture.dashTemplate.make() : title
+            // A single-file or SegmentList title is the same encode as the template one, cut
+            // differently; ffmpeg 5.1 does not play the origin's own MPD of either to the
+            // end, and plays the local one (a SegmentList with a SegmentTimeline) whole.
+            let reference = [.dashSingleFile, .dashList].contains(fixture) ? try TitleFixture.dashTemplate.make() : title
             #expect(frames == (try TitleFixtures.fingerprint(reference)))
             let directory = (path as NSString).deletingLastPathComponent
             #expect(!(try TitleFixtures.read(path)).contains("http"), "the local MPD names the origin")

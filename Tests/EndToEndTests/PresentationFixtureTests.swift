@@ -7,7 +7,7 @@ extension EndToEnd {
     /// them, and mediacache's own HLS reader finds in each exactly its files, with the
     /// keys, IVs, maps and byte ranges they were made with.
     @Suite struct PresentationFixture {
-        static let playable: [TitleFixture] = TitleFixture.allCases.filter { ![.hlsGap, .hlsLive, .hlsDRM].contains($0) }
+        static let playable: [TitleFixture] = TitleFixture.allCases.filter { ![.hlsGap, .hlsLive, .hlsDRM, .dashList].contains($0) }
         static let completeHLS: [TitleFixture] = TitleFixture.allCases.filter { $0.isHLS && ![.hlsLive, .hlsDRM].contains($0) }
 
         @Test(arguments: playable)
@@ -194,7 +194,9 @@ extension EndToEnd {
             let text = try TitleFixtures.read(single.entryPath)
             #expect(text.contains("<SegmentList") && text.contains("mediaRange=") && text.contains("<BaseURL>"))
             #expect(single.resources == ["manifest-stream0.mp4", "manifest-stream1.mp4", "manifest.mpd"])
-            for fixture in [TitleFixture.dashTemplate, .dashNumber, .dashSingleFile] {
+            let list = try TitleFixtures.read(TitleFixture.dashList.make().entryPath)
+            #expect(list.contains("<SegmentList") && list.contains("<SegmentURL media=") && !list.contains("mediaRange="))
+            for fixture in [TitleFixture.dashTemplate, .dashNumber, .dashList, .dashSingleFile] {
                 let text = try TitleFixtures.read(fixture.make().entryPath)
                 #expect(text.contains("type=\"static\"") && text.contains("contentType=\"video\"") && text.contains("contentType=\"audio\""))
             }

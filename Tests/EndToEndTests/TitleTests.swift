@@ -61,6 +61,13 @@ extension EndToEnd {
                 // A byte-range title is one request for its one file, not one per range.
                 #expect(origin.requests(for: "/t/media.ts").count == 1)
             }
+            // A key is a secret: only its owner may read it.
+            let keys = try TitleFixtures.files(in: directory).filter { $0.contains(".key") }
+            #expect(keys.isEmpty == ![.hlsAES, .hlsKeyRotation].contains(fixture), "\(keys)")
+            for key in keys {
+                let mode = try #require(try FileManager.default.attributesOfItem(atPath: directory + "/" + key)[.posixPermissions] as? Int)
+                #expect(mode & 0o777 == 0o600, "\(key): mode \(String(mode, radix: 8))")
+            }
         }
 
         /// The default choice: the best variant with its audio and subtitles; the other
@@ -196,13 +203,14 @@ extension EndToEnd {
             #expect(try Self.playOffline(harness, url).frames == (try TitleFixtures.fingerprint(title)))
         }
 
-        /// A segment whose URL answers 403 (an expired token) has the playlists read
-        /// again once; the title completes.
-        @Test func aForbiddenSegmentReadsThePlaylistsAgain() throws {
+        /// A segment whose URL answers 401, 403 or 410 (an expired token) has the
+        /// playlists read again once; the title completes.
+        @Test(arguments: [401, 403, 410])
+        func aForbiddenSegmentReadsThePlaylistsAgain(status: Int) throws {
             let title = try TitleFixture.hlsTS.make()
             let segment = try #require(title.resources.filter { $0.hasSuffix(".ts") }.sorted().dropFirst().first)
             var forbidden = Faults()
-            forbidden.statusSequence = [ScriptedStatus(403)]
+            forbidden.statusSequence = [ScriptedStatus(status)]
             let origin = try TestOrigin()
             try Self.serve(title, on: origin, faults: [segment: forbidden])
             let harness = Harness()
@@ -212,7 +220,52 @@ extension EndToEnd {
             #expect(result.stderr.contains("reading the playlists again"), "\(result.stderr)")
             // Once when the title is found, once again for fresh URLs.
             #expect(origin.requests(for: "/t/" + title.entry).count == 2)
-            #expect(origin.requests(for: "/t/" + segment).map(\.status) == [403, 200])
+            #expect(origin.requests(for: "/t/" + segment).map(\.status) == [status, 200])
+        }
+
+        /// `-H` headers and `--load-cookies` go with every request of a title on the
+        /// entry's host, as with a file's: its playlists, its key and each segment.
+        @Test func headersAndCookiesGoWithEveryRequestOfATitle() throws {
+            let title = try TitleFixture.hlsAES.make()
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin)
+            let harness = Harness()
+            let cookies = harness.scratch.write(
+                "cookies.txt", "# Netscape HTTP Cookie File\n127.0.0.1\tFALSE\t/t\tFALSE\t0\tsession\tTITLE-COOKIE\n")
+            let url = origin.url("/t/" + title.entry)
+            let result = try harness.prefetch(list: url, ["-H", "X-Token: title-secret", "--load-cookies", cookies])
+            #expect(result.status == 0, "\(result.stderr)")
+            let requests = origin.requests
+            #expect(requests.count == title.resources.count, "\(requests.map(\.path))")
+            #expect(requests.contains { $0.path.contains("key") }, "\(requests.map(\.path))")
+            for request in requests {
+                #expect(request.headers["x-token"] == "title-secret", "\(request.path): \(request.headers)")
+                #expect(request.headers["cookie"] == "session=TITLE-COOKIE", "\(request.path): \(request.headers)")
+            }
+        }
+
+        /// A segment that answers 503, then 429, each with `Retry-After: 2`, is asked again
+        /// no sooner than it says, and the title completes as the origin's.
+        @Test func aBusySegmentIsAskedAgainWhenItsRetryAfterSays() throws {
+            let title = try TitleFixture.hlsTS.make()
+            let segment = try #require(title.resources.filter { $0.hasSuffix(".ts") }.sorted().dropFirst().first)
+            var busy = Faults()
+            busy.statusSequence = [ScriptedStatus(503, retryAfter: "2"), ScriptedStatus(429, retryAfter: "2")]
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin, faults: [segment: busy])
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            let result = try harness.prefetch(list: url)
+            #expect(result.status == 0, "\(result.stderr)")
+            let requests = origin.requests(for: "/t/" + segment)
+            #expect(requests.map(\.status) == [503, 429, 200])
+            let starts = requests.compactMap(\.startedAt)
+            #expect(starts.count == 3)
+            for (earlier, later) in zip(starts, starts.dropFirst()) {
+                #expect(later - earlier >= 1.9, "asked again after \(later - earlier) s")
+            }
+            origin.stop()
+            #expect(try Self.playOffline(harness, url).frames == (try TitleFixtures.fingerprint(title)))
         }
 
         /// Tokens expire together: segments in flight that all answer 403 wait for the one
@@ -323,6 +376,34 @@ extension EndToEnd {
             #expect(try harness.run(["rm", url]).status == 0)
             #expect(!FileManager.default.fileExists(atPath: directory))
             #expect(try harness.run(["path", url]).status != 0)
+        }
+
+        /// `gc` over its size evicts a title whole, never some of its segments: its folder
+        /// goes, `path` no longer finds it, and what is left verifies.
+        @Test func gcEvictsATitleWhole() throws {
+            let title = try TitleFixture.hlsFMP4.make()
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin)
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            #expect(try harness.prefetch(list: url).status == 0)
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let directory = (path as NSString).deletingLastPathComponent
+            let files = try TitleFixtures.files(in: directory)
+            #expect(files.count > 3)
+            let kib = try files.reduce(0) { total, file in
+                total + ((try FileManager.default.attributesOfItem(atPath: directory + "/" + file)[.size] as? Int) ?? 0)
+            } / 1024
+            let kept = try harness.run(["gc", "--max-size", "\(2 * kib + 64)K"])
+            #expect(kept.status == 0, "\(kept.stderr)")
+            #expect(FileManager.default.fileExists(atPath: path), "a title under the size was evicted: \(kept.stderr)")
+            let result = try harness.run(["gc", "--max-size", "\(kib / 2)K"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("evicted  \(url)"), "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory))
+            #expect(try harness.run(["path", url]).status != 0)
+            #expect(!(try harness.run(["ls"])).stdout.contains("title"))
+            #expect(try harness.run(["verify"]).status == 0)
         }
 
         static func sha256(_ path: String) throws -> String {

@@ -80,6 +80,10 @@ enum TitleFixture: String, CaseIterable, Sendable, CustomStringConvertible {
     case dashTemplate
     /// `SegmentTemplate` with `$Number$` and `@duration`, no timeline.
     case dashNumber
+    /// `SegmentList` of `SegmentURL`s, a file each (`-use_template 0`). This ffmpeg's
+    /// dash demuxer does not play its own MPD to the end ("missing template URL" after
+    /// 125 of 175 frames); the same encode as `dashTemplate`, whose frames it must have.
+    case dashList
     /// `-single_file 1`: this ffmpeg writes a `SegmentList` of `mediaRange`s (with
     /// per-segment `indexRange` sidx boxes) into one MP4 per representation.
     case dashSingleFile
@@ -165,6 +169,7 @@ final class TitleFixtures: @unchecked Sendable {
         case .hlsDRM: try Self.makeHLSDRM(directory, clear: title(.hlsTS))
         case .dashTemplate: try Self.makeDASH(directory, ["-use_template", "1", "-use_timeline", "1"])
         case .dashNumber: try Self.makeDASH(directory, ["-use_template", "1", "-use_timeline", "0"])
+        case .dashList: try Self.makeDASH(directory, ["-use_template", "0"])
         case .dashSingleFile: try Self.makeDASHSingleFile(directory)
         case .dashOnDemand: try Self.makeDASHOnDemand(directory)
         }
