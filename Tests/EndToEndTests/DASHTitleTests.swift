@@ -45,7 +45,13 @@ extension EndToEnd {
             }
             #expect(try harness.run(["verify"]).status == 0)
             let listed = try harness.run(["ls"])
-            #expect(listed.stdout.contains("dash title"), "\(listed.stdout)")
+            #expect(listed.stdout.contains("dash title, 2 renditions, "), "\(listed.stdout)")
+            // `info` lists the renditions the title holds, each with its segments.
+            let info = try harness.run(["info", url])
+            #expect(info.status == 0, "\(info.stderr)")
+            for rendition in ["video-0 (video): ", "audio-und-1 (audio): "] {
+                #expect(info.stdout.contains(rendition), "\(info.stdout)")
+            }
         }
 
         /// A segment that cannot be had fails the title, naming it; healed, the next run
@@ -83,6 +89,34 @@ extension EndToEnd {
             #expect(again == ["/t/" + missing], "\(again)")
             origin.stop()
             #expect(try Titles.playOffline(harness, url).frames == (try TitleFixtures.fingerprint(title)))
+        }
+
+        /// A live MPD (`type="dynamic"`) and one under a DRM system (`ContentProtection`
+        /// with Widevine's id) each fail with a message that says which; the run exits 1
+        /// and the list's other entry is cached.
+        @Test func liveAndDRMMPDsAreRefused() throws {
+            let title = try TitleFixture.dashTemplate.make()
+            let mpd = try TitleFixtures.read(title.entryPath)
+            #expect(mpd.contains("type=\"static\"") && mpd.contains("contentType=\"video\""))
+            let live = mpd.replacingOccurrences(of: "type=\"static\"", with: "type=\"dynamic\" availabilityStartTime=\"2026-01-01T00:00:00Z\"")
+            let widevine = #"<ContentProtection schemeIdUri="urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed" value="Widevine"/>"#
+            #expect(mpd.contains("<Representation id=\"0\""))
+            let drm = mpd.replacingOccurrences(of: "<Representation id=\"0\"", with: widevine + "<Representation id=\"0\"")
+            let origin = try TestOrigin()
+            try Titles.serve(title, on: origin)
+            origin.serve("/t/live.mpd", Resource(Array(live.utf8), contentType: "application/dash+xml"))
+            origin.serve("/t/drm.mpd", Resource(Array(drm.utf8), contentType: "application/dash+xml"))
+            let clip = TestBytes.make(100_000, seed: 5)
+            origin.serve("/clip.mp4", Resource(clip, contentType: "video/mp4"))
+            let harness = Harness()
+            let list = [origin.url("/t/live.mpd"), origin.url("/t/drm.mpd"), origin.url("/clip.mp4")]
+            let result = try harness.prefetch(list: list.joined(separator: "\n"))
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("is a live MPD (type=\"dynamic\")"), "\(result.stderr)")
+            #expect(result.stderr.contains("DRM"), "\(result.stderr)")
+            #expect(result.stderr.contains("1 done, 2 failed"), "\(result.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/clip.mp4")) == clip)
+            #expect(!origin.requests.contains { $0.path.hasSuffix(".m4s") }, "a refused title's segments were asked for")
         }
     }
 }

@@ -223,6 +223,33 @@ extension EndToEnd {
             #expect(origin.requests(for: "/t/" + segment).map(\.status) == [status, 200])
         }
 
+        /// A title re-cut on the origin between two runs (its playlist's segments last
+        /// otherwise) is not spliced from the two: the next run says so and fetches the
+        /// rendition again, the segments the first run held included.
+        @Test func aRenditionRecutBetweenRunsIsFetchedAgainWhole() throws {
+            let title = try TitleFixture.hlsTS.make()
+            let segments = title.resources.filter { $0.hasSuffix(".ts") }.sorted()
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin)
+            origin.remove("/t/" + segments[2])
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            #expect(try harness.prefetch(list: url, ["--retries", "0"]).status == 1)
+            #expect(origin.requests(for: "/t/" + segments[0]).count == 1)
+
+            let recut = try TitleFixtures.read(title.entryPath).split(separator: "\n", omittingEmptySubsequences: false)
+                .map { $0.hasPrefix("#EXTINF:") ? "#EXTINF:1.950000," : String($0) }.joined(separator: "\n")
+            origin.serve("/t/" + title.entry, Resource(Array(recut.utf8), contentType: "application/vnd.apple.mpegurl"))
+            origin.serve("/t/" + segments[2], Resource(file: title.path(segments[2]), contentType: "video/mp2t"))
+            let result = try harness.prefetch(list: url)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("changed on the origin since the last run; fetching it again"), "\(result.stderr)")
+            for segment in segments where segment != segments[2] {
+                #expect(origin.requests(for: "/t/" + segment).filter { $0.status == 200 }.count == 2, "\(segment)")
+            }
+            #expect(try harness.run(["verify"]).status == 0)
+        }
+
         /// `-H` headers and `--load-cookies` go with every request of a title on the
         /// entry's host, as with a file's: its playlists, its key and each segment.
         @Test func headersAndCookiesGoWithEveryRequestOfATitle() throws {
