@@ -83,6 +83,8 @@ extension EndToEnd {
             let asked = Set(origin.requests.map(\.path))
             #expect(!asked.contains { $0.hasPrefix("/t/v1") || $0.hasPrefix("/t/v2") }, "\(asked.sorted())")
             #expect(asked.contains("/t/v0_0.ts") && asked.contains("/t/v3_0.ts"), "\(asked.sorted())")
+            // Its subtitles too (WebVTT, in the group the best variant names).
+            #expect(asked.contains { $0.hasSuffix(".vtt") }, "\(asked.sorted())")
             #expect(origin.requests(for: "/t/master.m3u8").count == 1)
             origin.stop()
             // The cached variant and audio play as the origin's.
@@ -95,6 +97,27 @@ extension EndToEnd {
                     == TitleFixtures.fingerprint(entry: title.path("v0.m3u8")))
             let ls = try harness.run(["ls"])
             #expect(ls.stdout.contains("hls title"), "\(ls.stdout)")
+        }
+
+        /// `--max-height` chooses the best variant no taller: 144 lines takes the second
+        /// variant (256x144) with its audio; the others' segments are never asked for.
+        @Test func maxHeightChoosesTheBestVariantNoTaller() throws {
+            let title = try TitleFixture.hlsMaster.make()
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin)
+            let harness = Harness()
+            let url = origin.url("/t/master.m3u8")
+            let result = try harness.prefetch(list: url, ["--max-height", "144"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let asked = Set(origin.requests.map(\.path))
+            // The subtitle rendition is taken whichever variant is (its files are named v0…).
+            let media = asked.filter { !$0.hasSuffix(".vtt") && !$0.hasSuffix("_vtt.m3u8") }
+            #expect(!media.contains { $0.hasPrefix("/t/v0") || $0.hasPrefix("/t/v2") }, "\(asked.sorted())")
+            #expect(media.contains("/t/v1_0.ts") && media.contains("/t/v3_0.ts"), "\(asked.sorted())")
+            origin.stop()
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let local = try TitleFixtures.read(path)
+            #expect(local.contains("RESOLUTION=256x144") && !local.contains("RESOLUTION=320x180"), "\(local)")
         }
 
         /// `EXT-X-GAP`: the marked segment is never asked for (the origin has no such file),
@@ -203,6 +226,40 @@ extension EndToEnd {
             #expect(try Self.playOffline(harness, url).frames == (try TitleFixtures.fingerprint(title)))
         }
 
+        /// Ctrl-C mid-title: `status` shows the title with what it holds, and `resume`
+        /// (no list given) finishes it from there; it plays as the origin's.
+        @Test func anInterruptedTitleShowsInStatusAndResumeFinishesIt() throws {
+            let title = try TitleFixture.hlsFMP4.make()
+            var slow = Faults()
+            slow.bytesPerSecond = 50_000
+            let media = title.resources.filter { !$0.hasSuffix(".m3u8") }
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin, faults: Dictionary(uniqueKeysWithValues: media.map { ($0, slow) }))
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            let run = try harness.startPrefetch(list: url, ["-x", "2"])
+            let fetched = origin.waitForLog(timeout: 20) { log in
+                log.filter { $0.path.hasSuffix(".m4s") && $0.finished && $0.status == 200 }.count >= 2
+            }
+            #expect(fetched, "no segment arrived")
+            run.signal(SIGINT)
+            #expect(run.wait().status == 130)
+            let status = try harness.run(["status"])
+            #expect(status.stdout.contains(url) || status.stderr.contains(url), "\(status.stdout)\(status.stderr)")
+            #expect(!(status.stdout + status.stderr).contains("no interrupted downloads"))
+
+            try Self.serve(title, on: origin)
+            origin.clearLog()
+            let resumed = try harness.run(["resume"])
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(resumed.stderr.contains("1 done, 0 failed"), "\(resumed.stderr)")
+            // What the first run held is not asked for again.
+            let asked = origin.requests.map(\.path).filter { $0.hasSuffix(".m4s") }
+            #expect(asked.count < media.count - 1, "\(asked)")
+            origin.stop()
+            #expect(try Self.playOffline(harness, url).frames == (try TitleFixtures.fingerprint(title)))
+        }
+
         /// A segment whose URL answers 401, 403 or 410 (an expired token) has the
         /// playlists read again once; the title completes.
         @Test(arguments: [401, 403, 410])
@@ -269,6 +326,27 @@ extension EndToEnd {
                 #expect(request.headers["x-token"] == "title-secret", "\(request.path): \(request.headers)")
                 #expect(request.headers["cookie"] == "session=TITLE-COOKIE", "\(request.path): \(request.headers)")
             }
+        }
+
+        /// A list entry's keys hold for a title as for a file: `all-proxy=` carries every
+        /// request of it (playlist and segments) through the proxy, and `cache-key=` names
+        /// it, so `path` finds it by that key whatever its URL.
+        @Test func anEntrysProxyAndCacheKeyApplyToItsTitle() throws {
+            let title = try TitleFixture.hlsTS.make()
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin)
+            let proxy = try TestProxy()
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            let list = "\(url)\n  all-proxy=http://127.0.0.1:\(proxy.port)\n  cache-key=talk-title\n"
+            let result = try harness.prefetch(list: list)
+            #expect(result.status == 0, "\(result.stderr)")
+            let forwarded = proxy.requests.filter { $0.method == "GET" }.map(\.target)
+            #expect(forwarded.count == title.resources.count && forwarded.count == origin.requests.count, "\(forwarded)")
+            #expect(Set(forwarded) == Set(origin.requests.map { origin.url($0.path) }), "\(forwarded)")
+            origin.stop()
+            let path = try harness.run(["path", "talk-title"])
+            #expect(path.status == 0 && path.stdout.hasSuffix(".title/index.m3u8\n"), "\(path.stdout)\(path.stderr)")
         }
 
         /// A segment that answers 503, then 429, each with `Retry-After: 2`, is asked again
