@@ -280,8 +280,8 @@ extension EndToEnd {
             #expect(origin.requests(for: "/t/" + segment).map(\.status) == [status, 200])
         }
 
-        /// A title re-cut on the origin between two runs (its playlist's segments last
-        /// otherwise) is not spliced from the two: the next run says so and fetches the
+        /// A title re-cut on the origin between two runs (its playlist gives its segments
+        /// other durations) is not spliced from the two: the next run says so and fetches the
         /// rendition again, the segments the first run held included.
         @Test func aRenditionRecutBetweenRunsIsFetchedAgainWhole() throws {
             let title = try TitleFixture.hlsTS.make()
