@@ -57,6 +57,9 @@ private func checkPathPolicy(_ raw: [UInt8]) {
         precondition(raw.elementsEqual(EntryPathPolicy.manifestName.utf8))
     case .object(let key, let ext):
         precondition(raw.elementsEqual(EntryPathPolicy.objectPath(key: key, extension: ext).utf8), "accepted \(raw)")
+    case .titleMember(let key, let member):
+        precondition(TitleOnDisk.isSafeMemberPath(member), "accepted member \(member)")
+        precondition(raw.elementsEqual((EntryPathPolicy.titlePath(key: key) + "/" + member).utf8), "accepted \(raw)")
     case .rejected:
         break
     }
