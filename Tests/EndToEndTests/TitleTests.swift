@@ -280,6 +280,24 @@ extension EndToEnd {
             #expect(origin.requests(for: "/t/" + segment).map(\.status) == [status, 200])
         }
 
+        /// A title's segments go out in parallel, as many at once as `-x` says and no more
+        /// than the per-host cap allows, asked for in presentation order.
+        @Test(arguments: [(["-x", "3"], 3), (["-x", "3", "--max-connections-per-host", "2"], 2)])
+        func segmentsGoOutInParallelWithinTheCaps(flags: [String], peak: Int) throws {
+            let title = try TitleFixture.hlsTS.make()
+            var slow = Faults()
+            slow.bytesPerSecond = 60_000
+            let segments = title.resources.filter { $0.hasSuffix(".ts") }.sorted()
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin, faults: Dictionary(uniqueKeysWithValues: segments.map { ($0, slow) }))
+            let harness = Harness()
+            let result = try harness.prefetch(list: origin.url("/t/" + title.entry), flags)
+            #expect(result.status == 0, "\(result.stderr)")
+            let asked = origin.requests.filter { $0.path.hasSuffix(".ts") }
+            #expect(asked.map(\.path) == segments.map { "/t/" + $0 })
+            #expect(PiecedTitles.peakOverlap(asked) == peak, "\(asked.map { ($0.startedAt, $0.finishedAt) })")
+        }
+
         /// A title re-cut on the origin between two runs (its playlist gives its segments
         /// other durations) is not spliced from the two: the next run says so and fetches the
         /// rendition again, the segments the first run held included.
