@@ -238,10 +238,14 @@ extension EndToEnd {
             let harness = Harness()
             let url = origin.url("/t/" + title.entry)
             let run = try harness.startPrefetch(list: url, ["-x", "2"])
-            let fetched = origin.waitForLog(timeout: 20) { log in
-                log.filter { $0.path.hasSuffix(".m4s") && $0.finished && $0.status == 200 }.count >= 2
+            // Until the title's saved progress holds two files (each with its hash).
+            let progress = harness.scratch.cache + "/partial"
+            let saved = Harness.waitUntil(timeout: 20) {
+                let files = (try? TitleFixtures.files(in: progress)) ?? []
+                guard let file = files.first(where: { $0.hasSuffix("progress.json") }) else { return false }
+                return ((try? TitleFixtures.read(progress + "/" + file))?.components(separatedBy: "sha256").count ?? 0) > 2
             }
-            #expect(fetched, "no segment arrived")
+            #expect(saved, "no progress saved")
             run.signal(SIGINT)
             #expect(run.wait().status == 130)
             let status = try harness.run(["status"])
