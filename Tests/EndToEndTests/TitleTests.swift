@@ -14,6 +14,27 @@ extension EndToEnd {
             }
         }
 
+        /// `title` with its media (every file but its playlists) sent at `rate` bytes a
+        /// second per answer; the media's names.
+        @discardableResult
+        static func serve(_ title: StreamingTitle, on origin: TestOrigin, mediaAt rate: Int) throws -> [String] {
+            var paced = Faults()
+            paced.bytesPerSecond = rate
+            let media = title.resources.filter { !$0.hasSuffix(".m3u8") }
+            try serve(title, on: origin, faults: Dictionary(uniqueKeysWithValues: media.map { ($0, paced) }))
+            return media
+        }
+
+        /// The files a title's saved progress holds whole (each with its hash): 0 until
+        /// a download in `harness`'s cache saved any.
+        static func filesHeld(_ harness: Harness) -> Int {
+            let progress = harness.scratch.cache + "/partial"
+            guard let file = ((try? TitleFixtures.files(in: progress)) ?? []).first(where: { $0.hasSuffix("progress.json") }),
+                let text = try? TitleFixtures.read(progress + "/" + file)
+            else { return 0 }
+            return text.components(separatedBy: "sha256").count - 1
+        }
+
         /// `ffmpeg -xerror … -f framemd5` of the cached title, as a user would run it: no
         /// options beyond the playlist `mediacache path` prints.
         static func playOffline(_ harness: Harness, _ url: String) throws -> (path: String, frames: String) {
@@ -197,23 +218,14 @@ extension EndToEnd {
         /// 1.15 × its bytes.
         @Test func aTitleKilledTwiceCompletesWithoutFetchingMuchTwice() throws {
             let title = try TitleFixture.hlsFMP4.make()
-            var slow = Faults()
-            slow.bytesPerSecond = 50_000
-            let media = title.resources.filter { !$0.hasSuffix(".m3u8") }
             let origin = try TestOrigin()
-            try Self.serve(title, on: origin, faults: Dictionary(uniqueKeysWithValues: media.map { ($0, slow) }))
+            let media = try Self.serve(title, on: origin, mediaAt: 50_000)
             let harness = Harness()
             let url = origin.url("/t/" + title.entry)
             let size = try media.reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: title.path($1))[.size] as! Int) }
             for round in 1...2 {
                 let run = try harness.startPrefetch(list: url, ["-x", "2"])
-                let progress = harness.scratch.cache + "/partial"
-                let saved = Harness.waitUntil(timeout: 20) {
-                    let files = (try? TitleFixtures.files(in: progress)) ?? []
-                    return files.contains { $0.hasSuffix("progress.json") }
-                        && ((try? TitleFixtures.read(progress + "/" + files.first { $0.hasSuffix("progress.json") }!))?
-                            .components(separatedBy: "sha256").count ?? 0) > round
-                }
+                let saved = Harness.waitUntil(timeout: 20) { Self.filesHeld(harness) >= round }
                 #expect(saved, "round \(round): no progress saved")
                 run.signal(SIGKILL)
                 _ = run.wait()
@@ -230,22 +242,12 @@ extension EndToEnd {
         /// (no list given) finishes it from there; it plays as the origin's.
         @Test func anInterruptedTitleShowsInStatusAndResumeFinishesIt() throws {
             let title = try TitleFixture.hlsFMP4.make()
-            var slow = Faults()
-            slow.bytesPerSecond = 50_000
-            let media = title.resources.filter { !$0.hasSuffix(".m3u8") }
             let origin = try TestOrigin()
-            try Self.serve(title, on: origin, faults: Dictionary(uniqueKeysWithValues: media.map { ($0, slow) }))
+            let media = try Self.serve(title, on: origin, mediaAt: 50_000)
             let harness = Harness()
             let url = origin.url("/t/" + title.entry)
             let run = try harness.startPrefetch(list: url, ["-x", "2"])
-            // Until the title's saved progress holds two files (each with its hash).
-            let progress = harness.scratch.cache + "/partial"
-            let saved = Harness.waitUntil(timeout: 20) {
-                let files = (try? TitleFixtures.files(in: progress)) ?? []
-                guard let file = files.first(where: { $0.hasSuffix("progress.json") }) else { return false }
-                return ((try? TitleFixtures.read(progress + "/" + file))?.components(separatedBy: "sha256").count ?? 0) > 2
-            }
-            #expect(saved, "no progress saved")
+            #expect(Harness.waitUntil(timeout: 20) { Self.filesHeld(harness) >= 2 }, "no progress saved")
             run.signal(SIGINT)
             #expect(run.wait().status == 130)
             let status = try harness.run(["status"])
@@ -289,11 +291,9 @@ extension EndToEnd {
         @Test(arguments: [(["-x", "3"], 3), (["-x", "3", "--max-connections-per-host", "2"], 2)])
         func segmentsGoOutInParallelWithinTheCaps(flags: [String], peak: Int) throws {
             let title = try TitleFixture.hlsTS.make()
-            var slow = Faults()
-            slow.bytesPerSecond = 60_000
-            let segments = title.resources.filter { $0.hasSuffix(".ts") }.sorted()
             let origin = try TestOrigin()
-            try Self.serve(title, on: origin, faults: Dictionary(uniqueKeysWithValues: segments.map { ($0, slow) }))
+            let segments = try Self.serve(title, on: origin, mediaAt: 60_000).sorted()
+            #expect(segments.count > peak && segments.allSatisfy { $0.hasSuffix(".ts") }, "\(segments)")
             let harness = Harness()
             let result = try harness.prefetch(list: origin.url("/t/" + title.entry), flags)
             #expect(result.status == 0, "\(result.stderr)")
