@@ -273,7 +273,7 @@ final class PartialFile: @unchecked Sendable {
         if let journal {
             do { try journal.rewrite(epoch: epoch, holding: state.completed.ranges) } catch { self.journal = nil }
         } else {
-            try? FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false, replacingLink: true)
+            _ = try? FileSystem.makeDirectory(cache.jobDirectory(key: key), durable: false, replacingLink: true)
             journal = ProgressJournal(path: cache.journalPath(key: key), epoch: epoch, holding: state.completed.ranges)
         }
     }

@@ -1,15 +1,34 @@
-/// One list's text and the name its diagnostics give it.
+/// One list and the name its diagnostics give it: its text in memory, or a file read as
+/// its entries are asked for.
 public struct ListText: Sendable {
-    public let text: String
     public let file: String
-    /// Lines (1-based) that were not UTF-8: in `text` they keep only their indentation,
-    /// and the parser reports them.
-    public let undecodableLines: Set<Int>
+    let content: Content
+
+    enum Content {
+        /// `undecodableLines` (1-based) were not UTF-8: in `text` they keep only their
+        /// indentation, and the parser reports them.
+        case text(String, undecodableLines: Set<Int>)
+        /// A regular file: read a chunk at a time, so a long list is never in memory whole.
+        case path(String)
+    }
 
     public init(text: String, file: String, undecodableLines: Set<Int> = []) {
-        self.text = text
         self.file = file
-        self.undecodableLines = undecodableLines
+        content = .text(text, undecodableLines: undecodableLines)
+    }
+
+    /// The list file at `path`, read as entries are asked for (and once more, quickly,
+    /// by `ListParser.entryLineCount`). It must be a regular file: a pipe cannot be read twice.
+    public init(readingFile path: String, file: String) {
+        self.file = file
+        content = .path(path)
+    }
+
+    func lines() -> any ListLines {
+        switch content {
+        case .text(let text, let undecodableLines): TextListLines(text, undecodableLines: undecodableLines)
+        case .path(let path): FileListLines(path: path)
+        }
     }
 }
 
@@ -24,11 +43,13 @@ public final class ListEntries: @unchecked Sendable {
     private var lists: [ListText]
     private var listIndex = 0
     private var builder: ListParser.Builder?
-    private var position: String.Index?
+    /// The current list's lines, while it is read.
+    private var lines: (any ListLines)?
     private var lineNumber = 0
-    /// Where each cache key was first seen, by the key's 32 bytes (not the URL: this
-    /// map is the only part that grows with the list).
-    private var firstSeen: [IdentityDigest: (list: Int32, line: Int32)] = [:]
+    /// Where each cache key was first seen: the only part that grows with the list.
+    private var firstSeen = FirstSeenKeys()
+    /// Lines of the lists before each list, so one number names a line in any of them.
+    private var linesBefore: [Int] = [0]
     /// Errors reported so far (bad lines; their entries were dropped).
     public private(set) var errorCount = 0
     /// When set, only the entries of this shard are given out.
@@ -36,9 +57,12 @@ public final class ListEntries: @unchecked Sendable {
     /// Entries passed over so far because they belong to another shard.
     public private(set) var otherShardCount = 0
 
-    public init(_ lists: [ListText], shard: Shard? = nil) {
+    /// `expectedEntries`: about how many entries the lists hold (`ListParser.entryLineCount`),
+    /// so the duplicate check takes its memory once.
+    public init(_ lists: [ListText], shard: Shard? = nil, expectedEntries: Int = 0) {
         self.lists = lists
         self.shard = shard
+        firstSeen.reserve(expectedEntries)
     }
 
     /// The next entry, or nil when every list is done. Problems met on the way go to
@@ -48,36 +72,34 @@ public final class ListEntries: @unchecked Sendable {
             let index = listIndex
             let list = lists[index]
             if builder == nil {
-                builder = ListParser.Builder(file: list.file, undecodableLines: list.undecodableLines)
-                position = list.text.startIndex
+                builder = ListParser.Builder(file: list.file)
+                lines = list.lines()
                 lineNumber = 0
             }
             let completed: (entry: ListEntry, line: Int)?
             var listDone = false
-            if let start = position {
+            if let line = lines!.next() {
                 lineNumber += 1
-                let rest = list.text.utf8[start...]
-                var line: Substring
-                if let newline = rest.firstIndex(of: UInt8(ascii: "\n")) {
-                    line = list.text[start..<newline]
-                    position = list.text.utf8.index(after: newline)
-                } else {
-                    line = list.text[start...]
-                    position = nil
-                }
-                if line.utf8.last == UInt8(ascii: "\r") { line = line.dropLast() }
-                if lineNumber == 1, line.hasPrefix("\u{FEFF}") { line = line.dropFirst() }
                 completed = builder!.consume(line, at: lineNumber)
             } else {
+                if let failure = lines!.failure {
+                    errorCount += 1
+                    diagnose(
+                        ListDiagnostic(
+                            severity: .error, file: list.file, line: lineNumber + 1,
+                            message: "cannot read the list from here on (\(failure)); the entries after this line were not read"))
+                }
                 // Every line is consumed: what is left is the last entry.
                 completed = builder!.finish()
                 listDone = true
             }
             report(diagnose)
             if listDone {
-                // The list is done; its text is no longer needed.
+                // The list is done; its text (or open file) is no longer needed.
                 builder = nil
+                lines = nil
                 lists[index] = ListText(text: "", file: list.file)
+                linesBefore.append(linesBefore[index] + lineNumber)
                 listIndex += 1
             }
             if let completed {
@@ -107,12 +129,11 @@ public final class ListEntries: @unchecked Sendable {
     private func isFirst(
         _ completed: (entry: ListEntry, line: Int), key: CacheKey, in index: Int, diagnose: (ListDiagnostic) -> Void
     ) -> Bool {
-        let digest = IdentityDigest(key)
-        guard let first = firstSeen[digest] else {
-            firstSeen[digest] = (Int32(index), Int32(clamping: completed.line))
-            return true
-        }
-        let place = Int(first.list) == index ? "on line \(first.line)" : "at \(lists[Int(first.list)].file):\(first.line)"
+        guard let seen = firstSeen.insert(key, at: linesBefore[index] + completed.line) else { return true }
+        // The last list that starts before it holds it.
+        let list = linesBefore.lastIndex { $0 < seen }!
+        let line = seen - linesBefore[list]
+        let place = list == index ? "on line \(line)" : "at \(lists[list].file):\(line)"
         diagnose(
             ListDiagnostic(
                 severity: .warning, file: lists[index].file, line: completed.line,
@@ -121,24 +142,3 @@ public final class ListEntries: @unchecked Sendable {
     }
 }
 
-/// A cache key's SHA-256 as four words: a quarter of the memory of its hex string.
-private struct IdentityDigest: Hashable {
-    let words: (UInt64, UInt64, UInt64, UInt64)
-
-    init(_ key: CacheKey) {
-        let hex = Array(key.hex.utf8)
-        func word(_ index: Int) -> UInt64 {
-            hex[index * 16..<(index + 1) * 16].reduce(0) { value, digit in
-                value << 4 | UInt64(digit <= UInt8(ascii: "9") ? digit - UInt8(ascii: "0") : digit - UInt8(ascii: "a") + 10)
-            }
-        }
-        words = (word(0), word(1), word(2), word(3))
-    }
-
-    static func == (a: Self, b: Self) -> Bool { a.words == b.words }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(words.0)
-        hasher.combine(words.1)
-    }
-}

@@ -16,24 +16,19 @@ public enum ListParser {
     /// megabytes of one line would only produce a long error.
     static let maxLineLength = 4 * URLParts.maxLength
 
-    /// The text of a list file, without a byte order mark, decoded line by line: a
-    /// comment may hold any bytes (it is dropped), and a line that is not UTF-8 keeps
-    /// only its indentation and is reported by the parser; the other lines stand.
+    /// The text of a list held in memory (standard input, a pipe), without a byte order
+    /// mark, decoded line by line as `ListLine` decodes a file's: a comment may hold any
+    /// bytes, a line that is not UTF-8 keeps only its indentation and is reported.
     public static func text(of bytes: [UInt8], file: String) -> ListText {
         var body = bytes[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         if let text = String(validating: body, as: UTF8.self) { return ListText(text: text, file: file) }
-        var lines: [String] = []
+        var lines: [Substring] = []
         var undecodable: Set<Int> = []
         for (index, line) in body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
-            let kept = line[..<commentStart(line)]
-            if let text = String(validating: kept, as: UTF8.self) {
-                lines.append(text)
-            } else {
-                undecodable.insert(index + 1)
-                let indentation = line.prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-                lines.append(String(decoding: indentation, as: UTF8.self))
-            }
+            let decoded = ListLine(decoding: line)
+            if !decoded.isUTF8 { undecodable.insert(index + 1) }
+            lines.append(decoded.text)
         }
         return ListText(text: lines.joined(separator: "\n"), file: file, undecodableLines: undecodable)
     }
@@ -53,21 +48,37 @@ public enum ListParser {
 
     /// How many entries `texts` hold, counted without parsing: the lines that start one
     /// (not indented, not a comment, not blank). Bad lines and repeated keys make it an
-    /// upper bound.
+    /// upper bound. A list file is read for it in chunks (one that cannot be read counts 0).
     public static func entryLineCount(_ texts: [ListText]) -> Int {
         var count = 0
         for text in texts {
-            var atLineStart = true
-            for byte in text.text.utf8 {
+            var counter = EntryLineCounter()
+            switch text.content {
+            case .text(let text, _): counter.count(text.utf8)
+            case .path(let path):
+                guard let handle = FileHandle(forReadingAtPath: path) else { continue }
+                while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { counter.count(chunk) }
+                try? handle.close()
+            }
+            count += counter.lines
+        }
+        return count
+    }
+
+    private struct EntryLineCounter {
+        var lines = 0
+        var atLineStart = true
+
+        mutating func count(_ bytes: some Sequence<UInt8>) {
+            for byte in bytes {
                 if atLineStart && !(byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "#")
                     || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n"))
                 {
-                    count += 1
+                    lines += 1
                 }
                 atLineStart = byte == UInt8(ascii: "\n")
             }
         }
-        return count
     }
 
     /// Every entry and problem of one list at once (`ListEntries` parses as it goes).
@@ -94,24 +105,21 @@ public enum ListParser {
         /// True while the options of a rejected entry are being skipped.
         var skippingOptions = false
         var currentLine = 0
-        /// Lines that were not UTF-8 (`ListText.undecodableLines`).
-        let undecodableLines: Set<Int>
-
-        init(file: String, undecodableLines: Set<Int> = []) {
+        init(file: String) {
             self.file = file
-            self.undecodableLines = undecodableLines
         }
 
-        mutating func consume(_ line: Substring, at number: Int) -> (entry: ListEntry, line: Int)? {
+        mutating func consume(_ read: ListLine, at number: Int) -> (entry: ListEntry, line: Int)? {
+            let line = read.text
             let indented = line.first == " " || line.first == "\t"
             // A line that cannot be read takes its entry with it: a URL line its options,
             // an option line the entry it belongs to.
-            let length = line.utf8.count
             let unreadable =
-                undecodableLines.contains(number)
+                !read.isUTF8
                 ? "line is not UTF-8 text (save the list as UTF-8)"
-                : length > ListParser.maxLineLength
-                    ? "line is \(length) bytes long; no URL or option may be longer than \(URLParts.maxLength) bytes" : nil
+                : read.length > ListParser.maxLineLength
+                    ? "line is \(read.length) bytes long; no URL or option may be longer than \(URLParts.maxLength) bytes"
+                    : nil
             if let unreadable {
                 if indented && skippingOptions { return nil }
                 let completed = indented ? nil : finish()

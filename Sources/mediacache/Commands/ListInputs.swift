@@ -87,6 +87,9 @@ struct ListInputs {
         for input in inputs {
             switch input {
             case .url(let url): urls.append(url)
+            case .list(let path) where ListReader.isRegularFile(path):
+                try ListReader.checkReadable(path)
+                texts.append(ListText(readingFile: path, file: path))
             case .list(let path):
                 texts.append(ListParser.text(of: try ListReader.read(path), file: path == "-" ? "<stdin>" : path))
             }
@@ -96,28 +99,29 @@ struct ListInputs {
     }
 }
 
-/// Reads a list file or standard input; a failure says why (the command exits 2).
+/// Opens the lists before anything is fetched; a failure says why (the command exits 2).
+/// A regular file is read as its entries are asked for (`ListText(readingFile:)`);
+/// standard input, a pipe or a device is read whole here, as it cannot be read twice.
 enum ListReader {
     struct Failure: Error {
         let message: String
     }
 
-    /// Lists are text; a bigger "list" (or /dev/zero) is refused before it fills memory.
+    /// Lists read whole are text; a bigger "list" (or /dev/zero) is refused before it fills memory.
     static let maximumSize = 64 << 20
 
+    static func isRegularFile(_ path: String) -> Bool {
+        var status = stat()
+        return path != "-" && stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Fails as `read` would when `path` cannot be opened.
+    static func checkReadable(_ path: String) throws(Failure) {
+        try open(path).closeFile()
+    }
+
     static func read(_ path: String) throws(Failure) -> [UInt8] {
-        let handle: FileHandle
-        if path == "-" {
-            handle = FileHandle.standardInput
-        } else {
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-            guard exists, !isDirectory.boolValue, let opened = FileHandle(forReadingAtPath: path) else {
-                let reason = !exists ? "no such file" : isDirectory.boolValue ? "it is a directory" : "permission denied"
-                throw Failure(message: "cannot read list \(path): \(reason)")
-            }
-            handle = opened
-        }
+        let handle = path == "-" ? FileHandle.standardInput : try open(path)
         var bytes: [UInt8] = []
         do {
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
@@ -133,5 +137,15 @@ enum ListReader {
             throw Failure(message: "cannot read list \(path): \(error.localizedDescription)")
         }
         return bytes
+    }
+
+    private static func open(_ path: String) throws(Failure) -> FileHandle {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        guard exists, !isDirectory.boolValue, let opened = FileHandle(forReadingAtPath: path) else {
+            let reason = !exists ? "no such file" : isDirectory.boolValue ? "it is a directory" : "permission denied"
+            throw Failure(message: "cannot read list \(path): \(reason)")
+        }
+        return opened
     }
 }

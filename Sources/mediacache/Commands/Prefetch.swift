@@ -80,7 +80,8 @@ struct Prefetch: ParsableCommand {
             throw ExitStatus.usage
         }
         let shard = try parsedShard()
-        let entries = ListEntries(texts, shard: shard)
+        let entryLines = ListParser.entryLineCount(texts)
+        let entries = ListEntries(texts, shard: shard, expectedEntries: entryLines)
         var pending = entries.next { Terminal.err($0.description) }
         if pending == nil && entries.errorCount == 0 {
             if let shard {
@@ -105,6 +106,6 @@ struct Prefetch: ParsableCommand {
             },
             inputErrors: { entries.errorCount },
             // Without a shard, an estimate the run corrects once the lists are read.
-            expectedFiles: shard == nil ? ListParser.entryLineCount(texts) : nil)
+            expectedFiles: shard == nil ? entryLines : nil)
     }
 }

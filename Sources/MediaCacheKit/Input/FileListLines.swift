@@ -1,0 +1,96 @@
+import Foundation
+
+/// The lines of a list file, read a chunk at a time as entries are asked for: a list of
+/// a million lines costs one buffer, not its size. An over-long line is counted, not
+/// kept (the parser refuses it by its length).
+final class FileListLines: ListLines {
+    private let path: String
+    private let chunkSize: Int
+    private var handle: FileHandle?
+    private var opened = false
+    /// Bytes read and not yet given out, from `start`.
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var atEnd = false
+    private var number = 0
+    private(set) var failure: String?
+
+    init(path: String, chunkSize: Int = 64 << 10) {
+        self.path = path
+        self.chunkSize = chunkSize
+    }
+
+    deinit {
+        try? handle?.close()
+    }
+
+    func next() -> ListLine? {
+        if !opened { open() }
+        // A line longer than any the parser takes: its first bytes (the indentation) and
+        // its length are kept, the rest dropped as it is read.
+        var overlong: (kept: ArraySlice<UInt8>, length: Int)?
+        // Bytes after `start` known to hold no line break: each byte is searched once.
+        var searched = 0
+        while true {
+            if let newline = buffer[(start + searched)...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = buffer[start..<newline]
+                start = newline + 1
+                return self.line(line, overlong: overlong)
+            }
+            if atEnd {
+                guard start < buffer.count || overlong != nil else { return nil }
+                defer { start = buffer.count }
+                return line(buffer[start...], overlong: overlong)
+            }
+            if buffer.count - start > ListParser.maxLineLength {
+                let kept = overlong?.kept ?? Array(ListLine.indentation(of: buffer[start...]))[...]
+                overlong = (kept, (overlong?.length ?? 0) + buffer.count - start)
+                start = buffer.count
+            }
+            searched = buffer.count - start
+            // No slice of the buffer is held here, so dropping its front copies nothing.
+            read()
+        }
+    }
+
+    private func line(_ bytes: ArraySlice<UInt8>, overlong: (kept: ArraySlice<UInt8>, length: Int)?) -> ListLine {
+        number += 1
+        var bytes = bytes
+        if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
+        if let overlong {
+            return ListLine(
+                text: String(decoding: overlong.kept, as: UTF8.self)[...], length: overlong.length + bytes.count)
+        }
+        if number == 1, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        return ListLine(decoding: bytes)
+    }
+
+    private func open() {
+        opened = true
+        handle = FileHandle(forReadingAtPath: path)
+        if handle == nil { stop(String(cString: strerror(errno))) }
+    }
+
+    /// Appends the next chunk, dropping what was given out before it.
+    private func read() {
+        guard let handle, !atEnd else { return }
+        if start > 0 {
+            buffer.removeFirst(start)
+            start = 0
+        }
+        do {
+            guard let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty else {
+                atEnd = true
+                return
+            }
+            buffer.append(contentsOf: chunk)
+        } catch {
+            stop(error.localizedDescription)
+        }
+    }
+
+    private func stop(_ reason: String) {
+        failure = reason
+        atEnd = true
+    }
+}

@@ -1,0 +1,77 @@
+/// One line of a list as the parser takes it: without its line break (and, on the first
+/// line, without a byte order mark).
+struct ListLine {
+    /// The line; for a line that is not UTF-8, what of it could be read (its text before a
+    /// comment, else its indentation); for an over-long one, its indentation.
+    var text: Substring
+    /// Its length in bytes, as it stands in the list.
+    var length: Int
+    var isUTF8: Bool
+
+    /// `bytes` as a line: UTF-8 text, else what of it can be read. A comment may hold any
+    /// bytes (the parser drops it); a line that is not UTF-8 keeps only its indentation
+    /// (the parser reports it), so the other lines stand.
+    init(decoding bytes: ArraySlice<UInt8>) {
+        length = bytes.count
+        if let text = String(validating: bytes, as: UTF8.self) {
+            self.text = text[...]
+            isUTF8 = true
+        } else if let kept = String(validating: bytes[..<ListParser.commentStart(bytes)], as: UTF8.self) {
+            text = kept[...]
+            isUTF8 = true
+        } else {
+            text = String(decoding: Self.indentation(of: bytes), as: UTF8.self)[...]
+            isUTF8 = false
+        }
+    }
+
+    init(text: Substring, length: Int, isUTF8: Bool = true) {
+        self.text = text
+        self.length = length
+        self.isUTF8 = isUTF8
+    }
+
+    static func indentation(of bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        bytes.prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+    }
+}
+
+/// The lines of one list, each once, in order.
+protocol ListLines {
+    /// The next line; nil after the last (or when the rest cannot be read: `failure`).
+    mutating func next() -> ListLine?
+    /// Why the list stopped before its end; nil when it was read whole.
+    var failure: String? { get }
+}
+
+/// The lines of a list held in memory (standard input, a pipe, the URL arguments).
+struct TextListLines: ListLines {
+    private let text: String
+    private let undecodableLines: Set<Int>
+    private var position: String.Index?
+    private var number = 0
+    var failure: String? { nil }
+
+    init(_ text: String, undecodableLines: Set<Int>) {
+        self.text = text
+        self.undecodableLines = undecodableLines
+        position = text.startIndex
+    }
+
+    mutating func next() -> ListLine? {
+        guard let start = position else { return nil }
+        number += 1
+        let rest = text.utf8[start...]
+        var line: Substring
+        if let newline = rest.firstIndex(of: UInt8(ascii: "\n")) {
+            line = text[start..<newline]
+            position = text.utf8.index(after: newline)
+        } else {
+            line = text[start...]
+            position = nil
+        }
+        if line.utf8.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        if number == 1, line.hasPrefix("\u{FEFF}") { line = line.dropFirst() }
+        return ListLine(text: line, length: line.utf8.count, isUTF8: !undecodableLines.contains(number))
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+@testable import MediaCacheKit
+
+/// A list file is read a chunk at a time as its entries are asked for; what it gives
+/// (entries, diagnostics, their lines) must be what the same bytes give in memory.
+@Suite("List files read in chunks")
+struct ListFileTests {
+    /// Every entry and diagnostic of `lists`, in the order a run meets them.
+    private static func read(_ lists: [ListText]) -> (entries: [String], diagnostics: [String]) {
+        let entries = ListEntries(lists)
+        var diagnostics: [String] = []
+        var urls: [String] = []
+        while let entry = entries.next(diagnose: { diagnostics.append($0.description) }) {
+            urls.append([entry.url, entry.outName ?? "", entry.headers.joined(separator: "|")].joined(separator: " "))
+        }
+        return (urls, diagnostics)
+    }
+
+    private static func file(_ bytes: [UInt8]) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("list-\(UUID().uuidString).txt").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    private static let overlong = "https://a.example/" + String(repeating: "x", count: ListParser.maxLineLength + 10)
+
+    /// Lists with what a line can be: CRLF, a BOM, comments holding any bytes, a line that
+    /// is not UTF-8 (a URL line, an option line), an over-long line, no final newline.
+    private static let cases: [[UInt8]] = [
+        Array("https://a.example/1.mp4\n  out=one.mp4\nhttps://a.example/2.mp4".utf8),
+        [0xEF, 0xBB, 0xBF] + Array("https://a.example/1.mp4\r\n  header=X-A: 1\r\n\r\nhttps://a.example/2.mp4\r\n".utf8),
+        Array("# a comment \u{00E9}\nhttps://a.example/1.mp4 # note\n".utf8) + [0x23, 0xFF, 0x0A]
+            + Array("https://a.example/2.mp4\n".utf8),
+        Array("https://a.example/1.mp4\n".utf8) + [0x68, 0x74, 0xFF, 0x0A] + Array("  out=x.mp4\nhttps://a.example/3.mp4\n".utf8),
+        Array("https://a.example/1.mp4\n  out=".utf8) + [0xC3, 0x28] + Array("\nhttps://a.example/2.mp4\n".utf8),
+        Array("https://a.example/1.mp4\n\(overlong)\n  out=dropped.mp4\nhttps://a.example/2.mp4\n  \(overlong)\n".utf8),
+        Array("https://a.example/1.mp4\nhttps://a.example/1.mp4\n\n\nhttps://a.example/2.mp4\nhttps://a.example/1.mp4".utf8),
+        Array("\(overlong)".utf8),
+        [],
+    ]
+
+    @Test(arguments: cases.indices, [1, 7, 64, 65536])
+    func aFileGivesWhatTheSameBytesGiveInMemory(index: Int, chunkSize: Int) throws {
+        let bytes = Self.cases[index]
+        let path = try Self.file(bytes)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let inMemory = Self.read([ListParser.text(of: bytes, file: "list.txt")])
+        // The chunk size only changes where reads end, never what a line is.
+        var lines = FileListLines(path: path, chunkSize: chunkSize) as any ListLines
+        var builder = ListParser.Builder(file: "list.txt")
+        var number = 0
+        var entries: [String] = []
+        while let line = lines.next() {
+            number += 1
+            if let done = builder.consume(line, at: number) { entries.append(done.entry.url) }
+        }
+        if let last = builder.finish() { entries.append(last.entry.url) }
+        #expect(lines.failure == nil)
+        let firstSeen = inMemory.entries.map { String($0.split(separator: " ")[0]) }
+        // Duplicates are ListEntries' to drop, so compare the keys' first appearances.
+        #expect(entries.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } } == firstSeen)
+        #expect(builder.diagnostics.map(\.description) == inMemory.diagnostics.filter { !$0.contains("duplicate") })
+        let streamed = Self.read([ListText(readingFile: path, file: "list.txt")])
+        #expect(streamed.entries == inMemory.entries)
+        #expect(streamed.diagnostics == inMemory.diagnostics)
+    }
+
+    @Test func anOverlongLineIsRefusedByItsFullLength() throws {
+        let path = try Self.file(Array("\(Self.overlong)\r\nhttps://a.example/2.mp4\n".utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let read = Self.read([ListText(readingFile: path, file: "l.txt")])
+        #expect(read.entries == ["https://a.example/2.mp4  "])
+        #expect(read.diagnostics.count == 1)
+        #expect(read.diagnostics.first?.hasPrefix("l.txt:1: line is \(Self.overlong.utf8.count) bytes long") == true)
+    }
+
+    @Test func aListThatCannotBeReadSaysSoNamingIt() {
+        let entries = ListEntries([ListText(readingFile: "/nonexistent/list.txt", file: "gone.txt")])
+        var diagnostics: [ListDiagnostic] = []
+        #expect(entries.next { diagnostics.append($0) } == nil)
+        #expect(entries.errorCount == 1)
+        #expect(diagnostics.count == 1)
+        #expect(diagnostics.first?.description.hasPrefix("gone.txt:1: cannot read the list from here on (") == true)
+    }
+
+    /// The count is an estimate for progress: bad lines may count (in a file, a line
+    /// that is not UTF-8 does), a good one is never missed.
+    @Test func entryLinesOfAFileAreCountedAsInMemory() throws {
+        for bytes in Self.cases {
+            let path = try Self.file(bytes)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let inFile = ListParser.entryLineCount([ListText(readingFile: path, file: "l")])
+            let inMemory = ListParser.entryLineCount([ListParser.text(of: bytes, file: "l")])
+            if String(validating: bytes, as: UTF8.self) != nil {
+                #expect(inFile == inMemory)
+            } else {
+                #expect(inFile >= inMemory && inFile >= Self.read([ListParser.text(of: bytes, file: "l")]).entries.count)
+            }
+        }
+    }
+
+    /// Keys beyond the first merges (4,096, then an eighth of those held) are still
+    /// found, each with the place it was first seen.
+    @Test func firstSeenKeysFindEveryRepeatWithItsFirstPlace() {
+        var seen = FirstSeenKeys()
+        let keys = (0..<20_000).map { CacheKey(identity: "https://a.example/\($0)") }
+        for (index, key) in keys.enumerated() {
+            #expect(seen.insert(key, at: index + 1) == nil)
+        }
+        #expect(seen.count == keys.count)
+        for index in stride(from: 0, to: keys.count, by: 7) {
+            #expect(seen.insert(keys[index], at: 0) == index + 1, "key \(index)")
+        }
+        #expect(seen.count == keys.count)
+    }
+}
