@@ -100,7 +100,7 @@ struct ListFileTests {
         }
     }
 
-    /// Keys beyond the first merges (4,096, then an eighth of those held) are still
+    /// Keys beyond the first merges (2,048, then a 32nd of those held) are still
     /// found, each with the place it was first seen.
     @Test func firstSeenKeysFindEveryRepeatWithItsFirstPlace() {
         var seen = FirstSeenKeys()

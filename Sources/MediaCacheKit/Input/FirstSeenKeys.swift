@@ -2,8 +2,8 @@
 /// part of reading a list that grows with it (a dictionary of the keys took 80).
 ///
 /// The keys sit in one sorted array searched by halves; new ones collect in a small
-/// dictionary that is merged in, in place, once it holds an eighth as many, so no insert
-/// copies the whole array and no growth needs twice its memory.
+/// dictionary that is merged in, in place, once it holds a 32nd as many: no insert copies
+/// the whole array, no growth needs twice its memory, and each key moves about 32 times.
 ///
 /// A key is known by the first 8 bytes of its SHA-256: two keys of a list of a million
 /// share them with a chance of 3 in 100 million, and the second is then reported as a
@@ -29,7 +29,7 @@ struct FirstSeenKeys {
         let print = Self.fingerprint(key)
         if let known = recent[print] ?? find(print) { return Int(known) }
         recent[print] = UInt32(clamping: place)
-        if recent.count >= max(4096, sorted.count / 8) { mergeRecent() }
+        if recent.count >= max(2048, sorted.count / 32) { mergeRecent() }
         return nil
     }
 
