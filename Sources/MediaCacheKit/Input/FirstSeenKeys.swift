@@ -3,7 +3,7 @@
 ///
 /// The keys sit in one sorted array searched by halves; new ones collect in a small
 /// dictionary that is merged in, in place, once it holds a 32nd as many: no insert copies
-/// the whole array, no growth needs twice its memory, and each key moves about 32 times.
+/// the whole array, and no growth needs twice its memory.
 ///
 /// A key is known by the first 8 bytes of its SHA-256: two keys of a list of a million
 /// share them with a chance of 3 in 100 million, and the second is then reported as a
@@ -42,7 +42,7 @@ struct FirstSeenKeys {
         return low < sorted.count && sorted[low] == print ? places[low] : nil
     }
 
-    /// Merges `recent` into `sorted` from the back, so each key moves at most once.
+    /// Merges `recent` into `sorted` from the back, so a merge moves each key at most once.
     private mutating func mergeRecent() {
         let fresh = recent.sorted { $0.key < $1.key }
         recent = [:]
