@@ -15,6 +15,9 @@ final class IdleConnections: Sendable {
 
     private struct State {
         var entries: [ObjectIdentifier: Entry] = [:]
+        /// Whether the server is at its connection cap, as `EvictingConnectionLimit`
+        /// counts: the one count that says whether a place is free.
+        var full = false
         /// The cap was reached while no connection could be closed: the next one to
         /// become idle is. A connection is counted when it is accepted but known here
         /// only once its pipeline is set up, so a burst of new ones can fill the cap
@@ -24,7 +27,7 @@ final class IdleConnections: Sendable {
 
         mutating func takeOwedEviction() -> Bool {
             defer { evictionOwed = false }
-            return evictionOwed
+            return evictionOwed && full
         }
     }
 
@@ -49,11 +52,20 @@ final class IdleConnections: Sendable {
         if owed { closeOldestIdle() }
     }
 
-    /// A connection is gone, and with it the place an owed eviction was to make.
-    func closed(_ channel: any Channel) {
+    /// The server's count of connections reached its cap, or fell below it. Below it the
+    /// server accepts again, so no eviction is owed. Only the count says so: a connection
+    /// known here to have ended may have had its place taken already (the count and this
+    /// list learn of an end in either order), and dropping the eviction then left the
+    /// server full and not accepting until an idle timeout.
+    func atCap(_ full: Bool) {
         state.withLock { state in
-            if state.entries.removeValue(forKey: ObjectIdentifier(channel)) != nil { state.evictionOwed = false }
+            state.full = full
+            if !full { state.evictionOwed = false }
         }
+    }
+
+    func closed(_ channel: any Channel) {
+        _ = state.withLock { $0.entries.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
     /// Closes the connection idle longest (a silent one, one part-way through a request
@@ -93,10 +105,14 @@ struct EvictingConnectionLimit: AvailableConnectionsDelegate {
 
     mutating func connectionOpened() {
         count += 1
+        connections.atCap(count >= maximum)
         if count >= maximum { connections.closeOldestIdle() }
     }
 
-    mutating func connectionClosed() { count -= 1 }
+    mutating func connectionClosed() {
+        count -= 1
+        connections.atCap(count >= maximum)
+    }
 
     func isAcceptingNewConnections() -> Bool { count < maximum }
 }
