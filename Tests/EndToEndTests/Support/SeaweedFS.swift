@@ -36,10 +36,21 @@ final class SeaweedFS: @unchecked Sendable {
     }
 
     private static let sharedServer: Result<SeaweedFS, any Error> = Result {
-        let server = try SeaweedFS()
-        // Stopped when the test process exits, so `swift test` leaves no weed behind.
-        atexit { try? SeaweedFS.sharedServer.get().stop() }
-        return server
+        // A start can fail on its own (once CI saw the volume server's gRPC service die
+        // at start and the gateway never answer), and every tier test of the process
+        // would fail with it: a failed start is tried again, on new ports.
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                let server = try SeaweedFS()
+                // Stopped when the test process exits, so `swift test` leaves no weed behind.
+                atexit { try? SeaweedFS.sharedServer.get().stop() }
+                return server
+            } catch is StartFailed where attempt < 3 {
+                continue
+            }
+        }
     }
 
     /// The server every tier test uses, started on first use.
