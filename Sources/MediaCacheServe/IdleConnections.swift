@@ -15,9 +15,6 @@ final class IdleConnections: Sendable {
 
     private struct State {
         var entries: [ObjectIdentifier: Entry] = [:]
-        /// Whether the server is at its connection cap, as `EvictingConnectionLimit`
-        /// counts: the one count that says whether a place is free.
-        var full = false
         /// The cap was reached while no connection could be closed: the next one to
         /// become idle is. A connection is counted when it is accepted but known here
         /// only once its pipeline is set up, so a burst of new ones can fill the cap
@@ -27,7 +24,7 @@ final class IdleConnections: Sendable {
 
         mutating func takeOwedEviction() -> Bool {
             defer { evictionOwed = false }
-            return evictionOwed && full
+            return evictionOwed
         }
     }
 
@@ -52,16 +49,13 @@ final class IdleConnections: Sendable {
         if owed { closeOldestIdle() }
     }
 
-    /// The server's count of connections reached its cap, or fell below it. Below it the
-    /// server accepts again, so no eviction is owed. Only the count says so: a connection
-    /// known here to have ended may have had its place taken already (the count and this
-    /// list learn of an end in either order), and dropping the eviction then left the
-    /// server full and not accepting until an idle timeout.
-    func atCap(_ full: Bool) {
-        state.withLock { state in
-            state.full = full
-            if !full { state.evictionOwed = false }
-        }
+    /// The server's count of connections fell below its cap: it accepts again, so no
+    /// eviction is owed. Only the count says so: a connection known here to have ended
+    /// may have had its place taken already (the count and this list learn of an end in
+    /// either order), and dropping the eviction then left the server full and not
+    /// accepting until an idle timeout.
+    func belowCap() {
+        state.withLock { $0.evictionOwed = false }
     }
 
     func closed(_ channel: any Channel) {
@@ -105,13 +99,12 @@ struct EvictingConnectionLimit: AvailableConnectionsDelegate {
 
     mutating func connectionOpened() {
         count += 1
-        connections.atCap(count >= maximum)
         if count >= maximum { connections.closeOldestIdle() }
     }
 
     mutating func connectionClosed() {
         count -= 1
-        connections.atCap(count >= maximum)
+        if count < maximum { connections.belowCap() }
     }
 
     func isAcceptingNewConnections() -> Bool { count < maximum }

@@ -34,7 +34,6 @@ struct IdleConnectionsTests {
     /// (it waited for an idle timeout before).
     @Test func aCapFilledBeforeAnyConnectionIsKnownIsMadeRoomInOnce() throws {
         let connections = IdleConnections()
-        connections.atCap(true)
         #expect(!connections.closeOldestIdle())
         let (first, second) = (try Self.connected(), try Self.connected())
         connections.opened(first)
@@ -50,9 +49,8 @@ struct IdleConnectionsTests {
         let (answered, next) = (try Self.connected(), try Self.connected())
         connections.opened(answered)
         connections.busy(answered)
-        connections.atCap(true)
         #expect(!connections.closeOldestIdle())
-        connections.atCap(false)
+        connections.belowCap()
         connections.closed(answered)
         connections.opened(next)
         #expect(next.isActive)
@@ -66,12 +64,11 @@ struct IdleConnectionsTests {
         let connections = IdleConnections()
         let (evicted, arriving) = (try Self.connected(), try Self.connected())
         connections.opened(evicted)
-        connections.atCap(true)
         #expect(connections.closeOldestIdle())
         #expect(!evicted.isActive)
-        // The count: the evicted one ended, the arriving one was accepted at the cap.
-        connections.atCap(false)
-        connections.atCap(true)
+        // The count: the evicted one ended (below the cap), the arriving one was accepted
+        // at the cap, with none known idle.
+        connections.belowCap()
         #expect(!connections.closeOldestIdle())
         connections.closed(evicted)
         connections.opened(arriving)

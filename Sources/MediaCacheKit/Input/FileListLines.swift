@@ -15,7 +15,7 @@ final class FileListLines: ListLines {
     private var number = 0
     private(set) var failure: String?
 
-    init(path: String, chunkSize: Int = 64 << 10) {
+    init(path: String, chunkSize: Int) {
         self.path = path
         self.chunkSize = chunkSize
     }

@@ -26,7 +26,7 @@ struct FirstSeenKeys {
 
     /// Records `key` at `place` and returns nil, or returns the place it was first seen at.
     mutating func insert(_ key: CacheKey, at place: Int) -> Int? {
-        let print = Self.fingerprint(key)
+        let print = key.leadingWord
         if let known = recent[print] ?? find(print) { return Int(known) }
         recent[print] = UInt32(clamping: place)
         if recent.count >= max(2048, sorted.count / 32) { mergeRecent() }
@@ -60,12 +60,6 @@ struct FirstSeenKeys {
                 places[slot] = fresh[next].value
                 next -= 1
             }
-        }
-    }
-
-    private static func fingerprint(_ key: CacheKey) -> Fingerprint {
-        key.hex.utf8.prefix(16).reduce(0) { value, digit in
-            value << 4 | UInt64(digit <= UInt8(ascii: "9") ? digit &- UInt8(ascii: "0") : digit &- UInt8(ascii: "a") &+ 10)
         }
     }
 }

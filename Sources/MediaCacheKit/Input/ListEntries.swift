@@ -9,7 +9,7 @@ public struct ListText: Sendable {
         /// indentation, and the parser reports them.
         case text(String, undecodableLines: Set<Int>)
         /// A regular file: read a chunk at a time, so a long list is never in memory whole.
-        case path(String)
+        case path(String, chunkSize: Int)
     }
 
     public init(text: String, file: String, undecodableLines: Set<Int> = []) {
@@ -20,14 +20,19 @@ public struct ListText: Sendable {
     /// The list file at `path`, read as entries are asked for (and once more, quickly,
     /// by `ListParser.entryLineCount`). It must be a regular file: a pipe cannot be read twice.
     public init(readingFile path: String, file: String) {
+        self.init(readingFile: path, file: file, chunkSize: 64 << 10)
+    }
+
+    /// `chunkSize`: bytes read at a time (tests make lines cross many reads).
+    init(readingFile path: String, file: String, chunkSize: Int) {
         self.file = file
-        content = .path(path)
+        content = .path(path, chunkSize: chunkSize)
     }
 
     func lines() -> any ListLines {
         switch content {
         case .text(let text, let undecodableLines): TextListLines(text, undecodableLines: undecodableLines)
-        case .path(let path): FileListLines(path: path)
+        case .path(let path, let chunkSize): FileListLines(path: path, chunkSize: chunkSize)
         }
     }
 }

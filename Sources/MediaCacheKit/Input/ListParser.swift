@@ -55,7 +55,7 @@ public enum ListParser {
             var counter = EntryLineCounter()
             switch text.content {
             case .text(let text, _): counter.count(text.utf8)
-            case .path(let path):
+            case .path(let path, _):
                 guard let handle = FileHandle(forReadingAtPath: path) else { continue }
                 while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { counter.count(chunk) }
                 try? handle.close()

@@ -41,9 +41,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     }
 
     static func position(of key: CacheKey, among count: Int) -> Int {
-        // The hex is lowercase and 64 digits long (CacheKey's invariant).
-        let high = UInt64(key.hex.prefix(16), radix: 16) ?? 0
-        return Int(high % UInt64(count))
+        Int(key.leadingWord % UInt64(count))
     }
 
     public var description: String { "\(index)/\(count)" }

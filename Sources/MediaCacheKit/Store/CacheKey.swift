@@ -12,5 +12,12 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         self.hex = hex
     }
 
+    /// The digest's first 8 bytes as a number: what shards split by and what a list's
+    /// duplicate check keeps of a key.
+    var leadingWord: UInt64 {
+        // The hex is lowercase and 64 digits long (this type's invariant).
+        UInt64(hex.prefix(16), radix: 16) ?? 0
+    }
+
     public var description: String { hex }
 }
