@@ -58,6 +58,11 @@ struct DownloadJobTests {
         func append(_ event: PrefetchEvent) { events.withLock { $0.append(event) } }
 
         var retries: Int { events.withLock { $0.filter { if case .retry = $0 { true } else { false } }.count } }
+
+        /// The source each `started` event named, in order.
+        var startedSources: [DownloadSource] {
+            events.withLock { $0.compactMap { if case .started(_, _, _, _, _, let source, _) = $0 { source } else { nil } } }
+        }
     }
 
     static func file(_ size: Int, seed: UInt64) -> [UInt8] {
@@ -184,6 +189,8 @@ struct DownloadJobTests {
         #expect(scripted.bytes(of: result) == file.bytes, "\(result)")
         let urls = scripted.transfers.requests.withLock { $0.map(\.url) }
         #expect(urls.first == "http://gone.test/e.mp4" && urls.dropFirst().allSatisfy { $0 == "http://mirror.test/e.mp4" }, "\(urls)")
+        // The mirror continues the origin's file: the download started once.
+        #expect(scripted.events.startedSources == [.origin])
     }
 
     /// The file changes on the origin between two of its ranges (a new ETag): the
@@ -231,22 +238,60 @@ struct DownloadJobTests {
     @Test func aTierRecordIsLookedUpOnTheLoopAndItsCopyFetched() async throws {
         let bytes = Self.file(512 << 10, seed: 9)
         let url = "http://origin.test/h.mp4"
-        let record = TierRecord(
-            key: CacheKey(identity: url), sha256: Digest.sha256Hex(bytes), size: Int64(bytes.count),
-            contentType: "video/mp4", faststart: .original, etag: "\"v1\"", lastModified: nil, url: url)
-        let directory = try TemporaryDirectory("mediacache-tier")
-        defer { directory.remove() }
-        let configuration = try S3Configuration(
-            location: TierLocation(parsing: "s3://bucket/fleet"), endpoint: "http://tier.test", region: "us-east-1",
-            credentials: S3Credentials(accessKeyID: "AKID", secretAccessKey: "secret"))
-        let tier = TierSource(
-            store: TierStore(client: S3Client(configuration: configuration), cacheRoot: directory.path),
-            fallback: .origin(required: false), trouble: { _ in })
+        let tier = try ScriptedTier(url: url, recordOf: bytes)
+        defer { tier.directory.remove() }
         let copy = ScriptedFile(bytes: bytes)
-        let scripted = try Scripted(tier: tier) { request in
-            guard request.url.hasPrefix("http://tier.test/") else {
-                return [.head(status: 500, headers: [("Content-Length", "0")]), .end(CURLE_OK)]
-            }
+        let scripted = try Scripted(tier: tier.source) { request in
+            tier.answer(request, copy: copy) ?? [.head(status: 500, headers: [("Content-Length", "0")]), .end(CURLE_OK)]
+        }
+        let result = await scripted.download([url])
+        #expect(scripted.bytes(of: result) == bytes, "\(result)")
+        let urls = scripted.transfers.requests.withLock { $0.map(\.url) }
+        #expect(urls.first?.hasSuffix("/keys/\(CacheKey(identity: url).hex).json") == true, "\(urls)")
+        #expect(urls.allSatisfy { $0.hasPrefix("http://tier.test/") }, "\(urls)")
+        #expect(scripted.events.startedSources == [.tier])
+    }
+
+    /// The tier's copy is not the bytes its record names: none of it is kept, the origin
+    /// gives the file, and the download says it started again, from the origin.
+    @Test func aTierCopyWithOtherBytesGivesWayToTheOrigin() async throws {
+        let bytes = Self.file(512 << 10, seed: 10)
+        let url = "http://origin.test/i.mp4"
+        let tier = try ScriptedTier(url: url, recordOf: bytes)
+        defer { tier.directory.remove() }
+        var damaged = bytes
+        damaged[1000] ^= 0xFF
+        let (copy, origin) = (ScriptedFile(bytes: damaged), ScriptedFile(bytes: bytes))
+        let scripted = try Scripted(tier: tier.source) { request in tier.answer(request, copy: copy) ?? origin.answer(request) }
+        let result = await scripted.download([url])
+        #expect(scripted.bytes(of: result) == bytes, "\(result)")
+        #expect(scripted.events.startedSources == [.tier, .origin])
+        let urls = scripted.transfers.requests.withLock { $0.map(\.url) }
+        #expect(urls.contains(url), "\(urls)")
+    }
+
+    /// A tier at `http://tier.test` holding a record of `bytes` for `url`.
+    struct ScriptedTier {
+        let directory: TemporaryDirectory
+        let source: TierSource
+        let record: TierRecord
+
+        init(url: String, recordOf bytes: [UInt8]) throws {
+            record = TierRecord(
+                key: CacheKey(identity: url), sha256: Digest.sha256Hex(bytes), size: Int64(bytes.count),
+                contentType: "video/mp4", faststart: .original, etag: "\"v1\"", lastModified: nil, url: url)
+            directory = try TemporaryDirectory("mediacache-tier")
+            let configuration = try S3Configuration(
+                location: TierLocation(parsing: "s3://bucket/fleet"), endpoint: "http://tier.test", region: "us-east-1",
+                credentials: S3Credentials(accessKeyID: "AKID", secretAccessKey: "secret"))
+            source = TierSource(
+                store: TierStore(client: S3Client(configuration: configuration), cacheRoot: directory.path),
+                fallback: .origin(required: false), trouble: { _ in })
+        }
+
+        /// The tier's answer to `request` (its record, else `copy`); nil for another host.
+        func answer(_ request: HTTPRequest, copy: ScriptedFile) -> [ScriptedTransfers.Step]? {
+            guard request.url.hasPrefix("http://tier.test/") else { return nil }
             guard request.url.hasSuffix(".json") else { return copy.answer(request) }
             let json = record.encoded()
             return [
@@ -254,11 +299,6 @@ struct DownloadJobTests {
                 .body(json), .end(CURLE_OK),
             ]
         }
-        let result = await scripted.download([url])
-        #expect(scripted.bytes(of: result) == bytes, "\(result)")
-        let urls = scripted.transfers.requests.withLock { $0.map(\.url) }
-        #expect(urls.first?.hasSuffix("/keys/\(CacheKey(identity: url).hex).json") == true, "\(urls)")
-        #expect(urls.allSatisfy { $0.hasPrefix("http://tier.test/") }, "\(urls)")
     }
 
     /// An HTML page sent with 200 for a media URL is an error page, not the file.

@@ -115,7 +115,6 @@ extension DownloadJob {
             download.held.startOver()
             partial.remove()
             state = JobState(entry: request.entry, commandHeaders: request.commandHeaders)
-            startedEventSent = false
             guard partial.openUnnamed(spares: nil) else {
                 fail(JobFailure(.io, "cannot make a data file in \(cache.partialDirectory)"), keepPartial: false)
                 return

@@ -34,7 +34,10 @@ final class DownloadJob: @unchecked Sendable {
     /// Seconds from a request to its first body byte (a moving average): what the endgame
     /// weighs against a running range's time left. Nil until one has been seen.
     var requestLatency: Double?
-    var startedEventSent = false
+    /// The source the `started` event named; nil until it was sent. Another source that
+    /// takes over is announced again (its bytes are another copy's); a mirror, which
+    /// continues the origin's bytes, is not.
+    private var announcedSource: DownloadSource?
     /// URLs this job parsed, each parsed once: URLComponents costs more than the rest of
     /// a small file's header handling.
     private var parsedURLs: [String: URLParts?] = [:]
@@ -153,12 +156,12 @@ final class DownloadJob: @unchecked Sendable {
 
     private static let mp4Extensions: Set<String> = ["mp4", "m4v", "m4a", "mov", "3gp", "3g2", "f4v"]
 
-    /// Says once that the download started: a file when its first answer is accepted (a
-    /// new one from the origin when its first bytes show it is no playlist), a title when
-    /// it is planned.
+    /// Says once per source that the download started: a file when its first answer is
+    /// accepted (a new one from the origin when its first bytes show it is no playlist),
+    /// a title when it is planned.
     func announceStart(length: Int64?, resumedBytes: Int64, connections: Int, title: TitleCounts? = nil) {
-        guard !startedEventSent else { return }
-        startedEventSent = true
+        guard announcedSource != source.kind else { return }
+        announcedSource = source.kind
         emit(
             .started(
                 url: url, name: name, length: length, resumedBytes: resumedBytes, connections: connections,
@@ -167,7 +170,7 @@ final class DownloadJob: @unchecked Sendable {
 
     /// Called for every chunk a file writes: the counts are taken only the first time.
     func announceFileStart() {
-        guard !startedEventSent else { return }
+        guard announcedSource != source.kind else { return }
         announceStart(length: state.length, resumedBytes: state.bytesDone, connections: plannedConnections)
     }
 
