@@ -112,4 +112,46 @@ struct ListFileTests {
         }
         #expect(seen.count == keys.count)
     }
+    /// A pipe's lines are taken as they arrive: an entry whose writer went quiet after it
+    /// is given out without waiting for the next line; one written with its option lines
+    /// keeps them; the end of the pipe ends the list.
+    @Test func aStreamGivesEachEntryAsItArrives() throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let (reader, writer) = (ends[0], ends[1])
+        let entries = ListEntries([ListText(reading: ListStream(descriptor: reader, owned: true), file: "<stdin>")])
+        var diagnostics: [String] = []
+        func write(_ text: String) { _ = text.utf8CString.withUnsafeBufferPointer { Glibc.write(writer, $0.baseAddress, $0.count - 1) } }
+
+        write("https://a.example/1.mp4\n")
+        let first = entries.next { diagnostics.append($0.description) }
+        #expect(first?.url == "https://a.example/1.mp4")
+        write("https://a.example/2.mp4\n  out=two.mp4\n")
+        close(writer)
+        let second = entries.next { diagnostics.append($0.description) }
+        #expect(second?.url == "https://a.example/2.mp4" && second?.outName == "two.mp4")
+        #expect(entries.next { diagnostics.append($0.description) } == nil)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+    }
+
+    /// A stopped stream (Ctrl-C) gives what it holds whole and says where it stopped; a
+    /// line cut short by the stop is not taken.
+    @Test func aStoppedStreamSaysWhereItStopped() throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[1]) }
+        let stream = ListStream(descriptor: ends[0], owned: true)
+        let entries = ListEntries([ListText(reading: stream, file: "<stdin>")])
+        let text = "https://a.example/1.mp4\n  out=one.mp4\nhttps://a.example/2.mp4\nhttps://a.exa"
+        _ = text.utf8CString.withUnsafeBufferPointer { Glibc.write(ends[1], $0.baseAddress, $0.count - 1) }
+        var diagnostics: [String] = []
+        let first = entries.next { diagnostics.append($0.description) }
+        #expect(first?.url == "https://a.example/1.mp4" && first?.outName == "one.mp4")
+        stream.stop()
+        #expect(entries.next { diagnostics.append($0.description) } == nil)
+        #expect(
+            diagnostics == [
+                "<stdin>:4: warning: the run was interrupted before this line: the entry on line 3 and the rest of the list were not taken"
+            ], "\(diagnostics)")
+    }
 }

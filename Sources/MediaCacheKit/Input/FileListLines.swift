@@ -1,10 +1,16 @@
 import Foundation
 
-/// The lines of a list file, read a chunk at a time as entries are asked for: a list of
-/// a million lines costs one buffer, not its size. An over-long line is counted, not
-/// kept (the parser refuses it by its length).
+/// The lines of a list file or stream, read a chunk at a time as entries are asked for:
+/// a list of a million lines costs one buffer, not its size. An over-long line is
+/// counted, not kept (the parser refuses it by its length).
 final class FileListLines: ListLines {
-    private let path: String
+    enum Input {
+        case path(String)
+        /// Read as it arrives; a stop ends it where it is.
+        case stream(ListStream)
+    }
+
+    private let input: Input
     private let chunkSize: Int
     private var handle: FileHandle?
     private var opened = false
@@ -14,9 +20,10 @@ final class FileListLines: ListLines {
     private var atEnd = false
     private var number = 0
     private(set) var failure: String?
+    private(set) var wasStopped = false
 
-    init(path: String, chunkSize: Int) {
-        self.path = path
+    init(_ input: Input, chunkSize: Int) {
+        self.input = input
         self.chunkSize = chunkSize
     }
 
@@ -38,7 +45,8 @@ final class FileListLines: ListLines {
                 return self.line(line, overlong: overlong)
             }
             if atEnd {
-                guard start < buffer.count || overlong != nil else { return nil }
+                // A stream stopped midway: its last line may be cut, so it is not read.
+                guard !wasStopped, start < buffer.count || overlong != nil else { return nil }
                 defer { start = buffer.count }
                 return line(buffer[start...], overlong: overlong)
             }
@@ -51,6 +59,11 @@ final class FileListLines: ListLines {
             // No slice of the buffer is held here, so dropping its front copies nothing.
             read()
         }
+    }
+
+    func isQuiet() -> Bool {
+        guard case .stream(let stream) = input, !atEnd, start == buffer.count else { return false }
+        return stream.isSilent(forMilliseconds: 200)
     }
 
     private func line(_ bytes: ArraySlice<UInt8>, overlong: (kept: ArraySlice<UInt8>, length: Int)?) -> ListLine {
@@ -67,25 +80,39 @@ final class FileListLines: ListLines {
 
     private func open() {
         opened = true
+        guard case .path(let path) = input else { return }
         handle = FileHandle(forReadingAtPath: path)
         if handle == nil { stop(String(cString: strerror(errno))) }
     }
 
     /// Appends the next chunk, dropping what was given out before it.
     private func read() {
-        guard let handle, !atEnd else { return }
+        guard !atEnd else { return }
         if start > 0 {
             buffer.removeFirst(start)
             start = 0
         }
-        do {
-            guard let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty else {
-                atEnd = true
-                return
+        switch input {
+        case .path:
+            guard let handle else { return stop("not open") }
+            do {
+                guard let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty else {
+                    atEnd = true
+                    return
+                }
+                buffer.append(contentsOf: chunk)
+            } catch {
+                stop(error.localizedDescription)
             }
-            buffer.append(contentsOf: chunk)
-        } catch {
-            stop(error.localizedDescription)
+        case .stream(let stream):
+            switch stream.read(upTo: chunkSize) {
+            case .bytes(let chunk): buffer.append(contentsOf: chunk)
+            case .end: atEnd = true
+            case .stopped:
+                wasStopped = true
+                atEnd = true
+            case .failed(let reason): stop(reason)
+            }
         }
     }
 

@@ -10,6 +10,8 @@ public struct ListText: Sendable {
         case text(String, undecodableLines: Set<Int>)
         /// A regular file: read a chunk at a time, so a long list is never in memory whole.
         case path(String, chunkSize: Int)
+        /// Standard input or a pipe: read as it arrives.
+        case stream(ListStream, chunkSize: Int)
     }
 
     public init(text: String, file: String, undecodableLines: Set<Int> = []) {
@@ -29,10 +31,27 @@ public struct ListText: Sendable {
         content = .path(path, chunkSize: chunkSize)
     }
 
+    /// `stream`, read as it arrives (`ListStream`). Its entries cannot be counted ahead.
+    public init(reading stream: ListStream, file: String) {
+        self.init(reading: stream, file: file, chunkSize: 64 << 10)
+    }
+
+    init(reading stream: ListStream, file: String, chunkSize: Int) {
+        self.file = file
+        content = .stream(stream, chunkSize: chunkSize)
+    }
+
+    /// The stream it is read from, if it arrives while it is read (its entries cannot be
+    /// counted ahead, and a stop must end its reading).
+    public var stream: ListStream? {
+        if case .stream(let stream, _) = content { stream } else { nil }
+    }
+
     func lines() -> any ListLines {
         switch content {
         case .text(let text, let undecodableLines): TextListLines(text, undecodableLines: undecodableLines)
-        case .path(let path, let chunkSize): FileListLines(path: path, chunkSize: chunkSize)
+        case .path(let path, let chunkSize): FileListLines(.path(path), chunkSize: chunkSize)
+        case .stream(let stream, let chunkSize): FileListLines(.stream(stream), chunkSize: chunkSize)
         }
     }
 }
@@ -83,9 +102,23 @@ public final class ListEntries: @unchecked Sendable {
             }
             let completed: (entry: ListEntry, line: Int)?
             var listDone = false
-            if let line = lines!.next() {
+            if builder!.current != nil && lines!.isQuiet() {
+                // A stream's writer went quiet after a whole line: the entry under way is
+                // taken now, not when the next line comes, which may be minutes away.
+                completed = builder!.finish()
+            } else if let line = lines!.next() {
                 lineNumber += 1
                 completed = builder!.consume(line, at: lineNumber)
+            } else if lines!.wasStopped {
+                // Reading stopped (Ctrl-C): the entry under way may lack lines still to come.
+                let notTaken = builder!.current == nil
+                    ? "the rest of the list was" : "the entry on line \(builder!.currentLine) and the rest of the list were"
+                diagnose(
+                    ListDiagnostic(
+                        severity: .warning, file: list.file, line: lineNumber + 1,
+                        message: "the run was interrupted before this line: \(notTaken) not taken"))
+                completed = nil
+                listDone = true
             } else {
                 if let failure = lines!.failure {
                     errorCount += 1

@@ -42,15 +42,22 @@ protocol ListLines {
     mutating func next() -> ListLine?
     /// Why the list stopped before its end; nil when it was read whole.
     var failure: String? { get }
+    /// Whether a stream's reading was stopped (Ctrl-C) before its end.
+    var wasStopped: Bool { get }
+    /// Whether no line is at hand and none arrives within a moment: a stream whose
+    /// writer is silent after a whole line. A file or a text never is.
+    mutating func isQuiet() -> Bool
 }
 
-/// The lines of a list held in memory (standard input, a pipe, the URL arguments).
+/// The lines of a list held in memory (the URL arguments, a device read whole).
 struct TextListLines: ListLines {
     private let text: String
     private let undecodableLines: Set<Int>
     private var position: String.Index?
     private var number = 0
     var failure: String? { nil }
+    var wasStopped: Bool { false }
+    func isQuiet() -> Bool { false }
 
     init(_ text: String, undecodableLines: Set<Int>) {
         self.text = text

@@ -48,7 +48,8 @@ public enum ListParser {
 
     /// How many entries `texts` hold, counted without parsing: the lines that start one
     /// (not indented, not a comment, not blank). Bad lines and repeated keys make it an
-    /// upper bound. A list file is read for it in chunks (one that cannot be read counts 0).
+    /// upper bound. A list file is read for it in chunks (one that cannot be read counts 0);
+    /// a stream, not known before its end, counts 0.
     public static func entryLineCount(_ texts: [ListText]) -> Int {
         var count = 0
         for text in texts {
@@ -59,6 +60,9 @@ public enum ListParser {
                 guard let handle = FileHandle(forReadingAtPath: path) else { continue }
                 while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { counter.count(chunk) }
                 try? handle.close()
+            case .stream:
+                // Not known before it ends.
+                continue
             }
             count += counter.lines
         }

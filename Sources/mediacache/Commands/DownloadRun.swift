@@ -48,9 +48,11 @@ struct DownloadRun {
     /// progress lines. `inputErrors` counts the problems once the run is over. An
     /// interrupted run saves what it never started, for `resume`. `expectedFiles`: how
     /// many requests `next` will give, if known (an estimate is corrected at its end).
+    /// `stopReading` runs on an interruption, before the rest of the lists is saved: it
+    /// stops lists that arrive over time, whose writer may never end.
     func run(
         next: @escaping (_ report: @escaping (String) -> Void) -> JobRequest?, inputErrors: () -> Int,
-        savedQueues: [String] = [], expectedFiles: Int? = nil
+        savedQueues: [String] = [], expectedFiles: Int? = nil, stopReading: @escaping @Sendable () -> Void = {}
     ) throws {
         MemoryTuning.keepTransferBuffers()
         let style: EventPrinter.Style = json ? .json : quiet ? .quiet : .human
@@ -67,6 +69,7 @@ struct DownloadRun {
             cache: cache, report: PlacementPrinter.reporter(json: json, quiet: quiet, printer: printer))
         let batch = PrefetchBatch(service: service, placer: placer)
         let trap = SignalTrap(message: "stopping, saving progress") {
+            stopReading()
             batch.cancel()
             pusher?.cancel()
         }

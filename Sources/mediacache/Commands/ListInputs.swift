@@ -79,8 +79,9 @@ struct ListInputs {
         String(word.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : Character($0) })
     }
 
-    /// Every list is read first (a missing one stops the command before anything is
+    /// Every list is opened first (a missing one stops the command before anything is
     /// fetched); the URL arguments become one list, in their order, named "command line".
+    /// Standard input and pipes are read as they arrive: stop their `stream`s to stop.
     func texts() throws(ListReader.Failure) -> [ListText] {
         var texts: [ListText] = []
         var urls: [String] = []
@@ -91,7 +92,12 @@ struct ListInputs {
                 try ListReader.checkReadable(path)
                 texts.append(ListText(readingFile: path, file: path))
             case .list(let path):
-                texts.append(ListParser.text(of: try ListReader.read(path), file: path == "-" ? "<stdin>" : path))
+                let name = path == "-" ? "<stdin>" : path
+                if let stream = try ListReader.openStream(path) {
+                    texts.append(ListText(reading: stream, file: name))
+                } else {
+                    texts.append(ListParser.text(of: try ListReader.read(path), file: name))
+                }
             }
         }
         if !urls.isEmpty { texts.append(ListText(text: urls.joined(separator: "\n"), file: "command line")) }
@@ -101,7 +107,8 @@ struct ListInputs {
 
 /// Opens the lists before anything is fetched; a failure says why (the command exits 2).
 /// A regular file is read as its entries are asked for (`ListText(readingFile:)`);
-/// standard input, a pipe or a device is read whole here, as it cannot be read twice.
+/// standard input, a pipe or a terminal as it arrives (`ListStream`); another device is
+/// read whole here, up to a limit.
 enum ListReader {
     struct Failure: Error {
         let message: String
@@ -113,6 +120,21 @@ enum ListReader {
     static func isRegularFile(_ path: String) -> Bool {
         var status = stat()
         return path != "-" && stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// `path` (`-`: standard input) as a stream, if it is a pipe, a socket or a terminal;
+    /// nil for anything else.
+    static func openStream(_ path: String) throws(Failure) -> ListStream? {
+        if path == "-" { return ListStream.arrivesOverTime(0) ? ListStream(descriptor: 0, owned: false) : nil }
+        let handle = try open(path)
+        guard ListStream.arrivesOverTime(handle.fileDescriptor) else {
+            try? handle.close()
+            return nil
+        }
+        let descriptor = fcntl(handle.fileDescriptor, F_DUPFD_CLOEXEC, 0)
+        try? handle.close()
+        guard descriptor >= 0 else { throw Failure(message: "cannot read list \(path): \(String(cString: strerror(errno)))") }
+        return ListStream(descriptor: descriptor, owned: true)
     }
 
     /// Fails as `read` would when `path` cannot be opened.

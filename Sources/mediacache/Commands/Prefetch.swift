@@ -98,6 +98,7 @@ struct Prefetch: ParsableCommand {
             }
         }
         let headers = download.headers
+        let streams = texts.compactMap(\.stream)
         try DownloadRun(cache: cache.directory, options: download, network: network, tier: tier, titles: titles).run(
             next: { report in
                 let entry = pending ?? entries.next { report($0.description) }
@@ -105,7 +106,8 @@ struct Prefetch: ParsableCommand {
                 return entry.map { JobRequest(entry: placed($0), commandHeaders: headers) }
             },
             inputErrors: { entries.errorCount },
-            // Without a shard, an estimate the run corrects once the lists are read.
-            expectedFiles: shard == nil ? entryLines : nil)
+            // Without a shard or a stream, an estimate the run corrects once the lists are read.
+            expectedFiles: shard == nil && streams.isEmpty ? entryLines : nil,
+            stopReading: { streams.forEach { $0.stop() } })
     }
 }

@@ -65,6 +65,10 @@ enum ManualText {
                 reaches the server). URLs longer than 64 KiB and lines longer than 256 KiB \
                 are refused. A bad line is reported as file:line and the other entries still run.
                 """),
+            .text(
+                """
+                A list on standard input (-) or a pipe (<(cmd)) is read as it arrives, so                 `cmd | mediacache prefetch -` starts each file as soon as its lines are                 written (an entry is taken once the next line starts, or once the writer                 is silent for a moment), and the run ends at the end of its input. Ctrl-C                 stops the reading too: entries already read are saved for resume, the rest                 of the input is not read.
+                """),
         ])
 
     static let cacheLayout = ManualSection(

@@ -36,7 +36,9 @@ final class BackgroundLists: Service {
                     entries.next { Terminal.err($0.description) }.map { JobRequest(entry: $0, commandHeaders: headers) }
                 })
             }
-        } onGracefulShutdown: {
+        } onGracefulShutdown: { [texts] in
+            // A list arriving on a pipe may never end: its reading stops first.
+            texts.forEach { $0.stream?.stop() }
             batch.cancel()
         }
         printer.backgroundDone(summary, inputErrors: entries.errorCount)

@@ -46,9 +46,10 @@ enum MediaCacheProcess {
 
     /// Starts the binary without waiting; the caller waits or signals it. `unprivileged`:
     /// as `unprivilegedUser`, when there is one.
+    /// `keepsInputOpen`: standard input stays open after `stdin` for `Running.write`.
     static func start(
         _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], fileLimit: FileLimit? = nil,
-        unprivileged: Bool = false
+        unprivileged: Bool = false, keepsInputOpen: Bool = false
     ) throws -> Running {
         let process = Process()
         if unprivileged, let user = unprivilegedUser {
@@ -82,10 +83,10 @@ enum MediaCacheProcess {
         process.standardError = err
         let input = Pipe()
         process.standardInput = input
-        let running = Running(process: process, out: out, err: err)
+        let running = Running(process: process, out: out, err: err, input: keepsInputOpen ? input.fileHandleForWriting : nil)
         try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try? input.fileHandleForWriting.close()
+        if !keepsInputOpen { try? input.fileHandleForWriting.close() }
         return running
     }
 
@@ -102,9 +103,11 @@ enum MediaCacheProcess {
         private let outData = Collector()
         private let errData = Collector()
         private let started = Date()
+        private let input: FileHandle?
 
-        init(process: Process, out: Pipe, err: Pipe) {
+        init(process: Process, out: Pipe, err: Pipe, input: FileHandle? = nil) {
             self.process = process
+            self.input = input
             // Read continuously so a chatty child never blocks on a full pipe.
             outData.drain(out.fileHandleForReading)
             errData.drain(err.fileHandleForReading)
@@ -116,6 +119,12 @@ enum MediaCacheProcess {
         var stdoutSoFar: String { outData.snapshot }
 
         func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+        /// Writes to its standard input (started with `keepsInputOpen`).
+        func write(_ text: String) { input?.write(Data(text.utf8)) }
+
+        /// Ends its standard input.
+        func closeInput() { try? input?.close() }
 
         /// Waits for exit; a run over `timeout` is killed and reported with status -1.
         func wait(timeout: Double = 60) -> RunResult {
