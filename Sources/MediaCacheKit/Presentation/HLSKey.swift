@@ -37,10 +37,13 @@ public struct HLSKey: Sendable, Hashable {
         return [UInt8](repeating: 0, count: 8) + (0..<8).map { UInt8(truncatingIfNeeded: number >> (56 - 8 * $0)) }
     }
 
+    /// An AES-128 key's length in bytes.
+    static let aes128KeyLength: Int64 = 16
+
     /// Checks the body fetched from an AES-128 key URI: exactly 16 bytes, or an error
     /// naming the key (servers answer an expired token with a page, not a status).
     public static func checkAES128Key(_ body: [UInt8], uri: String) throws(PresentationError) {
-        guard body.count == 16 else { throw .badKeyLength(keyURI: uri, bytes: body.count) }
+        guard body.count == Int(aes128KeyLength) else { throw .badKeyLength(keyURI: uri, bytes: body.count) }
     }
 
     /// The key `tag` declares, nil for `METHOD=NONE` (where `allowsNone`, else an error).

@@ -20,8 +20,8 @@ public enum PresentationError: Error, Equatable, CustomStringConvertible {
     case drm(url: String, line: Int, reason: String)
     /// An `EXT-X-KEY` METHOD that RFC 8216 does not define.
     case unknownKeyMethod(url: String, line: Int, method: String)
-    /// A fetched AES-128 key whose body is not 16 bytes.
-    case badKeyLength(keyURI: String, bytes: Int)
+    /// A fetched AES-128 key whose body is not 16 bytes (nil: more, and of no stated length).
+    case badKeyLength(keyURI: String, bytes: Int?)
     /// A body whose root element is not `MPD` (an error page, another format).
     case notAnMPD(url: String)
     /// An MPD larger than `XMLElementTree.maxBytes`.
@@ -65,7 +65,7 @@ public enum PresentationError: Error, Equatable, CustomStringConvertible {
             "\(Self.shown(url)) line \(line): #EXT-X-KEY METHOD=\(Printable.name(method, limit: 40)) is not "
                 + "NONE, AES-128, SAMPLE-AES or SAMPLE-AES-CTR; the title cannot be cached"
         case .badKeyLength(let keyURI, let bytes):
-            "the AES-128 key \(Self.shown(keyURI)) is \(bytes) bytes, not 16 (an error page?); "
+            "the AES-128 key \(Self.shown(keyURI)) is \(bytes.map { "\($0) bytes" } ?? "more than 16 bytes"), not 16 (an error page?); "
                 + "check the key URL and the headers it needs"
         case .notAnMPD(let url):
             "\(Self.shown(url)) is not a DASH MPD: its root element is not <MPD> (an error or login page?); "

@@ -46,6 +46,9 @@ final class ResourceFetch: HTTPTransferDelegate {
     private var written: Int64 = 0
     /// The body's bytes that are the resource: its range's end, or the Content-Length.
     private var expected: Int64?
+    /// Most bytes taken from a response that does not say its length (`--max-stream-size`);
+    /// an AES-128 key takes 16 whatever its response says.
+    var maxUnannouncedBytes = Int64.max
     /// Where a piece's response ends (exclusive): past `expected` once it was cut.
     private var responseEnd: Int64?
     /// The loop it runs on, for a piece that stops before its response ends.
@@ -217,6 +220,12 @@ final class ResourceFetch: HTTPTransferDelegate {
                 }
                 expected = range.map { range in head.contentLength.map { min($0, range.end) } ?? range.end } ?? head.contentLength
             }
+            if resource.kind == .key, let expected, expected != HLSKey.aes128KeyLength {
+                // Refused before its body: a "key" of 300 MB is not fetched to be measured.
+                let error = PresentationError.badKeyLength(keyURI: url, bytes: Int(clamping: expected))
+                verdict = .definite(JobFailure(.badResponse, error.message))
+                return false
+            }
             accepted = true
             sink?.note(.accepted(length: expected))
         case _ where head.isRedirect:
@@ -275,6 +284,11 @@ final class ResourceFetch: HTTPTransferDelegate {
         let count = Int(expected.map { min(Int64(chunk.count), $0 - written) } ?? Int64(chunk.count))
         guard count > 0 else { return 0 }
         guard let sink, !sink.hasFailed else { return 0 }  // `finish` tells why
+        if expected == nil, let refusal = unannouncedRefusal(upTo: written + Int64(count)) {
+            sink.restart()
+            verdict = .definite(JobFailure(.badResponse, refusal))
+            return 0
+        }
         sink.append(chunk.prefix(count).bytes)
         written += Int64(count)
         if piece != nil { bursts.note(count, now: TransferLoop.now()) }
@@ -286,6 +300,18 @@ final class ResourceFetch: HTTPTransferDelegate {
             responseDidEnd(nil)
         }
         return count
+    }
+
+    /// Why a response of no stated length cannot go on to `bytes`; nil: it can. What it
+    /// sent is then dropped, as a file's is.
+    private func unannouncedRefusal(upTo bytes: Int64) -> String? {
+        if resource.kind == .key {
+            guard bytes > HLSKey.aes128KeyLength else { return nil }
+            return PresentationError.badKeyLength(keyURI: url, bytes: nil).message
+        }
+        guard bytes > maxUnannouncedBytes else { return nil }
+        return "\(resource.label) (\(Printable.url(url))) sent more than \(ByteCount.format(maxUnannouncedBytes)) "
+            + "without saying how long it is; nothing of it was kept. Raise --max-stream-size to take more"
     }
 
     func transfer(_ transfer: HTTPTransfer, didCompleteWith error: TransferError?) {

@@ -239,6 +239,7 @@ final class TitleDownload {
             fetch.arrivals = { view.note(path, $0) }
         }
         let request = job.source.request(url: fetch.url, urlOrigin: URLParts(fetch.url)?.origin, rangeHeaders: [], options: options)
+        fetch.maxUnannouncedBytes = options.maxStreamSize
         fetch.start(
             request, userAgent: job.source.userAgent(options: options), on: loop,
             rateLimits: loop.rateLimiter.limits(file: job.fileRateLimit),
@@ -253,7 +254,7 @@ final class TitleDownload {
         guard !ended else { return }
         switch outcome {
         case .done(let size, let sha256):
-            if resource.kind == .key, size != 16 {
+            if resource.kind == .key, size != HLSKey.aes128KeyLength {
                 let error = PresentationError.badKeyLength(keyURI: finished.url, bytes: Int(size))
                 return fail(JobFailure(.badResponse, error.message))
             }
