@@ -23,6 +23,22 @@ extension EndToEnd {
             #expect(bad.isEmpty, "control characters in output: \(bad.map { $0.value })", sourceLocation: sourceLocation)
         }
 
+        /// Range and If- headers are mediacache's own: `-H` with one is a usage error before
+        /// any request (one made every answer the same 11 bytes, asked again ~5,000 times a
+        /// second); `header=` with one skips its entry.
+        @Test func aRangeOrConditionalHeaderOfTheUsersIsRefused() throws {
+            origin.serve("/a.bin", Resource(TestBytes.make(50_000, seed: 64)))
+            let url = origin.url("/a.bin")
+            let option = try harness.run(["prefetch", "-H", "Range: bytes=0-10", url], timeout: 20)
+            #expect(option.status == 2, "\(option.stderr)")
+            #expect(option.stderr.contains("-H Range is refused: mediacache sets Range"), "\(option.stderr)")
+            #expect(origin.requests.isEmpty)
+            let listed = try harness.prefetch(list: "\(url)\n  header=If-None-Match: \"v1\"\n", timeout: 20)
+            #expect(listed.status == 1, "\(listed.stderr)")
+            #expect(listed.stderr.contains("list.txt:2: header= If-None-Match is refused"), "\(listed.stderr)")
+            #expect(origin.requests.isEmpty)
+        }
+
         @Test func garbageListNamesEachBadLineAndTheGoodEntryStillRuns() throws {
             let body = TestBytes.make(20_000, seed: 61)
             origin.serve("/good.bin", Resource(body))

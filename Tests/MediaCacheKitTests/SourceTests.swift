@@ -15,6 +15,18 @@ struct SourceTests {
 
     static let origin = OriginSource(entry: entry, commandHeaders: ["Authorization: Bearer t"])
 
+    /// A Range or If- header of the user's (saved by a version that took them) never
+    /// reaches a request: each request's own range decides its answer.
+    @Test func theUsersRangeAndConditionalHeadersAreNeverSent() {
+        var entry = Self.entry
+        entry.headers += ["range: bytes=0-10", "If-None-Match: \"x\"", "X-Kept: 1"]
+        let source = OriginSource(entry: entry, commandHeaders: ["If-Range: \"y\"", "Authorization: Bearer t"])
+        let request = source.request(
+            url: "http://127.0.0.1:8080/a.mp4?x=1", urlOrigin: "http://127.0.0.1:8080", rangeHeaders: ["Range: bytes=0-9"],
+            options: PrefetchOptions())
+        #expect(request.headers == ["Authorization: Bearer t", "X-Entry: 1", "X-Kept: 1", "Range: bytes=0-9"])
+    }
+
     @Test func originHeadersGoOnlyToTheHostOfTheURLInUse() {
         let options = PrefetchOptions()
         let own = Self.origin.request(

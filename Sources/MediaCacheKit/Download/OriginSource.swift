@@ -27,7 +27,9 @@ struct OriginSource: Source {
     func fragmentURL(answeredAt: String?) -> String { answeredAt ?? url }
 
     func request(url: String, urlOrigin: String?, rangeHeaders: [String], options: PrefetchOptions) -> HTTPRequest {
-        let headers = commandHeaders + entry.headers
+        // A Range or If- header saved before they were refused would answer every request
+        // with its one range.
+        let headers = (commandHeaders + entry.headers).filter { !HeaderValueCheck.isReserved(header: $0) }
         let sendsHeaders = !headers.isEmpty && urlOrigin != nil && urlOrigin == mirrorOrigin
         var request = HTTPRequest(
             url: url, headers: (sendsHeaders ? headers : []) + rangeHeaders, stallTimeout: options.stallTimeout,

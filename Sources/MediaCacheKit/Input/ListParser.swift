@@ -197,6 +197,7 @@ public enum ListParser {
                 guard !ControlCharacters.occur(in: value, allowingTab: true) else {
                     return rejectEntry(number, "header contains control characters")
                 }
+                if let problem = HeaderValueCheck.reservedProblem(value, given: "header=") { return rejectEntry(number, problem) }
                 current!.headers.append(value)
             case "checksum":
                 do {

@@ -12,6 +12,7 @@ enum HeaderArgument {
                 !header[..<colon].contains(" ")
             else { throw ValidationError("-H expects 'Name: value', got '\(HeaderRedaction.preview(header))'") }
             if let problem = HeaderValueCheck.problem(header, name: "-H") { throw ValidationError(problem) }
+            if let problem = HeaderValueCheck.reservedProblem(header, given: "-H") { throw ValidationError(problem) }
         }
     }
 }
