@@ -84,6 +84,15 @@ struct ResponseCheckProbeTests {
             check(answer, range: false).verdict() == .acceptProbe206(total: 4096, responseEnd: 4096, rangesSupported: false))
     }
 
+    /// Part of the file for a request of all of it: asked again, the origin gives the same
+    /// part (one answering every request with bytes 0-10 was asked ~5,000 times a second).
+    @Test func partOfTheFileToARequestWithoutRangeIsTheOriginsError() {
+        let answer = head(206, "Content-Range: bytes 0-10/3000000")
+        #expect(
+            check(answer, range: false).verdict()
+                == .originContradicts("the origin answered a request for the whole file with bytes 0-10 of 3000000"))
+    }
+
     @Test(arguments: [
         ("Content-Range: bytes 100-1023/4096", "starts elsewhere"),
         ("Content-Range: bytes 0-1023/*", "no total"),

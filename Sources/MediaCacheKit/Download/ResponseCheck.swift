@@ -138,6 +138,12 @@ struct ResponseCheck {
         if held.holdsBytes && held.validators.conflicts(with: incoming) {
             return versionConflict("since the last run")
         }
+        // Part of the file for a request of all of it (ranges being found mishandled): the
+        // origin gives the file neither way; asked again, it would give the same part.
+        if !asked.sentRange && range.end + 1 < total {
+            return .originContradicts(
+                "the origin answered a request for the whole file with bytes \(range.start)-\(range.end) of \(total)")
+        }
         // A 206 to a request without Range (after ranges were found mishandled) is no
         // evidence that they work now.
         return .acceptProbe206(total: total, responseEnd: range.end + 1, rangesSupported: asked.sentRange)
