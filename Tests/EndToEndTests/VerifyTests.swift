@@ -26,6 +26,8 @@ extension EndToEnd {
             #expect(result.status == 1)
             #expect(result.stderr.contains("bad object \(fixture.files[1].url): wrong hash: SHA-256 "), "\(result.stderr)")
             #expect(result.stderr.contains("the index says \(BundleFixture.sha256(fixture.files[1].bytes))"))
+            // The advice is one that works: prefetch alone takes a same-size object as cached.
+            #expect(result.stderr.contains("`mediacache verify --repair` removes it, then prefetch (or import) it again"))
             #expect(!result.stderr.contains(fixture.files[0].url) && !result.stderr.contains(fixture.files[2].url))
             #expect(result.stderr.contains("2 verified, 1 bad"))
             // Naming only the intact objects passes.

@@ -75,6 +75,9 @@ struct URLPartsTests {
 
     @Test func problemWithMissingHost() {
         #expect(URLParts.problem(with: "https:///x.mp4") == "URL has no host")
+        #expect(URLParts.problem(with: "http://127.0.0.1:99999/a") == "port 99999 is not a TCP port (1-65535)")
+        #expect(URLParts.problem(with: "http://127.0.0.1:0/a") == "port 0 is not a TCP port (1-65535)")
+        #expect(URLParts.problem(with: "http://127.0.0.1:65535/a") == nil)
     }
 
     @Test(arguments: ["garbage", "not a url", "", "//a.example/x.mp4", "http://exa mple.com/x"])

@@ -53,7 +53,7 @@ public enum BundleError: Error, CustomStringConvertible, Equatable {
         case .notCached(let name):
             "not cached: \(name); nothing was exported"
         case .corruptObject(let url, let path, let reason):
-            "cached object \(url) (\(path)) \(reason); run `mediacache verify` and fetch it again; nothing was exported"
+            "cached object \(url) (\(path)) \(reason); run `mediacache verify --repair` and fetch it again; nothing was exported"
         case .cancelled:
             "interrupted; temporary files were removed"
         }

@@ -90,6 +90,9 @@ public struct URLParts: Sendable, Equatable {
             return "unsupported scheme '\(scheme)' (only http and https are fetched)"
         }
         guard let host = components.host, !host.isEmpty else { return "URL has no host" }
+        if let port = components.port, !(1...65535).contains(port) {
+            return "port \(port) is not a TCP port (1-65535)"
+        }
         return nil
     }
 

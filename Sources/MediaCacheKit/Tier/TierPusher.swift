@@ -131,7 +131,7 @@ public final class TierPusher: Sendable {
         }
         guard let title else {
             throw .localFile(
-                "the title \(object.shownName) is missing or damaged in \(cache.root); run `mediacache verify` and fetch it again")
+                "the title \(object.shownName) is missing or damaged in \(cache.root); run `mediacache verify --repair` and fetch it again")
         }
         return title
     }

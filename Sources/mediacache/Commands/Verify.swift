@@ -59,7 +59,7 @@ struct Verify: ParsableCommand {
             case .unreadable:
                 Terminal.err("mediacache: cannot check \(finding); left alone: fix the permissions or the disk and verify again")
             default:
-                Terminal.err("mediacache: bad object \(finding); fetch it again (prefetch), import it, or run verify --repair")
+                Terminal.err("mediacache: bad object \(finding); `mediacache verify --repair` removes it, then prefetch (or import) it again")
             }
         }
         if urls.isEmpty {
