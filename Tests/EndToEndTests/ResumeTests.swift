@@ -28,6 +28,23 @@ extension EndToEnd {
             #expect(result.status == 128 + SIGKILL)
         }
 
+        /// `resume` takes no list and none of the first run's options, yet its requests carry
+        /// that run's --user-agent and --referer (an origin checking them refused them).
+        @Test func resumeSendsTheFirstRunsUserAgentAndReferer() throws {
+            let bytes = TestBytes.make(6 << 20, seed: 33)
+            throttled(bytes, rate: 1_000_000)
+            try killWhenSaved(
+                fraction: 0.2, of: bytes.count,
+                ["-x", "2", "--min-fragment", "512K", "--user-agent", "Player/7", "--referer", "https://app.example/"])
+            origin.serve("/movie.mp4", Resource(bytes, contentType: "video/mp4"))
+            origin.clearLog()
+            let resumed = try harness.run(["resume"])
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/movie.mp4")) == bytes)
+            let sent = origin.requests.map { [$0.headers["user-agent"] ?? "-", $0.headers["referer"] ?? "-"] }
+            #expect(!sent.isEmpty && sent.allSatisfy { $0 == ["Player/7", "https://app.example/"] }, "\(sent)")
+        }
+
         @Test func killDashNineThenRerunIsByteExactAndRefetchesLittle() throws {
             let bytes = TestBytes.make(12 << 20, seed: 9)
             throttled(bytes, rate: 1_500_000)

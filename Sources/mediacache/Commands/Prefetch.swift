@@ -50,11 +50,15 @@ struct Prefetch: ParsableCommand {
         _ = try parsedShard()
     }
 
-    /// The entry with its folder (`dir=`, else `-d`) made absolute: a resumed run may
-    /// start elsewhere.
+    /// The entry as its saved state keeps it for `resume`, which takes no list and may run
+    /// without this command's options: its folder (`dir=`, else `-d`) made absolute (a
+    /// resumed run may start elsewhere), and `--user-agent` and `--referer` unless it
+    /// names its own (an origin that checks them refused the resumed requests).
     private func placed(_ entry: ListEntry) -> ListEntry {
-        guard let folder = entry.directory ?? dir else { return entry }
         var entry = entry
+        entry.userAgent = entry.userAgent ?? network.userAgent
+        entry.referer = entry.referer ?? network.referer
+        guard let folder = entry.directory ?? dir else { return entry }
         entry.directory = folder.hasPrefix("/")
             ? folder : FileManager.default.currentDirectoryPath + "/" + folder
         return entry
