@@ -39,6 +39,20 @@ extension EndToEnd {
             #expect(origin.requests.isEmpty)
         }
 
+        /// A login page answering a playlist's URL (as HTML or as plain text) is refused, not
+        /// cached as the title for every later run to find.
+        @Test(arguments: [("/t/master.m3u8", "text/html"), ("/t/manifest.mpd", "text/plain"), ("/t/v.m3u8", "application/octet-stream")])
+        func aPageAtAPlaylistsURLIsNotCached(path: String, type: String) throws {
+            let page = "<!doctype html><html><body>Please log in</body></html>\n"
+            origin.serve(path, Resource(Array(page.utf8), contentType: type))
+            let url = origin.url(path)
+            let result = try harness.prefetch(list: url, timeout: 20)
+            #expect(result.status == 1, "\(result.stderr)")
+            let named = path.hasSuffix(".mpd") ? "not a DASH MPD" : "not an HLS playlist"
+            #expect(result.stderr.contains("the origin's answer is \(named)"), "\(result.stderr)")
+            #expect(try harness.run(["path", url]).status == 1)
+        }
+
         @Test func garbageListNamesEachBadLineAndTheGoodEntryStillRuns() throws {
             let body = TestBytes.make(20_000, seed: 61)
             origin.serve("/good.bin", Resource(body))

@@ -125,6 +125,15 @@ extension DownloadJob: HTTPTransferDelegate {
             {
                 return becomeTitle(format, answeredBy: transfer, first: chunk)
             }
+            // A login page at a playlist's URL (the one listed, or the one answering) would be
+            // cached as the title, for good.
+            if fragment.next == 0, source.kind == .origin,
+                let named = [url, transfer.request.url].lazy
+                    .compactMap({ PresentationDetection.namedFormat(pathExtension: self.parts(of: $0)?.pathExtension) }).first
+            {
+                fail(JobFailure(.notMedia, PresentationDetection.notThePresentation(named)), keepPartial: false)
+                return 0
+            }
             if let reason = ResponseCheck.errorPage(
                 firstBytes: chunk.prefix(512).array, suspectMediaType: attempt.suspectMediaType,
                 atFileStart: fragment.next == 0,

@@ -37,6 +37,22 @@ public enum PresentationDetection {
         return rootElementName(body) == "MPD" ? .dash : nil
     }
 
+    /// The format a URL whose path ends in `pathExtension` names: `.m3u8` an HLS playlist,
+    /// `.mpd` an MPD (a plain `.m3u` list of URLs is a text file like any other).
+    static func namedFormat(pathExtension: String?) -> PresentationFormat? {
+        switch pathExtension?.lowercased() {
+        case "m3u8": .hls
+        case "mpd": .dash
+        default: nil
+        }
+    }
+
+    /// Why a body that is no presentation cannot be what a URL naming `format` asked for.
+    static func notThePresentation(_ format: PresentationFormat) -> String {
+        let what = format == .hls ? "an HLS playlist (it does not start with #EXTM3U)" : "a DASH MPD (its root element is not <MPD>)"
+        return "the origin's answer is not \(what): an error or login page? check the URL and its headers"
+    }
+
     /// The local name of the first element of an XML document (`MPD` of `<mpd:MPD ...>`),
     /// found by skipping the prolog, comments and processing instructions: no XML parser
     /// for a yes-or-no question about a few bytes.
