@@ -13,6 +13,18 @@ extension EndToEnd {
 
         init() throws { origin = try TestOrigin() }
 
+        /// A port another server listens on is a usage error said plainly (the socket
+        /// layer's text named its internal calls, and the exit was 1, "entries failed").
+        @Test func aPortInUseIsSaidPlainly() throws {
+            let result = try harness.run(["serve", "--no-config", "--listen", "127.0.0.1:\(origin.port)"], timeout: 20)
+            #expect(result.status == 2, "\(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "cannot serve on 127.0.0.1:\(origin.port): the address is in use (another server listens there?)"),
+                "\(result.stderr)")
+            #expect(!result.stderr.contains("bind("), "\(result.stderr)")
+        }
+
         @Test func cachedObjectsAreServedWithRangesAndNoOriginRequest() throws {
             let bytes = TestBytes.make(300_000, seed: 800)
             origin.serve("/clip.mp4", Resource(bytes, contentType: "application/octet-stream"))

@@ -110,6 +110,10 @@ struct Serve: AsyncParsableCommand {
         if trap.isSet { throw trap.exitStatus }
         // Said when it was seen.
         if failure is CacheWatch.Replaced { throw ExitStatus.cacheError }
+        if let failure, let reason = ListenFailure.reason(failure) {
+            Terminal.err("mediacache: cannot serve on \(listen): \(reason)")
+            throw ExitStatus.usage
+        }
         Terminal.err("mediacache: cannot serve on \(listen): \(failure.map { "\($0)" } ?? "the server stopped")")
         throw ExitStatus.someFailed
     }

@@ -244,7 +244,8 @@ enum ManualText {
                     """
                     Usage or input error: a bad option or one out of its range, a bad config \
                     file line, an unreadable list, an unreadable cookie or netrc file, a bundle \
-                    that is not a readable bundle, no HOME for the default cache directory.
+                    that is not a readable bundle, no HOME for the default cache directory, a \
+                    --listen address serve cannot listen on (in use, not this machine's).
                     """),
                 .init(
                     "3",
