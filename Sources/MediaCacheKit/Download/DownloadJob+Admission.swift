@@ -40,8 +40,11 @@ extension DownloadJob {
             finish(.alreadyCached(cached))
         case .locked(let holder, nil):
             if !afterWaiting {
-                let pid = holder.map { " (pid \($0))" } ?? ""
-                emit(.waiting(url: url, reason: "another mediacache process\(pid) is downloading it; waiting"))
+                // This process's own earlier download of the key, still letting its lock go.
+                let reason = holder == getpid()
+                    ? "its last download here is still ending; waiting"
+                    : "another mediacache process\(holder.map { " (pid \($0))" } ?? "") is downloading it; waiting"
+                emit(.waiting(url: url, reason: reason))
             }
             phase = .waitingForLock(timer: loop.after(0.25) { [weak self] in self?.start(afterWaiting: true) })
         case .alreadyCached(let object):
