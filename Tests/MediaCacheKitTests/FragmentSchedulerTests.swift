@@ -135,6 +135,28 @@ struct FragmentSchedulerTests {
         #expect(plan(inFlight: [asked], demands: [later], holding: true).actions.isEmpty)
     }
 
+    /// On a slow connection "soon" is a second's worth: a player's seek 100 KiB past a
+    /// range arriving at 16 KiB/s gets a request of its own, not a 6 s wait; at 1 MiB/s
+    /// (or an unknown rate) it is left to the range.
+    @Test func soonIsASecondsWorthOfARangesRate() {
+        let demand = Demand(range: r(1 * MiB + 100 * KiB, 1 * MiB + 200 * KiB), priority: .reader)
+        let slow = plan(inFlight: [running(1 * MiB, 32 * MiB, rate: 16_000)], demands: [demand], holding: true)
+        #expect(
+            Array(slow.actions.prefix(2)) == [
+                .trim(index: 0, at: 1 * MiB + 100 * KiB),
+                .start(r(1 * MiB + 100 * KiB, 1 * MiB + 200 * KiB), priority: .reader),
+            ], "\(slow.actions)")
+        let fast = plan(inFlight: [running(1 * MiB, 32 * MiB, rate: 1_000_000)], demands: [demand], holding: true)
+        #expect(fast.actions.isEmpty, "\(fast.actions)")
+        // Bytes already in its socket are its own whatever the rate: the cut falls past them.
+        var holding = running(1 * MiB, 32 * MiB, rate: 16_000)
+        holding.arrived = 150 * KiB
+        #expect(
+            Array(plan(inFlight: [holding], demands: [demand], holding: true).actions.prefix(1)) == [
+                .trim(index: 0, at: 1 * MiB + 150 * KiB)
+            ])
+    }
+
     /// Bytes still compared with held ones (a resume without validators) cannot be cut.
     @Test func aRangeStillBeingComparedIsNotSplit() {
         let comparing = running(1 * MiB, 32 * MiB, compareUntil: 2 * MiB)

@@ -39,6 +39,14 @@ struct FragmentScheduler {
         /// Where a cut may fall: past what has arrived already.
         var cuttableFrom: Int64 { end.map { min(next + arrived, $0) } ?? next + arrived }
 
+        /// How far past `next` its bytes come soon: about a second's worth at its rate, at
+        /// most `FragmentScheduler.soon` (all of that while the rate is unknown), never less
+        /// than what its socket holds. At 16 KiB/s, 256 KiB is 16 s a player would wait.
+        var soonSpan: Int64 {
+            guard let rate = bytesPerSecond, rate > 0 else { return FragmentScheduler.soon }
+            return max(min(Int64(rate), FragmentScheduler.soon), arrived, FragmentScheduler.soonAtLeast)
+        }
+
         /// A request just made for `[start, end)`, not answered yet.
         static func fresh(_ start: Int64, _ end: Int64?, isPriority: Bool, rate: Double? = nil) -> InFlight {
             InFlight(
@@ -95,8 +103,11 @@ struct FragmentScheduler {
         var idleConnections = 0
     }
 
-    /// How far ahead of a running range's next byte an offset counts as arriving soon.
+    /// How far ahead of a running range's next byte an offset counts as arriving soon, at
+    /// most (`InFlight.soonSpan`).
     static let soon: Int64 = 256 * 1024
+    /// ... and at least: a new request costs a round trip and its head.
+    static let soonAtLeast: Int64 = 16 * 1024
 
     /// How long a running range may deliver nothing before a free connection asks for
     /// what it still lacks: four request latencies and at least `pauseAllowance`, as a
@@ -131,7 +142,7 @@ struct FragmentScheduler {
     static func isArrivingSoon(_ offset: Int64, in inFlight: [InFlight]) -> Bool {
         inFlight.contains {
             $0.next <= offset && offset < ($0.end ?? Int64.max)
-                && ($0.isPriority || ($0.accepted && offset - $0.next < soon))
+                && ($0.isPriority || ($0.accepted && offset - $0.next < $0.soonSpan))
         }
     }
 
@@ -239,7 +250,7 @@ struct FragmentScheduler {
                 let range = running[carrier]
                 // A demand's own request brings all of its range soon; another range only
                 // what follows its next byte closely.
-                let soonUntil = range.isPriority ? (range.end ?? Int64.max) : range.next + Self.soon
+                let soonUntil = range.isPriority ? (range.end ?? Int64.max) : range.next + range.soonSpan
                 if start < soonUntil {
                     cursor = soonUntil
                     continue
