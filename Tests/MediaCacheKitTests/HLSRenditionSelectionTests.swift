@@ -52,6 +52,28 @@ struct HLSRenditionSelectionTests {
         #expect(limited.renditions.filter { $0.kind == .variant }.map(\.identity) == ["variant-0", "variant-2"])
     }
 
+    /// Apple lists each video playlist once per audio group: each is fetched once, and
+    /// every group its entries name still brings its audio.
+    @Test func aPlaylistListedOncePerAudioGroupIsOneRendition() throws {
+        let master = """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="a/aac.m3u8"
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="ac3",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="a/ac3.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000,RESOLUTION=1280x720,CODECS="avc1.64001f,mp4a.40.2",AUDIO="aac"
+            v720/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000,RESOLUTION=1280x720,CODECS="avc1.64001f,ac-3",AUDIO="ac3"
+            v720/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS="avc1.64001e,mp4a.40.2",AUDIO="aac"
+            v360/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS="avc1.64001e,ac-3",AUDIO="ac3"
+            v360/index.m3u8
+
+            """
+        let choice = try choose(master, RenditionSelectionOptions(allVariants: true, audioLanguages: .all))
+        #expect(choice.renditions.map(\.identity) == ["variant-0", "variant-2", "audio-aac-English", "audio-ac3-English"])
+        #expect(Set(choice.renditions.map(\.uri)).count == choice.renditions.count)
+    }
+
     @Test(arguments: [
         (RenditionSelectionOptions.AudioLanguages.matching(["en"]), ["audio-aac-English", "audio-aac-Commentary"]),
         (.matching(["DE"]), ["audio-aac-Deutsch"]),

@@ -91,7 +91,10 @@ public enum RenditionSelection {
             variants = pick(fitting, in: master, ranking: ranksAbove).map { [$0] } ?? []
         }
 
-        var chosen = variants.map {
+        // A media playlist listed once per audio group (Apple's way) is one rendition,
+        // fetched once; every entry naming it still brings its groups.
+        var variantURIs: Set<String> = []
+        var chosen = variants.filter { variantURIs.insert(master.variants[$0].uri).inserted }.map {
             SelectedRendition(identity: "variant-\($0)", kind: .variant, uri: master.variants[$0].uri)
         }
         let audioGroups = distinct(variants.compactMap { master.variants[$0].audioGroup })
