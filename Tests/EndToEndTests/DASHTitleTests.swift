@@ -54,6 +54,35 @@ extension EndToEnd {
             }
         }
 
+        /// A WebVTT text set: ffmpeg's DASH reader refuses a local `.vtt` (and with it the
+        /// whole MPD), so the cached copy's text file ends like media and still opens as WebVTT.
+        @Test func aTitleWithWebVTTSubtitlesPlaysOffline() throws {
+            let title = try TitleFixture.dashTemplate.make()
+            let origin = try TestOrigin()
+            try Titles.serve(title, on: origin)
+            let mpd = try TitleFixtures.read(title.entryPath).replacingOccurrences(
+                of: "</Period>",
+                with: "<AdaptationSet contentType=\"text\" mimeType=\"text/vtt\" lang=\"en\">"
+                    + "<Representation id=\"subs\" bandwidth=\"100\"><BaseURL>subs.vtt</BaseURL></Representation>"
+                    + "</AdaptationSet></Period>")
+            origin.serve("/t/" + title.entry, Resource(Array(mpd.utf8), contentType: "application/dash+xml"))
+            origin.serve("/t/subs.vtt", Resource(Array("WEBVTT\n\n00:00:00.500 --> 00:00:01.500\nHello\n".utf8), contentType: "text/vtt"))
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            let result = try harness.prefetch(list: url)
+            #expect(result.status == 0, "\(result.stderr)")
+            origin.stop()
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let probe = try ExternalTool.run(
+                "/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", path], timeout: 60)
+            #expect(probe.status == 0, "\(probe.stderr)")
+            #expect(probe.stdout.contains("webvtt"), "\(probe.stdout)")
+            let decode = try ExternalTool.run(
+                "/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:v", "-map", "0:a", "-f", "null", "-"],
+                timeout: 60)
+            #expect(decode.status == 0, "\(decode.stderr)")
+        }
+
         /// A segment that cannot be had fails the title, naming it; healed, the next run
         /// fetches only what it lacks.
         @Test func aMissingDASHSegmentFailsTheTitleAndTheNextRunFetchesTheRest() throws {

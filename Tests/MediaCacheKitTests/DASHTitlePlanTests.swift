@@ -238,7 +238,8 @@ struct DASHTitlePlanTests {
         let text = DASHLocalManifest.mpd(plan)
         #expect(text.contains("id=\"a&amp;&quot;b&lt;\""))
         #expect(text.contains("lang=\"x&apos;y\""))
-        #expect(plan.resources.map(\.path) == ["text-x_y-t~4135722b0373/file.vtt"])
+        // Ends like media: ffmpeg's DASH reader refuses a local .vtt, and with it the MPD.
+        #expect(plan.resources.map(\.path) == ["text-x_y-t~4135722b0373/file.vtt.mp4"])
         try expectRoundTrip(plan)
     }
 }

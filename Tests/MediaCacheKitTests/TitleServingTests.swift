@@ -46,6 +46,7 @@ struct TitleServingTests {
         ("audio-aac-en/s3.m4s", "audio", "audio/mp4"),
         ("audio-aac-en/s3.aac", "audio", "audio/aac"),
         ("subtitles-subs-en/s3.vtt", "subtitles", "text/vtt"),
+        ("text-en-subs~11f5549e105f/file.vtt.mp4", "text", "text/vtt"),
         ("index.mpd", nil, "application/dash+xml"),
         ("variant-0/file-1.bin", "variant", "application/octet-stream"),
         ("variant-0/noextension", "variant", "application/octet-stream"),

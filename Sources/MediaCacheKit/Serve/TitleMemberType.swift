@@ -8,6 +8,10 @@ public enum TitleMemberType {
         if isKeyFile(name) { return "application/octet-stream" }
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         let ext = parts.count > 1 ? parts[parts.count - 1].lowercased() : ""
+        // A DASH title's WebVTT ends like media for ffmpeg (`DASHTitlePlan.storedExtension`).
+        if ext == dashTextSuffix, parts.count > 2, webVTTExtensions.contains(parts[parts.count - 2].lowercased()) {
+            return "text/vtt"
+        }
         let audio = renditionKind == "audio"
         switch ext {
         case "m3u8": return "application/vnd.apple.mpegurl"
@@ -26,6 +30,10 @@ public enum TitleMemberType {
         default: return "application/octet-stream"
         }
     }
+
+    static let webVTTExtensions: Set<String> = ["vtt", "webvtt"]
+    /// What follows `.vtt` in a DASH title's stored WebVTT file.
+    static let dashTextSuffix = "mp4"
 
     /// `key-3.key.ts`: the name `HLSTitlePlan` gives the N-th key of a rendition.
     static func isKeyFile(_ name: String) -> Bool {

@@ -66,7 +66,7 @@ struct DASHTitlePlan: Sendable {
                         segments: rangeCounts[uri] ?? 0)
                 } else {
                     resource = TitleResource(
-                        path: "\(folder)/\(name).\(HLSTitlePlan.fileExtension(uri, fallback: fallback))", url: uri,
+                        path: "\(folder)/\(name).\(Self.storedExtension(uri, fallback: fallback))", url: uri,
                         range: nil, kind: kind, rendition: folder, label: label, segment: segment, segments: segments)
                 }
                 stored[uri] = resource.path
@@ -136,6 +136,14 @@ struct DASHTitlePlan: Sendable {
             elapsed += segment.duration ?? even
         }
         return times
+    }
+
+    /// The extension a stored file gets. WebVTT ends `.vtt.mp4`: ffmpeg's DASH reader
+    /// opens no local file outside its list (aac, m4a, m4s, m4v, mov, mp4, webm, ts), and
+    /// one it refuses fails the whole MPD; it reads the text by its content.
+    static func storedExtension(_ uri: String, fallback: String) -> String {
+        let ext = HLSTitlePlan.fileExtension(uri, fallback: fallback)
+        return TitleMemberType.webVTTExtensions.contains(ext) ? ext + "." + TitleMemberType.dashTextSuffix : ext
     }
 
     /// The extension of a stored file whose URI has no media extension.
