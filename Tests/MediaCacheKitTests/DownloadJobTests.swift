@@ -301,6 +301,49 @@ struct DownloadJobTests {
         }
     }
 
+    /// Tokens expire together: one segment's 403 has the playlists read again, and another
+    /// segment's 403, for a request sent before that and answered after, is asked again
+    /// with the fresh URL, not taken as the title's end.
+    @Test func aForbiddenAnswerToAnOldURLAfterTheRereadIsAskedAgain() async throws {
+        let playlist = Array(
+            ("#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+                + (0..<3).map { "#EXTINF:1,\ns\($0).ts\n" }.joined() + "#EXT-X-ENDLIST\n").utf8)
+        let segments = (0..<3).map { Self.file(20_000, seed: 20 + UInt64($0)) }
+        let playlistReads = Atomic<Int>(0)
+        let reread = Mutex<Double?>(nil)
+        let asked = Mutex<[String: Int]>([:])
+        let forbidden: [ScriptedTransfers.Step] = [.head(status: 403, headers: [("Content-Length", "0")])]
+        let scripted = try Scripted { request in
+            let name = String(request.url.split(separator: "/").last ?? "")
+            if name == "title.m3u8" {
+                if playlistReads.add(1, ordering: .relaxed).newValue == 2 { reread.withLock { $0 = TransferLoop.now() } }
+                return [
+                    .head(status: 200, headers: [("Content-Type", "application/vnd.apple.mpegurl"), ("Content-Length", "\(playlist.count)")]),
+                    .body(playlist), .end(CURLE_OK),
+                ]
+            }
+            let index = Int(name.dropFirst().prefix { $0.isNumber }) ?? 0
+            let count = asked.withLock { $0[name, default: 0] += 1; return $0[name]! }
+            switch (index, count) {
+            case (0, 1): return forbidden + [.end(CURLE_OK)]
+            case (1, 1):
+                // Answered well after the playlists were read again.
+                return forbidden + [.until({ reread.withLock { $0.map { TransferLoop.now() - $0 > 0.3 } ?? false } }), .end(CURLE_OK)]
+            default:
+                let body = segments[index]
+                return [.head(status: 200, headers: [("Content-Length", "\(body.count)")]), .body(body), .end(CURLE_OK)]
+            }
+        }
+        let result = await scripted.download(["http://origin.test/t/title.m3u8"])
+        guard case .committed(let object) = result else {
+            Issue.record("the title failed: \(result)")
+            return
+        }
+        #expect(object.isTitle)
+        #expect(playlistReads.load(ordering: .relaxed) == 2)
+        #expect(asked.withLock { $0 } == ["s0.ts": 2, "s1.ts": 2, "s2.ts": 1])
+    }
+
     /// An HTML page sent with 200 for a media URL is an error page, not the file.
     @Test func anErrorPageIsNotCachedAsMedia() async throws {
         let page = Array("<!doctype html><html><body>Please log in</body></html>".utf8)

@@ -17,6 +17,9 @@ extension TitleDownload {
             let fresh = title.plan
             let urls = Dictionary(fresh.resources.map { ($0.path, $0.url) }, uniquingKeysWith: { first, _ in first })
             guard let url = urls[resource.path] else { return fail(failure) }
+            for path in Set(running.keys).union(writing.keys) where path != resource.path {
+                sentBeforeRefresh[path] = urls[path]
+            }
             for index in pending.indices { pending[index].url = urls[pending[index].path] ?? pending[index].url }
             for (path, file) in pieced {
                 file.url = urls[path] ?? file.url

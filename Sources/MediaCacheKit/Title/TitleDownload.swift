@@ -48,6 +48,10 @@ final class TitleDownload {
     /// The playlists were read again for fresh URLs (once a run); `refreshing`: now.
     var urlsRefreshed = false
     var refreshing = false
+    /// Requests on their way when the playlists were read again, with the URL each has
+    /// now, by stored path: one answering 401, 403 or 410 after that was sent with an old
+    /// URL, and is asked again with the fresh one (once), not taken as the title's end.
+    var sentBeforeRefresh: [String: String] = [:]
     /// What players asked for while `refreshing`.
     var jumpsAfterRefresh: [(path: String, offset: Int64?)] = []
     var ended = false
@@ -295,6 +299,13 @@ final class TitleDownload {
             // Tokens expire together: one answered so while the playlists are read again
             // waits for the URLs they bring.
             if refreshing { return pending.insert(resource, at: 0) }
+            // Tokens expire together: requests sent before the fresh URLs came answer late.
+            if let fresh = sentBeforeRefresh.removeValue(forKey: resource.path) {
+                var renewed = resource
+                renewed.url = fresh
+                pending.insert(renewed, at: 0)
+                return fill()
+            }
             guard !urlsRefreshed else { return fail(failure) }
             refreshURLs(retrying: resource, status: status, failure: failure)
             return

@@ -17,6 +17,8 @@ final class ScriptedTransfers: TransferExecutor, @unchecked Sendable {
         case end(CURLcode)
         /// Sends nothing more until the transfer is stopped.
         case silence
+        /// Sends nothing until `ready` says so, then goes on with the next step.
+        case until(@Sendable () -> Bool)
     }
 
     private let answer: @Sendable (HTTPRequest) -> [Step]
@@ -48,6 +50,7 @@ final class ScriptedTransfers: TransferExecutor, @unchecked Sendable {
         let ready = live.contains { entry in
             guard !entry.transfer.isHeld, let step = entry.steps.first else { return false }
             if case .silence = step { return false }
+            if case .until(let ready) = step { return ready() }
             return true
         }
         if !ready { _ = wakeups.wait(timeout: .now() + .milliseconds(milliseconds)) }
@@ -65,6 +68,7 @@ final class ScriptedTransfers: TransferExecutor, @unchecked Sendable {
             guard let index = live.firstIndex(where: { $0.transfer === transfer }), let step = live[index].steps.first
             else { continue }
             if case .silence = step { continue }
+            if case .until(let ready) = step, !ready() { continue }
             // Paused (`hold`), as libcurl does: nothing arrives until it is released.
             if transfer.isHeld { continue }
             live[index].steps = live[index].steps.dropFirst()
@@ -82,7 +86,7 @@ final class ScriptedTransfers: TransferExecutor, @unchecked Sendable {
                 if taken < bytes.count { result = CURLE_WRITE_ERROR }
             case .end(let code):
                 result = code
-            case .silence:
+            case .silence, .until:
                 break
             }
             if let result, let index = live.firstIndex(where: { $0.transfer === transfer }) {
