@@ -37,9 +37,18 @@ struct MediaCacheCommand: AsyncParsableCommand {
             Terminal.out(topic)
             return
         }
+        let hoisted = LeadingOptions.hoisted(given, commands: configuration.subcommands)
+        var problem = ForeignOptions.problem(in: given)
+        if problem == nil, let first = hoisted.first {
+            problem = CommandGuess.problem(first: first, commands: configuration.subcommands)
+        }
+        if let problem {
+            Terminal.err("mediacache: \(problem)")
+            Foundation.exit(ExitStatus.usage.rawValue)
+        }
         do {
             let arguments = try ConfigArguments.expand(
-                LeadingOptions.hoisted(given, commands: configuration.subcommands), commands: configurableCommands,
+                hoisted, commands: configurableCommands,
                 environment: ProcessInfo.processInfo.environment)
             // Not through ArgumentParser's version flag: asking libcurl for its version
             // starts OpenLDAP (its SASL plugins, a Berkeley DB library), which no other
