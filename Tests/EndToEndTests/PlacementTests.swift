@@ -15,6 +15,32 @@ extension EndToEnd {
             (try? FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber)?.uint64Value
         }
 
+        /// A streaming title appears as a folder named by its URL, holding its playlists
+        /// and members (hard links), and plays from there with the origin gone; a second
+        /// run finds it there.
+        @Test func aTitleAppearsAsAFolderThatPlaysOffline() throws {
+            let title = try TitleFixture.hlsTS.make()
+            try Titles.serve(title, on: origin)
+            let url = origin.url("/t/" + title.entry)
+            let folder = harness.scratch.path + "/Videos"
+            let result = try harness.prefetch(list: url, ["-d", folder])
+            #expect(result.status == 0, "\(result.stderr)")
+            let placed = folder + "/t/index.m3u8"
+            #expect(result.stderr.contains("saved    \(placed)"), "\(result.stderr)")
+            origin.stop()
+            let play = try ExternalTool.run(
+                "/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", placed, "-map", "0", "-c", "copy", "-f", "framemd5", "-"],
+                timeout: 60)
+            #expect(play.status == 0, "\(play.stderr)")
+            #expect(play.stdout == (try TitleFixtures.fingerprint(title)))
+            let cached = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(Self.inode(cached) != nil && Self.inode(cached) == Self.inode(placed))
+            let again = try harness.prefetch(list: url, ["-d", folder])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stderr.contains("saved    \(placed) (already there)"), "\(again.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["t"])
+        }
+
         @Test func filesAppearInTheFolderAsHardLinksNamedByOutOrTheURL() throws {
             let clip = TestBytes.make(120_000, seed: 61)
             let episode = TestBytes.make(90_000, seed: 62)

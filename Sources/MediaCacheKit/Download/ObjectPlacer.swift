@@ -2,7 +2,8 @@ import Dispatch
 import Synchronization
 
 /// Places finished objects where their entries ask (`-d DIR`, `dir=`), one at a time and
-/// off the transfer thread: a copy across file systems may take a while.
+/// off the transfer thread: a copy across file systems may take a while. A title becomes
+/// a folder there (`TitlePlacement`).
 public final class ObjectPlacer: Sendable {
     public typealias Outcome = Result<ObjectPlacement.Placed, ObjectPlacement.Failure>
 
@@ -22,17 +23,23 @@ public final class ObjectPlacer: Sendable {
     public func place(_ object: CachedObject, for entry: ListEntry) {
         guard let directory = entry.directory else { return }
         let url = entry.url
-        if object.isTitle {
-            // A title is a folder of playlists and segments that play from the cache; a
-            // copy of its entry playlist alone would not play.
-            failures.add(1, ordering: .relaxed)
-            let failure = ObjectPlacement.Failure(
-                description: "a streaming title is not copied to \(directory); play it from the cache: "
-                    + "`mediacache path \(URLCredentials.masked(url))` prints its playlist")
+        if object.isTitle, let folder = object.titleDirectory {
+            // A folder of its playlists and members, which plays as the cache's copy does.
+            let name = TitlePlacement.folderName(outName: entry.outName, url: url, key: object.key)
+            let cache = cache
             group.enter()
             queue.async { [self] in
                 defer { group.leave() }
-                report(url, .failure(failure))
+                let outcome = Outcome { () throws(ObjectPlacement.Failure) in
+                    let intact = try? TitleOnDisk.intactManifest(of: object, in: cache)
+                    guard let manifest = intact?.manifest else {
+                        throw ObjectPlacement.Failure(description: "the cached title is damaged (`mediacache verify` says how)")
+                    }
+                    return try TitlePlacement.place(
+                        titleIn: cache.absolute(folder), manifest: manifest, in: directory, name: name)
+                }
+                if case .failure = outcome { failures.add(1, ordering: .relaxed) }
+                report(url, outcome)
             }
             return
         }
