@@ -9,12 +9,18 @@ import MediaCacheKit
 enum RangedResponse {
     static let chunkSize: Int64 = 256 << 10
 
-    /// 206 with the range asked for, 200 with everything (no Range, several ranges, or
-    /// an If-Range naming another version), 416 when nothing asked for exists.
+    /// 304 or 412 when a precondition says so (`ConditionalRequest`); else 206 with the
+    /// range asked for, 200 with everything (no Range, several ranges, or an If-Range
+    /// naming another version), 416 when nothing asked for exists.
     static func make(
         _ request: Request, length: Int64, headers: inout HTTPFields, etag: String?,
         body: (ByteRange) -> ResponseBody
     ) -> Response {
+        if let status = ConditionalRequest.status(
+            request.headers, method: request.method, etag: etag, lastModified: headers[.lastModified])
+        {
+            return Response(status: status, headers: headers, body: ResponseBody())
+        }
         var wanted = RangeRequest(header: request.headers[.range])
         if let ifRange = request.headers[.ifRange], ifRange != etag, ifRange != headers[.lastModified] {
             wanted = .whole

@@ -66,6 +66,19 @@ extension EndToEnd {
             #expect(same.status == 206 && same.body == Array(bytes.prefix(10)))
             let other = try CurlResponse.fetch(local, ["-r", "0-9", "-H", "If-Range: \"old\""])
             #expect(other.status == 200 && other.body == bytes)
+            // Preconditions (RFC 9110 13.2.2): a copy held is revalidated with 304; a write-style
+            // precondition that fails is 412.
+            for revalidation in [["-H", "If-None-Match: \(etag)"], ["-H", "If-None-Match: \"x\", W/\(etag)"], ["-H", "If-None-Match: *"]] {
+                let answer = try CurlResponse.fetch(local, revalidation)
+                #expect(answer.status == 304 && answer.body.isEmpty && answer.headers["etag"] == etag, "\(revalidation): \(answer.status)")
+            }
+            #expect(try CurlResponse.fetch(local, ["-H", "If-None-Match: \"other\""]).status == 200)
+            #expect(try CurlResponse.fetch(local, ["-H", "If-Match: \"other\""]).status == 412)
+            #expect(try CurlResponse.fetch(local, ["-r", "0-9", "-H", "If-Match: \(etag)"]).status == 206)
+            if let modified = whole.headers["last-modified"] {
+                #expect(try CurlResponse.fetch(local, ["-H", "If-Modified-Since: \(modified)"]).status == 304)
+                #expect(try CurlResponse.fetch(local, ["-H", "If-Unmodified-Since: Thu, 01 Jan 1970 00:00:00 GMT"]).status == 412)
+            }
 
             #expect(origin.requests(for: "/clip.mp4").count == requestsBefore, "a cached object reached the origin")
             // The request log: a line per response, once it is written.

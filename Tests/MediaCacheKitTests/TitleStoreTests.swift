@@ -242,7 +242,9 @@ struct TitleStoreTests {
         }
     }
 
-    @Test func placementSaysToPlayATitleFromTheCache() throws {
+    /// `-d DIR` puts a title there as a folder named by its URL (`master` says nothing:
+    /// the folder above it), its files hard links to the cache's; a second placement finds it.
+    @Test func placementPutsATitleInAFolderOfItsFiles() throws {
         let cache = try BundleTestCache("mediacache-title")
         let title = try TitleFixture.write(url: url, in: cache.directory, index: cache.index)
         let outcome = LockedValue<ObjectPlacer.Outcome?>(nil)
@@ -251,13 +253,28 @@ struct TitleStoreTests {
         entry.directory = cache.root + "/out"
         placer.place(title.object, for: entry)
         placer.wait()
-        guard case .failure(let failure)? = outcome.withLock({ $0 }) else {
-            Issue.record("a title was placed")
+        guard case .success(let placed)? = outcome.withLock({ $0 }) else {
+            Issue.record("not placed: \(String(describing: outcome.withLock { $0 }))")
             return
         }
-        #expect(failure.description.contains("mediacache path \(url)"))
-        #expect(placer.failureCount == 1)
-        #expect(!FileManager.default.fileExists(atPath: cache.root + "/out/master.m3u8"))
+        let folder = cache.root + "/out/show"
+        #expect(placed == ObjectPlacement.Placed(path: folder + "/index.m3u8", method: .linked))
+        let stored = cache.directory.absolute(title.object.titleDirectory!)
+        for member in title.manifest.members.map(\.path) + [title.manifest.entry] {
+            let (a, b) = (try FileManager.default.attributesOfItem(atPath: folder + "/" + member),
+                          try FileManager.default.attributesOfItem(atPath: stored + "/" + member))
+            #expect(a[.systemFileNumber] as? Int == b[.systemFileNumber] as? Int, "\(member)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder + "/" + TitleManifest.fileName))
+        placer.place(title.object, for: entry)
+        placer.wait()
+        guard case .success(let again)? = outcome.withLock({ $0 }) else {
+            Issue.record("not placed again: \(String(describing: outcome.withLock { $0 }))")
+            return
+        }
+        #expect(again == ObjectPlacement.Placed(path: folder + "/index.m3u8", method: .alreadyThere))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache.root + "/out") == ["show"])
+        #expect(placer.failureCount == 0)
     }
 }
 

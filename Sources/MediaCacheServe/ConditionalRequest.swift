@@ -1,0 +1,50 @@
+import Foundation
+import HTTPTypes
+
+/// RFC 9110's preconditions (section 13.2.2, in its order) for an answer with `etag` and
+/// `lastModified`: a player or browser revalidating what it holds gets 304, a write-style
+/// precondition that fails gets 412. Range and If-Range come after (`RangedResponse`).
+enum ConditionalRequest {
+    /// The status that answers `fields` instead of the body, or nil to answer as usual.
+    static func status(
+        _ fields: HTTPFields, method: HTTPRequest.Method, etag: String?, lastModified: String?
+    ) -> HTTPResponse.Status? {
+        let modified = lastModified.flatMap(date)
+        if let ifMatch = fields[.ifMatch] {
+            guard matches(ifMatch, etag: etag, weak: false) else { return .preconditionFailed }
+        } else if let since = fields[.ifUnmodifiedSince].flatMap(date), let modified, modified > since {
+            return .preconditionFailed
+        }
+        let readsOnly = method == .get || method == .head
+        if let ifNoneMatch = fields[.ifNoneMatch] {
+            if matches(ifNoneMatch, etag: etag, weak: true) { return readsOnly ? .notModified : .preconditionFailed }
+        } else if readsOnly, let since = fields[.ifModifiedSince].flatMap(date), let modified, modified <= since {
+            return .notModified
+        }
+        return nil
+    }
+
+    /// Whether the list of entity tags `header` names `etag` (`*`: any current one).
+    /// The weak comparison ignores `W/`; the strong one takes no weak tag.
+    private static func matches(_ header: String, etag: String?, weak: Bool) -> Bool {
+        guard let etag else { return false }
+        if header.trimmingCharacters(in: .whitespaces) == "*" { return true }
+        func opaque(_ tag: Substring) -> Substring? {
+            let trimmed = tag.trimmingCharacters(in: .whitespaces)[...]
+            if trimmed.hasPrefix("W/") { return weak ? trimmed.dropFirst(2) : nil }
+            return trimmed
+        }
+        guard let mine = opaque(etag[...]) else { return false }
+        return header.split(separator: ",").contains { opaque($0) == mine }
+    }
+
+    /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form every client sends.
+    /// A formatter per call: few requests carry a date, and one is not shared across threads.
+    private static func date(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
+    }
+}
