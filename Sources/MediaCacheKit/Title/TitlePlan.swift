@@ -24,7 +24,8 @@ extension TitlePlan {
     var summary: String {
         let names = manifestRenditions(entry: "").map(\.identity).joined(separator: ", ")
         let kind = format == .hls ? "an HLS title" : "a DASH title"
-        return "\(kind): \(names); \(segmentCount) segments, \(resources.count) files to hold"
+        let (segments, files) = (segmentCount, resources.count)
+        return "\(kind): \(names); \(segments) segment\(segments == 1 ? "" : "s"), \(files) file\(files == 1 ? "" : "s") to hold"
     }
 }
 
