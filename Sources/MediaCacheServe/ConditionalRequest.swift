@@ -27,8 +27,9 @@ enum ConditionalRequest {
     /// Whether the list of entity tags `header` names `etag` (`*`: any current one).
     /// The weak comparison ignores `W/`; the strong one takes no weak tag.
     private static func matches(_ header: String, etag: String?, weak: Bool) -> Bool {
-        guard let etag else { return false }
+        // `*`: any current representation, with a tag or not (a member still arriving).
         if header.trimmingCharacters(in: .whitespaces) == "*" { return true }
+        guard let etag else { return false }
         func opaque(_ tag: Substring) -> Substring? {
             let trimmed = tag.trimmingCharacters(in: .whitespaces)[...]
             if trimmed.hasPrefix("W/") { return weak ? trimmed.dropFirst(2) : nil }

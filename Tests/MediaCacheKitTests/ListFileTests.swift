@@ -134,6 +134,24 @@ struct ListFileTests {
         #expect(diagnostics.isEmpty, "\(diagnostics)")
     }
 
+    /// An option line that comes after its entry was taken (the writer fell silent for a
+    /// second between them) is an error that names the entry, not "no URL line above it".
+    @Test func anOptionTooLateForItsEntryNamesTheEntry() throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let entries = ListEntries([ListText(reading: ListStream(descriptor: ends[0], owned: true), file: "<stdin>")])
+        func write(_ text: String) { _ = text.utf8CString.withUnsafeBufferPointer { Glibc.write(ends[1], $0.baseAddress, $0.count - 1) } }
+        var diagnostics: [String] = []
+        write("https://a.example/1.mp4\n")
+        #expect(entries.next { diagnostics.append($0.description) }?.url == "https://a.example/1.mp4")
+        write("  out=late.mp4\n")
+        close(ends[1])
+        #expect(entries.next { diagnostics.append($0.description) } == nil)
+        #expect(diagnostics.count == 1 && diagnostics[0].contains(
+            "<stdin>:2: option 'out=late.mp4' came more than a second after its entry on line 1, which had started: write an entry's lines together"),
+            "\(diagnostics)")
+    }
+
     /// A stopped stream (Ctrl-C) gives what it holds whole and says where it stopped; a
     /// line cut short by the stop is not taken.
     @Test func aStoppedStreamSaysWhereItStopped() throws {

@@ -121,7 +121,8 @@ extension DownloadJob: HTTPTransferDelegate {
         if fragment.isProbe, !attempt.firstBytesChecked {
             attempt.firstBytesChecked = true
             if fragment.next == 0, source.kind == .origin,
-                let format = PresentationDetection.format(contentType: state.contentType, firstBytes: chunk.prefix(512).array)
+                let format = PresentationDetection.format(
+                    contentType: state.contentType, firstBytes: chunk.prefix(PresentationDetection.scanLimit).array)
             {
                 return becomeTitle(format, answeredBy: transfer, first: chunk)
             }

@@ -63,7 +63,7 @@ final class FileListLines: ListLines {
 
     func isQuiet() -> Bool {
         guard case .stream(let stream) = input, !atEnd, start == buffer.count else { return false }
-        return stream.isSilent(forMilliseconds: 200)
+        return stream.isSilent(forMilliseconds: 1000)
     }
 
     private func line(_ bytes: ArraySlice<UInt8>, overlong: (kept: ArraySlice<UInt8>, length: Int)?) -> ListLine {

@@ -61,8 +61,8 @@ public struct ListText: Sendable {
 /// as 100 000 entries. An entry whose cache key came earlier, in the same list or
 /// another, is dropped with a warning naming the first.
 ///
-/// Used by one thread at a time (the command's, then the transfer thread).
-// @unchecked: used by one thread at a time: the command's, then the loop's after a post.
+/// Used by one thread at a time (the command's, then the run's list queue).
+// @unchecked: used by one thread at a time: the command's, then the list queue's (RequestFeed).
 public final class ListEntries: @unchecked Sendable {
     private var lists: [ListText]
     private var listIndex = 0
@@ -105,6 +105,7 @@ public final class ListEntries: @unchecked Sendable {
             if builder!.current != nil && lines!.isQuiet() {
                 // A stream's writer went quiet after a whole line: the entry under way is
                 // taken now, not when the next line comes, which may be minutes away.
+                builder!.takenEarly = builder!.currentLine
                 completed = builder!.finish()
             } else if let line = lines!.next() {
                 lineNumber += 1

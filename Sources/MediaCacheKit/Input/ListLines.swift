@@ -44,7 +44,7 @@ protocol ListLines {
     var failure: String? { get }
     /// Whether a stream's reading was stopped (Ctrl-C) before its end.
     var wasStopped: Bool { get }
-    /// Whether no line is at hand and none arrives within a moment: a stream whose
+    /// Whether no line is at hand and none arrives within a second: a stream whose
     /// writer is silent after a whole line. A file or a text never is.
     mutating func isQuiet() -> Bool
 }

@@ -109,6 +109,9 @@ public enum ListParser {
         /// True while the options of a rejected entry are being skipped.
         var skippingOptions = false
         var currentLine = 0
+        /// The line of the last entry taken before its next line came (a stream's writer
+        /// fell silent after it): an option line now is too late for it.
+        var takenEarly: Int?
         init(file: String) {
             self.file = file
         }
@@ -160,13 +163,21 @@ public enum ListParser {
             }
             current = ListEntry(urls: uris.map { URLParts.removingFragment($0) ?? $0 }, origin: "\(file):\(number)")
             currentLine = number
+            takenEarly = nil
             skippingOptions = false
         }
 
         mutating func consumeOption(_ content: String, at number: Int) {
             if skippingOptions { return }
             guard current != nil else {
-                error(number, "option '\(HeaderRedaction.preview(content))' has no URL line above it")
+                if let taken = takenEarly {
+                    error(
+                        number,
+                        "option '\(HeaderRedaction.preview(content))' came more than a second after its entry on line "
+                            + "\(taken), which had started: write an entry's lines together")
+                } else {
+                    error(number, "option '\(HeaderRedaction.preview(content))' has no URL line above it")
+                }
                 return
             }
             guard let eq = content.firstIndex(of: "=") else {

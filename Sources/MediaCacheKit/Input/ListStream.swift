@@ -6,8 +6,8 @@ import Synchronization
 /// downloads start while the command that writes them still runs, and the run ends at
 /// its end of file.
 ///
-/// `stop()` (Ctrl-C) ends the reading within a tenth of a second even while the writer
-/// is silent: what was not read by then is not read.
+/// `stop()` (Ctrl-C) ends the reading within a fraction of a second even while the
+/// writer is silent: what was not read by then is not read.
 public final class ListStream: Sendable {
     public let descriptor: Int32
     private let ownsDescriptor: Bool
@@ -36,7 +36,7 @@ public final class ListStream: Sendable {
         return type == S_IFIFO || type == S_IFSOCK || isatty(descriptor) == 1
     }
 
-    /// Ends the reading: a read under way returns `.stopped` within a tenth of a second.
+    /// Ends the reading: a read under way returns `.stopped` at its next look (100 ms).
     public func stop() { stopped.store(true, ordering: .relaxed) }
 
     var isStopped: Bool { stopped.load(ordering: .relaxed) }

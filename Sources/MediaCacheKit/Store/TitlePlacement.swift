@@ -23,15 +23,18 @@ enum TitlePlacement {
         var entry = stat()
         if lstat(folder + "/" + manifest.entry, &entry) == 0 {
             for attempt in 0...ObjectPlacement.maximumRenames {
-                let path = directory + "/" + numbered(name, attempt) + "/" + manifest.entry
+                let candidate = directory + "/" + numbered(name, attempt)
+                // Names are taken in order: the first free one ends the search.
+                guard FileManager.default.fileExists(atPath: candidate) else { break }
                 var existing = stat()
-                guard lstat(path, &existing) == 0 else { break }
-                if existing.st_dev == entry.st_dev && existing.st_ino == entry.st_ino {
+                let path = candidate + "/" + manifest.entry
+                if lstat(path, &existing) == 0, existing.st_dev == entry.st_dev, existing.st_ino == entry.st_ino {
                     return ObjectPlacement.Placed(path: path, method: .alreadyThere)
                 }
             }
         }
-        let staging = directory + "/.\(name).mediacache-\(getpid())"
+        // Hidden, and short enough for any name (a name may take 255 bytes).
+        let staging = directory + "/.mediacache-title-\(getpid())"
         FileSystem.removeTree(staging)
         var method = ObjectPlacement.Method.linked
         do {

@@ -49,6 +49,9 @@ extension TitleDownload {
         case .expired(let status, let failure):
             // Its bytes are asked for again once the playlists have been read again.
             if refreshing { break }
+            // Sent with the URL from before the playlists were read again: asked again
+            // with the fresh one (the file has it now); a fresh URL refused ends the title.
+            if urlsRefreshed && fetch.url != file.url { break }
             guard !urlsRefreshed else { return fail(failure) }
             refreshURLs(retrying: file.resource, status: status, failure: failure)
         case .failed(let failure):

@@ -87,8 +87,11 @@ struct Prefetch: ParsableCommand {
         let shard = try parsedShard()
         let entryLines = ListParser.entryLineCount(texts)
         let entries = ListEntries(texts, shard: shard, expectedEntries: entryLines)
-        var pending = entries.next { Terminal.err($0.description) }
-        if pending == nil && entries.errorCount == 0 {
+        let streams = texts.compactMap(\.stream)
+        // A stream's first entry may be long in coming: it is waited for in the run, where
+        // Ctrl-C stops the reading and the run still ends with its summary.
+        var pending = streams.isEmpty ? entries.next { Terminal.err($0.description) } : nil
+        if streams.isEmpty && pending == nil && entries.errorCount == 0 {
             if let shard {
                 Terminal.err("mediacache: none of the \(entries.otherShardCount) entries is in shard \(shard); nothing to do")
             } else {
@@ -103,7 +106,6 @@ struct Prefetch: ParsableCommand {
             }
         }
         let headers = download.headers
-        let streams = texts.compactMap(\.stream)
         try DownloadRun(cache: cache.directory, options: download, network: network, tier: tier, titles: titles).run(
             next: { report in
                 let entry = pending ?? entries.next { report($0.description) }

@@ -6,8 +6,8 @@ struct Resume: ParsableCommand {
         commandName: "resume",
         abstract: "Finish interrupted runs, no list needed.",
         discussion: """
-            Uses each job's saved URLs, headers, user agent and referer; no list is \
-            needed. Proxy, cookies and netrc logins are never saved: they come from this command line (and the \
+            Uses each job's saved URLs, headers, user agent and referer (the first run's \
+            --user-agent and --referer win over this command's); no list is needed. Proxy, cookies and netrc logins are never saved: they come from this command line (and the \
             environment). A title whose pull from the tier stopped goes on when a tier is \
             named (--tier or MEDIACACHE_TIER). Nothing to resume exits 0.
             """)

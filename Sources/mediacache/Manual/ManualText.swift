@@ -67,7 +67,12 @@ enum ManualText {
                 """),
             .text(
                 """
-                A list on standard input (-) or a pipe (<(cmd)) is read as it arrives, so                 `cmd | mediacache prefetch -` starts each file as soon as its lines are                 written (an entry is taken once the next line starts, or once the writer                 is silent for a moment), and the run ends at the end of its input. Ctrl-C                 stops the reading too: entries already read are saved for resume, the rest                 of the input is not read.
+                A list on standard input (-) or a pipe (<(cmd)) is read as it arrives, so \
+                `cmd | mediacache prefetch -` starts each file as soon as its lines are \
+                written (an entry is taken once the next line starts, or once the writer is \
+                silent for a second after it: write an entry's lines together), and the run \
+                ends at the end of its input. Ctrl-C stops the reading too: entries already \
+                read are saved for resume, the rest of the input is not read.
                 """),
         ])
 
