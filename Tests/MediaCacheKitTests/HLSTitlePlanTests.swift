@@ -177,6 +177,30 @@ struct HLSTitlePlanTests {
         #expect(reread.variants.count == 1 && reread.renditions.count == 1)
     }
 
+    /// A video playlist listed once per audio group (Apple's way), with one group chosen:
+    /// the entry of the group not fetched is left out (a player choosing it would play
+    /// without sound), the other names its audio.
+    @Test func anEntryWhoseAudioWasNotFetchedIsLeftOut() throws {
+        let master = try HLSMasterPlaylist(
+            parsing: """
+                #EXTM3U
+                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="a/aac.m3u8"
+                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="ac3",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="a/ac3.m3u8"
+                #EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS="avc1.64001f,mp4a.40.2",AUDIO="aac"
+                v720/index.m3u8
+                #EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS="avc1.64001f,ac-3",AUDIO="ac3"
+                v720/index.m3u8
+                """, url: "https://cdn.example/t/master.m3u8")
+        let choice = RenditionSelection.choose(from: master)
+        #expect(choice.renditions.map(\.identity) == ["variant-0", "audio-aac-English"])
+        let empty = try media("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\ns.ts\n#EXT-X-ENDLIST\n", url: video)
+        let plan = HLSTitlePlan(renditions: choice.renditions.map { ($0, empty) })
+        let text = HLSLocalPlaylists.master(master, renditions: plan.renditions, entry: "index.m3u8")
+        let reread = try HLSMasterPlaylist(parsing: text, url: "http://127.0.0.1:8080/t.title/index.m3u8")
+        #expect(reread.variants.count == 1 && reread.variants.first?.audioGroup == "aac", "\(text)")
+        #expect(!text.contains("ac-3"), "\(text)")
+    }
+
     @Test func relativePathsBetweenStoredFiles() {
         #expect(HLSLocalPlaylists.relative("variant-0/s1.ts", from: "variant-0/index.m3u8") == "s1.ts")
         #expect(HLSLocalPlaylists.relative("keys/key-1.key.ts", from: "variant-0/index.m3u8") == "../keys/key-1.key.ts")

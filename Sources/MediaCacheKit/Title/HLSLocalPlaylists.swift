@@ -78,7 +78,20 @@ enum HLSLocalPlaylists {
         var lines = ["#EXTM3U", "#EXT-X-VERSION:\(max(master.version ?? 3, 6))"]
         if master.hasIndependentSegments { lines.append("#EXT-X-INDEPENDENT-SEGMENTS") }
         let fetched = Dictionary(renditions.map { ($0.selected.uri, $0) }, uniquingKeysWith: { first, _ in first })
-        let variants = master.variants.filter { !$0.isIFrameOnly && fetched[$0.uri] != nil }
+        let listed = master.variants.filter { !$0.isIFrameOnly && fetched[$0.uri] != nil }
+        // An entry whose audio group was not fetched (Apple lists each video playlist once
+        // per audio group) is left out: a player choosing it would play without sound.
+        // A playlist no entry of which has its audio keeps its first entry.
+        func audioHeld(_ variant: HLSVariant) -> Bool {
+            guard let group = variant.audioGroup, !master.renditions(.audio, group: group).isEmpty else { return true }
+            return hasRenditions(master, .audio, group, fetched: fetched)
+        }
+        let withAudio = Set(listed.filter(audioHeld).map(\.uri))
+        var kept: Set<String> = []
+        let variants = listed.filter { variant in
+            if audioHeld(variant) { return true }
+            return !withAudio.contains(variant.uri) && kept.insert(variant.uri).inserted
+        }
         // Each group the fetched variants use: its fetched renditions, and those whose
         // media is in the variants' own segments (no URI).
         var groupsWritten: Set<String> = []
