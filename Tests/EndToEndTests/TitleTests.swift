@@ -253,6 +253,11 @@ extension EndToEnd {
             let status = try harness.run(["status"])
             #expect(status.stdout.contains(url) || status.stderr.contains(url), "\(status.stdout)\(status.stderr)")
             #expect(!(status.stdout + status.stderr).contains("no interrupted downloads"))
+            // `info` knows it too (it said "not cached and no unfinished download").
+            let info = try harness.run(["info", url])
+            #expect(info.status == 0, "\(info.stderr)")
+            #expect(info.stdout.contains("unfinished streaming title"), "\(info.stdout)")
+            #expect(!info.stdout.contains("bytes_done"), "\(info.stdout)")
 
             try Self.serve(title, on: origin)
             origin.clearLog()

@@ -69,12 +69,21 @@ public final class ObjectStore: Sendable {
     public func object(named name: String) throws -> CachedObject? { try index.lookup(name) }
 
     /// The saved state of an unfinished download of `name` (its URL or cache key,
-    /// `#fragment` ignored).
-    public func partialJob(named name: String) -> JobState? {
+    /// `#fragment` ignored), and whether it is a streaming title's.
+    public func partialJob(named name: String) -> (state: JobState, isTitle: Bool)? {
         for candidate in [name] + [URLParts.removingFragment(name)].compactMap({ $0 }) {
-            let path = directory.statePath(key: CacheKey(identity: candidate))
-            guard let bytes = try? FileSystem.readAll(path) else { continue }
-            return try? JobStateCodec.decode(bytes, path: path)
+            let key = CacheKey(identity: candidate)
+            // A file's state, or a streaming title's in its staging directory.
+            let places = [
+                (directory.statePath(key: key), false),
+                (TitleLayout.staging(key: key, in: directory) + "/" + TitleLayout.stateFile, true),
+            ]
+            for (path, isTitle) in places {
+                guard let bytes = try? FileSystem.readAll(path), let state = try? JobStateCodec.decode(bytes, path: path) else {
+                    continue
+                }
+                return (state, isTitle)
+            }
         }
         return nil
     }

@@ -50,18 +50,27 @@ struct Info: ParsableCommand {
                     ("renditions", json ? title.renditionFields : title.renditionLines),
                 ]
             }
-        } else if let state = store.partialJob(named: url) {
+        } else if let (state, isTitle) = store.partialJob(named: url) {
             fields = [
-                ("state", "unfinished"), ("url", URLCredentials.masked(state.entry.url)),
+                ("state", isTitle ? "unfinished streaming title (mediacache status counts its parts)" : "unfinished"),
+                ("url", URLCredentials.masked(state.entry.url)),
                 ("mirrors", state.entry.urls.dropFirst().map(URLCredentials.masked)),
-                ("cache_key", URLCredentials.masked(state.entry.identity)), ("bytes_done", state.bytesDone),
-                ("length", Self.length(state.length, json: json)),
-                ("etag", state.validators.etag ?? "-"), ("last_modified", state.validators.lastModified ?? "-"),
-                ("checksum", state.entry.checksum?.description ?? "-"),
+                ("cache_key", URLCredentials.masked(state.entry.identity)),
+            ]
+            // A title's parts are counted by its progress, not by one file's bytes.
+            if !isTitle {
+                fields += [
+                    ("bytes_done", state.bytesDone), ("length", Self.length(state.length, json: json)),
+                    ("etag", state.validators.etag ?? "-"), ("last_modified", state.validators.lastModified ?? "-"),
+                    ("checksum", state.entry.checksum?.description ?? "-"),
+                ]
+            }
+            fields += [
                 // Strings, not Substrings: JSONSerialization refuses those (the output was `{}`).
                 ("headers", (state.commandHeaders + state.entry.headers).map { String($0.prefix { $0 != ":" }) + ": (hidden)" }),
-                ("ranges_supported", state.rangesSupported), ("started", List.date(state.createdAt)),
+                ("started", List.date(state.createdAt)),
             ]
+            if !isTitle { fields.append(("ranges_supported", state.rangesSupported)) }
         } else {
             Terminal.err("mediacache: not cached and no unfinished download: \(url)")
             throw ExitStatus.someFailed
