@@ -112,64 +112,82 @@ struct ListFileTests {
         }
         #expect(seen.count == keys.count)
     }
+
     /// A pipe's lines are taken as they arrive: an entry whose writer went quiet after it
     /// is given out without waiting for the next line; one written with its option lines
     /// keeps them; the end of the pipe ends the list.
     @Test func aStreamGivesEachEntryAsItArrives() throws {
-        var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
-        let (reader, writer) = (ends[0], ends[1])
-        let entries = ListEntries([ListText(reading: ListStream(descriptor: reader, owned: true), file: "<stdin>")])
-        var diagnostics: [String] = []
-        func write(_ text: String) { _ = text.utf8CString.withUnsafeBufferPointer { Glibc.write(writer, $0.baseAddress, $0.count - 1) } }
-
-        write("https://a.example/1.mp4\n")
-        let first = entries.next { diagnostics.append($0.description) }
-        #expect(first?.url == "https://a.example/1.mp4")
-        write("https://a.example/2.mp4\n  out=two.mp4\n")
-        close(writer)
-        let second = entries.next { diagnostics.append($0.description) }
+        let list = PipedList()
+        list.write("https://a.example/1.mp4\n")
+        #expect(list.next()?.url == "https://a.example/1.mp4")
+        list.write("https://a.example/2.mp4\n  out=two.mp4\n")
+        list.closeWriter()
+        let second = list.next()
         #expect(second?.url == "https://a.example/2.mp4" && second?.outName == "two.mp4")
-        #expect(entries.next { diagnostics.append($0.description) } == nil)
-        #expect(diagnostics.isEmpty, "\(diagnostics)")
+        #expect(list.next() == nil)
+        #expect(list.diagnostics.isEmpty, "\(list.diagnostics)")
     }
 
     /// An option line that comes after its entry was taken (the writer fell silent for a
     /// second between them) is an error that names the entry, not "no URL line above it".
     @Test func anOptionTooLateForItsEntryNamesTheEntry() throws {
-        var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
-        let entries = ListEntries([ListText(reading: ListStream(descriptor: ends[0], owned: true), file: "<stdin>")])
-        func write(_ text: String) { _ = text.utf8CString.withUnsafeBufferPointer { Glibc.write(ends[1], $0.baseAddress, $0.count - 1) } }
-        var diagnostics: [String] = []
-        write("https://a.example/1.mp4\n")
-        #expect(entries.next { diagnostics.append($0.description) }?.url == "https://a.example/1.mp4")
-        write("  out=late.mp4\n")
-        close(ends[1])
-        #expect(entries.next { diagnostics.append($0.description) } == nil)
-        #expect(diagnostics.count == 1 && diagnostics[0].contains(
-            "<stdin>:2: option 'out=late.mp4' came more than a second after its entry on line 1, which had started: write an entry's lines together"),
-            "\(diagnostics)")
+        let list = PipedList()
+        list.write("https://a.example/1.mp4\n")
+        #expect(list.next()?.url == "https://a.example/1.mp4")
+        list.write("  out=late.mp4\n")
+        list.closeWriter()
+        #expect(list.next() == nil)
+        #expect(
+            list.diagnostics == [
+                "<stdin>:2: option 'out=late.mp4' came more than a second after its entry on line 1, which had started: "
+                    + "write an entry's lines together"
+            ], "\(list.diagnostics)")
     }
 
     /// A stopped stream (Ctrl-C) gives what it holds whole and says where it stopped; a
     /// line cut short by the stop is not taken.
     @Test func aStoppedStreamSaysWhereItStopped() throws {
-        var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
-        defer { close(ends[1]) }
-        let stream = ListStream(descriptor: ends[0], owned: true)
-        let entries = ListEntries([ListText(reading: stream, file: "<stdin>")])
-        let text = "https://a.example/1.mp4\n  out=one.mp4\nhttps://a.example/2.mp4\nhttps://a.exa"
-        _ = text.utf8CString.withUnsafeBufferPointer { Glibc.write(ends[1], $0.baseAddress, $0.count - 1) }
-        var diagnostics: [String] = []
-        let first = entries.next { diagnostics.append($0.description) }
+        let list = PipedList()
+        list.write("https://a.example/1.mp4\n  out=one.mp4\nhttps://a.example/2.mp4\nhttps://a.exa")
+        let first = list.next()
         #expect(first?.url == "https://a.example/1.mp4" && first?.outName == "one.mp4")
-        stream.stop()
-        #expect(entries.next { diagnostics.append($0.description) } == nil)
+        list.stream.stop()
+        #expect(list.next() == nil)
         #expect(
-            diagnostics == [
+            list.diagnostics == [
                 "<stdin>:4: warning: the run was interrupted before this line: the entry on line 3 and the rest of the list were not taken"
-            ], "\(diagnostics)")
+            ], "\(list.diagnostics)")
     }
+}
+
+/// A list on a pipe the test writes, as `cmd | mediacache prefetch -` gives one.
+private final class PipedList {
+    let stream: ListStream
+    let entries: ListEntries
+    private(set) var diagnostics: [String] = []
+    private var writer: Int32
+
+    init() {
+        var ends: [Int32] = [0, 0]
+        precondition(pipe(&ends) == 0, "pipe: \(errno)")
+        stream = ListStream(descriptor: ends[0], owned: true)
+        entries = ListEntries([ListText(reading: stream, file: "<stdin>")])
+        writer = ends[1]
+    }
+
+    deinit { closeWriter() }
+
+    func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        precondition(bytes.withUnsafeBytes { Glibc.write(writer, $0.baseAddress, $0.count) } == bytes.count)
+    }
+
+    /// The writer's end of input.
+    func closeWriter() {
+        guard writer >= 0 else { return }
+        close(writer)
+        writer = -1
+    }
+
+    func next() -> ListEntry? { entries.next { diagnostics.append($0.description) } }
 }
