@@ -149,10 +149,7 @@ extension DownloadJob: HTTPTransferDelegate {
         let count = Int(min(Int64(chunk.count), fragment.remaining ?? Int64(chunk.count)))
         guard count > 0 else { return consumed }
         if fragment.end == nil && fragment.next + Int64(count) > options.maxStreamSize {
-            let reason = "\(Printable.url(transfer.request.url)) sent more than \(ByteCount.format(options.maxStreamSize)) "
-                + "without saying how long it is (a live stream?); nothing of it was kept. "
-                + "Raise --max-stream-size to take more"
-            fail(JobFailure(.badResponse, reason), keepPartial: false)
+            fail(JobFailure(.badResponse, PrefetchOptions.beyondStreamLimit(Printable.url(transfer.request.url), limit: options.maxStreamSize)), keepPartial: false)
             return 0
         }
         if let latency = fragment.noteBytes(count, now: TransferLoop.now()) {

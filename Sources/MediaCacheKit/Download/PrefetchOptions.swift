@@ -17,6 +17,13 @@ public struct PrefetchOptions: Sendable {
     /// The most bytes taken of a response without a length (`--max-stream-size`): an
     /// endless stream would otherwise fill the disk.
     public var maxStreamSize: Int64 = 64 << 30
+
+    /// Why `what` (a URL, a title's segment) was cut at `limit` (`maxStreamSize`): one
+    /// wording for a file and a title's part.
+    static func beyondStreamLimit(_ what: String, limit: Int64) -> String {
+        "\(what) sent more than \(ByteCount.format(limit)) without saying how long it is (a live stream?); "
+            + "nothing of it was kept. Raise --max-stream-size to take more"
+    }
     /// `-H` headers, for every entry's own host.
     public var headers: [String] = []
     /// Failures in a row, without progress in between, before a file is given up (`--retries`).

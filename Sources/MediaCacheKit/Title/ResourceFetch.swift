@@ -310,8 +310,7 @@ final class ResourceFetch: HTTPTransferDelegate {
             return PresentationError.badKeyLength(keyURI: url, bytes: nil).message
         }
         guard bytes > maxUnannouncedBytes else { return nil }
-        return "\(resource.label) (\(Printable.url(url))) sent more than \(ByteCount.format(maxUnannouncedBytes)) "
-            + "without saying how long it is; nothing of it was kept. Raise --max-stream-size to take more"
+        return PrefetchOptions.beyondStreamLimit("\(resource.label) (\(Printable.url(url)))", limit: maxUnannouncedBytes)
     }
 
     func transfer(_ transfer: HTTPTransfer, didCompleteWith error: TransferError?) {
