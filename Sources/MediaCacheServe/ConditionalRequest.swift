@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import MediaCacheKit
 
 /// RFC 9110's preconditions (section 13.2.2, in its order) for an answer with `etag` and
 /// `lastModified`: a player or browser revalidating what it holds gets 304, a write-style
@@ -7,7 +8,7 @@ import HTTPTypes
 enum ConditionalRequest {
     /// The status that answers `fields` instead of the body, or nil to answer as usual.
     static func status(
-        _ fields: HTTPFields, method: HTTPRequest.Method, etag: String?, lastModified: String?
+        _ fields: HTTPFields, method: HTTPTypes.HTTPRequest.Method, etag: String?, lastModified: String?
     ) -> HTTPResponse.Status? {
         let modified = lastModified.flatMap(date)
         if let ifMatch = fields[.ifMatch] {
@@ -39,13 +40,6 @@ enum ConditionalRequest {
         return header.split(separator: ",").contains { opaque($0) == mine }
     }
 
-    /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form every client sends.
-    /// A formatter per call: few requests carry a date, and one is not shared across threads.
-    private static func date(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
-    }
+    /// A date in any of HTTP's three forms (clients send IMF-fixdate; old ones the others).
+    private static func date(_ text: String) -> Date? { HTTPDate.parse(text) }
 }

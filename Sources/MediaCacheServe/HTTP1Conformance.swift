@@ -12,7 +12,9 @@ import NIOHTTP1
 ///   request is for, and wins over `Host` (RFC 9112, 3.2.2), so `HostCheck` judges it;
 /// - the transfer coding: a request body in a coding other than chunked cannot be
 ///   framed, so the request is refused (400) and the connection closed, as RFC 9112,
-///   6.1 asks: a proxy in front may have framed it otherwise (request smuggling).
+///   6.1 asks: a proxy in front may have framed it otherwise (request smuggling);
+/// - the request line: an HTTP/1.1 request without Host is refused (400, RFC 9112, 3.2),
+///   and a target over `longestTarget` bytes gets 414.
 ///
 /// It also tells `IdleConnections` when its connection waits for a request and when it
 /// is answering one, which Hummingbird does not say; and a client that closes its side
@@ -70,8 +72,15 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
             refuse(head, "a request body in Transfer-Encoding \(codings) cannot be read; send it chunked", context: context)
             return
         }
+        if head.uri.utf8.count > Self.longestTarget {
+            refuse(head, "the request target is longer than \(Self.longestTarget) bytes", status: .uriTooLong, context: context)
+            return
+        }
         if let authority = Self.authority(ofAbsoluteForm: head.uri) {
             head.headers.replaceOrAdd(name: "host", value: authority)
+        } else if head.version.minor >= 1, !head.headers.contains(name: "host") {
+            refuse(head, "an HTTP/1.1 request names its server in a Host header", context: context)
+            return
         }
         connections.busy(context.channel)
         responding += 1
@@ -117,11 +126,14 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Answers 400 here, without Hummingbird, and closes the connection.
-    private func refuse(_ request: HTTPRequestHead, _ reason: String, context: ChannelHandlerContext) {
+    /// Answers `status` here, without Hummingbird, and closes the connection.
+    private func refuse(
+        _ request: HTTPRequestHead, _ reason: String, status: HTTPResponseStatus = .badRequest,
+        context: ChannelHandlerContext
+    ) {
         refused = true
         let body = ByteBuffer(string: reason + "\n")
-        var head = HTTPResponseHead(version: request.version, status: .badRequest)
+        var head = HTTPResponseHead(version: request.version, status: status)
         head.headers.add(name: "content-type", value: "text/plain; charset=utf-8")
         head.headers.add(name: "x-content-type-options", value: "nosniff")
         head.headers.add(name: "content-length", value: "\(body.readableBytes)")
@@ -131,6 +143,10 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }
+
+    /// Longer targets get 414 (RFC 9112, 3 asks for at least 8,000 octets); no URL this
+    /// server hands out comes near it. NIO's decoder refuses a head over 80 KiB with 400.
+    static let longestTarget = 8_192
 
     /// `host:port` of a target in absolute form (`http://host:port/path`), else nil.
     static func authority(ofAbsoluteForm target: String) -> String? {

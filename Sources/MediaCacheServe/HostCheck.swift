@@ -17,7 +17,10 @@ struct HostCheck<Context: RequestContext>: RouterMiddleware {
         guard request.headers[values: HTTPField.Name("Host")!].isEmpty else {
             return PlainText.response(.badRequest, "a request has one Host header")
         }
-        guard let host = request.head.authority?.lowercased(), listen.acceptedHosts.contains(host) else {
+        // No Host at all: an HTTP/1.0 client (`HTTP1Conformance` refuses a 1.1 request
+        // without one); a browser always sends one, so it cannot be a rebound page.
+        guard let host = request.head.authority?.lowercased() else { return try await next(request, context) }
+        guard listen.acceptedHosts.contains(host) else {
             return PlainText.response(
                 .misdirectedRequest, "this server answers only requests for \(listen.baseURL)")
         }

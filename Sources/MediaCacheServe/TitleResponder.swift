@@ -45,7 +45,7 @@ struct TitleResponder: Sendable {
         let type = members.contentType(of: member)
         var headers = RangedResponse.headers(
             MediaTypes.Served(contentType: type, attachment: !MediaTypes.isPlayable(type)), etag: etag)
-        headers[.lastModified] = Self.httpDate(title.object.addedAt)
+        headers[.lastModified] = HTTPDate.format(title.object.addedAt)
         let path = (title.object.titleDirectory ?? title.object.path) + "/" + member.path
         let response = RangedResponse.make(request, length: member.size, headers: &headers, etag: etag) { range in
             RangedResponse.fileBody(file, range: range, path: path)
@@ -62,14 +62,5 @@ struct TitleResponder: Sendable {
             : "check the cache directory's permissions and disk"
         return PlainText.response(
             .internalServerError, "the cached title \(object.shownName) cannot be served: \(problem); \(advice)")
-    }
-
-    /// RFC 9110's IMF-fixdate.
-    static func httpDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
     }
 }

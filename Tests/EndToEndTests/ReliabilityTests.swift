@@ -75,6 +75,23 @@ extension EndToEnd {
             #expect(closing.status == 200 && closing.closedByServer, "\(closing.head)")
         }
 
+        /// RFC 9112's request-line rules: an HTTP/1.1 request without Host is a bad
+        /// request (400), a 1.0 one is still answered; a target too long for any URL this
+        /// server hands out gets 414. Each refusal closes its connection.
+        @Test func aRequestWithoutHostOrWithAnOverlongTargetIsRefused() throws {
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let host = String(server.baseURL.dropFirst("http://".count))
+            let port = Int(host.split(separator: ":").last ?? "") ?? 0
+
+            let hostless = RawHTTP.send("GET / HTTP/1.1\r\n\r\n", port: port)
+            #expect(hostless.status == 400 && hostless.closedByServer, "\(hostless.text)")
+            #expect(hostless.text.contains("Host header"), "\(hostless.text)")
+            let old = RawHTTP.send("GET / HTTP/1.0\r\n\r\n", port: port)
+            #expect(old.status == 200, "\(old.head)")
+            let long = RawHTTP.send("GET /m/\(String(repeating: "a", count: 20_000)) HTTP/1.1\r\nHost: \(host)\r\n\r\n", port: port)
+            #expect(long.status == 414 && long.closedByServer, "\(long.head)")
+        }
+
         /// A `Content-Length` larger than the disk is refused before anything is
         /// reserved; a smaller lie (4 GiB for 1,000 bytes) is reserved, and given back
         /// when the entry fails, so what `stats` says is on disk is what was received.

@@ -78,6 +78,9 @@ extension EndToEnd {
             let modified = try #require(whole.headers["last-modified"])
             #expect(try CurlResponse.fetch(local, ["-H", "If-Modified-Since: \(modified)"]).status == 304)
             #expect(try CurlResponse.fetch(local, ["-H", "If-Unmodified-Since: Thu, 01 Jan 1970 00:00:00 GMT"]).status == 412)
+            // The two older forms a server must read too (RFC 9110, 5.6.7).
+            #expect(try CurlResponse.fetch(local, ["-H", "If-Modified-Since: Friday, 31-Dec-49 23:59:59 GMT"]).status == 304)
+            #expect(try CurlResponse.fetch(local, ["-H", "If-Unmodified-Since: Thu Jan  1 00:00:00 1970"]).status == 412)
 
             #expect(origin.requests(for: "/clip.mp4").count == requestsBefore, "a cached object reached the origin")
             // The request log: a line per response, once it is written.

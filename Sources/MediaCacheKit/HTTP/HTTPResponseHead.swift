@@ -75,11 +75,7 @@ public struct HTTPResponseHead: Sendable, Equatable {
     public func retryAfter(now: Date = Date()) -> TimeInterval? {
         guard let raw = value("retry-after")?.trimmingCharacters(in: .whitespaces) else { return nil }
         if let seconds = Int(raw) { return TimeInterval(max(0, seconds)) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: raw) else { return nil }
+        guard let date = HTTPDate.parse(raw) else { return nil }
         return max(0, date.timeIntervalSince(now))
     }
 }
