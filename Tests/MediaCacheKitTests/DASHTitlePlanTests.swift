@@ -41,8 +41,11 @@ private func expectRoundTrip(_ plan: DASHTitlePlan, sourceLocation: SourceLocati
         #expect(segments.map(\.byteRange) == expected.map(\.byteRange), sourceLocation: sourceLocation)
         // Numbered from 1: the local MPD writes no startNumber (ffmpeg 5.1 refuses it).
         #expect(segments.map(\.number) == Array(1...max(1, expected.count)).prefix(expected.count).map { $0 }, sourceLocation: sourceLocation)
-        for (a, b) in zip(segments, expected) {
-            #expect(abs((a.duration ?? -1) - (b.duration ?? -1)) < 2e-6, sourceLocation: sourceLocation)
+        // Each segment's time and duration exactly as the origin's MPD placed it.
+        #expect(segments.map(\.time) == expected.map(\.time), sourceLocation: sourceLocation)
+        #expect(segments.map(\.duration) == expected.map(\.duration), sourceLocation: sourceLocation)
+        if !expected.isEmpty, expected[0].time != nil {
+            #expect(read.segmentTiming == original.segmentTiming, sourceLocation: sourceLocation)
         }
         if case .singleFile(let uri) = original.media {
             #expect(read.media == .singleFile(uri: stored(uri)), sourceLocation: sourceLocation)
@@ -109,8 +112,32 @@ struct DASHTitlePlanTests {
                 """))
         #expect(plan.resources.map(\.path) == ["video-v/init.mp4", "video-v/s5.m4s", "video-v/s6.m4s", "video-v/s7.m4s"])
         #expect(plan.resources.map(\.url).last == "https://cdn.example/vod/t-140.m4s")
-        #expect(DASHLocalManifest.timeline(plan.renditions[0].selected.representation.media.segments)
-            == "<SegmentTimeline><S t=\"0\" d=\"2000000\" r=\"1\"/><S d=\"1000000\"/></SegmentTimeline>")
+        #expect(DASHLocalManifest.mpd(plan).contains(
+            "<SegmentList timescale=\"10\">\n          <SegmentTimeline><S t=\"100\" d=\"20\" r=\"1\"/><S d=\"10\"/></SegmentTimeline>"))
+        try expectRoundTrip(plan)
+    }
+
+    /// Live-to-VOD MPDs start their media times far from 0, with a presentationTimeOffset
+    /// saying where the Period starts, and may skip a stretch: the local MPD keeps the
+    /// timescale, the offset and every time, so a player placing segments by them (dash.js,
+    /// Shaka) finds them where the origin's MPD did.
+    @Test func theOriginsTimesOffsetAndGapsAreKept() throws {
+        let plan = try plan(
+            mpd(
+                """
+                <Period><AdaptationSet contentType="video">
+                  <Representation id="v" bandwidth="1" mimeType="video/mp4" codecs="avc1">
+                    <SegmentTemplate timescale="90000" presentationTimeOffset="162000000000" initialization="i.mp4" media="$Time$.m4s">
+                      <SegmentTimeline><S t="162000000000" d="180000" r="2"/><S t="162000720000" d="180000"/><S d="90000"/></SegmentTimeline>
+                    </SegmentTemplate>
+                  </Representation>
+                </AdaptationSet></Period>
+                """, duration: "PT11S"))
+        let text = DASHLocalManifest.mpd(plan)
+        #expect(text.contains(
+            "<SegmentList timescale=\"90000\" presentationTimeOffset=\"162000000000\">\n          <SegmentTimeline>"
+                + "<S t=\"162000000000\" d=\"180000\" r=\"2\"/><S t=\"162000720000\" d=\"180000\"/><S d=\"90000\"/>"
+                + "</SegmentTimeline>"), "\(text)")
         try expectRoundTrip(plan)
     }
 

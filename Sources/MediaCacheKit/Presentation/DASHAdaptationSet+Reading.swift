@@ -55,12 +55,12 @@ extension DASHManifestReader {
         let addressing = DASHAddressing(
             representation: element, id: id, bandwidth: bandwidth, base: base, segmentInfo: segmentInfo,
             periodDuration: context.duration)
-        let (initialization, media, fileIndex) = try resources(of: addressing)
+        let (initialization, media, fileIndex, timing) = try resources(of: addressing)
         return DASHRepresentation(
             id: id, bandwidth: bandwidth, width: width, height: height,
             codecs: element["codecs"] ?? adaptationSet["codecs"],
             mimeType: element["mimeType"] ?? adaptationSet["mimeType"],
-            initialization: initialization, media: media, fileIndex: fileIndex, line: element.line)
+            initialization: initialization, media: media, fileIndex: fileIndex, segmentTiming: timing, line: element.line)
     }
 
     /// `@contentType`, else the type of the set's (or its first representation's)

@@ -72,6 +72,9 @@ public struct DASHRepresentation: Sendable, Equatable {
     public var media: DASHMedia
     /// What its `SegmentBase` says of the inside of its single file; nil without one.
     public var fileIndex: DASHFileIndex? = nil
+    /// The timescale its segments' times are in, and the media time that is the start
+    /// of its Period; nil for a single file.
+    public var segmentTiming: DASHSegmentTiming? = nil
     public var line: Int
 }
 
@@ -92,6 +95,15 @@ public struct DASHFileIndex: Sendable, Equatable {
     public var presentationTimeOffset: Int64?
 
     public var isEmpty: Bool { self == DASHFileIndex() }
+}
+
+/// A SegmentTemplate's or SegmentList's `@timescale` and `@presentationTimeOffset`
+/// (section 5.3.9.2): media time `presentationTimeOffset` is the Period's start. A player
+/// that appends to a buffer by the MPD's times (dash.js, Shaka, ExoPlayer) places each
+/// segment by them, so the local MPD keeps them as they were.
+public struct DASHSegmentTiming: Sendable, Equatable {
+    public var timescale: Int64
+    public var presentationTimeOffset: Int64
 }
 
 /// How a representation's media is fetched.

@@ -14,8 +14,11 @@ typealias DASHSpan = (time: Int64, duration: Int64)
 
 extension DASHManifestReader {
     /// The initialization and media of a representation (section 5.3.9): a template
-    /// expanded, a list read, or one whole file for `SegmentBase` or a BaseURL alone.
-    mutating func resources(of addressing: DASHAddressing) throws(PresentationError) -> (DASHResource?, DASHMedia, DASHFileIndex?) {
+    /// expanded, a list read, or one whole file for `SegmentBase` or a BaseURL alone;
+    /// what a SegmentBase says of its file, or the timing of the segments.
+    mutating func resources(
+        of addressing: DASHAddressing
+    ) throws(PresentationError) -> (DASHResource?, DASHMedia, DASHFileIndex?, DASHSegmentTiming?) {
         let element = addressing.representation
         guard let kind = addressing.segmentInfo.kind, let info = addressing.segmentInfo.current else {
             guard addressing.base.isWritten else {
@@ -24,7 +27,7 @@ extension DASHManifestReader {
                     "it has no SegmentTemplate, SegmentList, SegmentBase or BaseURL: nothing says where its media is")
             }
             try spend(1, line: element.line)
-            return (nil, .singleFile(uri: addressing.base.uri), nil)
+            return (nil, .singleFile(uri: addressing.base.uri), nil, nil)
         }
         switch kind {
         case .base:
@@ -38,13 +41,13 @@ extension DASHManifestReader {
                 written["sourceURL"] == nil ? nil : try resource(written, base: addressing.base)
             }
             let index = try fileIndex(info, initialization: initialization)
-            return (initialization, .singleFile(uri: addressing.base.uri), index.isEmpty ? nil : index)
+            return (initialization, .singleFile(uri: addressing.base.uri), index.isEmpty ? nil : index, nil)
         case .list:
             let (initialization, media) = try list(info, addressing)
-            return (initialization, media, nil)
+            return (initialization, media, nil, try segmentTiming(info, kind))
         case .template:
             let (initialization, media) = try template(info, addressing)
-            return (initialization, media, nil)
+            return (initialization, media, nil, try segmentTiming(info, kind))
         }
     }
 
@@ -186,6 +189,13 @@ extension DASHManifestReader {
             try DASHValues.unsigned(text, name: "startNumber", max: Int64(UInt32.max))
         }
         return (try writtenTimescale(info, kind) ?? 1, try writtenOffset(info, kind) ?? 0, startNumber ?? 1)
+    }
+
+    private func segmentTiming(
+        _ info: DASHSegmentInfo.Merged, _ kind: DASHSegmentInfo.Kind
+    ) throws(PresentationError) -> DASHSegmentTiming {
+        let (timescale, offset, _) = try timing(info, kind)
+        return DASHSegmentTiming(timescale: timescale, presentationTimeOffset: offset)
     }
 
     /// `@timescale`, nil when not written.

@@ -4,9 +4,11 @@
 /// representation survives into it.
 ///
 /// A segmented representation is a `SegmentList` (`Initialization@sourceURL`, one
-/// `SegmentURL@media` per segment) with a `SegmentTimeline` in microseconds when the
-/// durations are known: ffmpeg 5.1's dash demuxer plays that frame for frame as the
-/// origin's `SegmentTemplate`. A single file, or segments that are byte ranges of one
+/// `SegmentURL@media` per segment) with a `SegmentTimeline` when the durations are known,
+/// in the origin's timescale, times and `presentationTimeOffset`: a player that places
+/// segments in its buffer by the MPD's times (dash.js, Shaka) finds each where the
+/// origin's MPD put it, gaps included; ffmpeg 5.1's dash demuxer plays it frame for frame
+/// as the origin's `SegmentTemplate`. A single file, or segments that are byte ranges of one
 /// file, is a `BaseURL`; a single file keeps its `SegmentBase` (where its header and
 /// `sidx` index lie), which ffmpeg 5.1 plays too.
 ///
@@ -14,10 +16,6 @@
 /// and `~` (see `RenditionIdentity`), so a player that percent-decodes a relative URL
 /// and one that does not (ffmpeg) open the same file.
 enum DASHLocalManifest {
-    /// Durations are written in this timescale: exact enough for any source timescale
-    /// up to 1 MHz, and each start is rounded from the running total so nothing drifts.
-    static let timescale: Int64 = 1_000_000
-
     /// The MPD of `plan`, to be stored at `path` (relative to the title directory).
     static func mpd(_ plan: DASHTitlePlan, at path: String = "manifest.mpd", link: HLSLocalPlaylists.Link = HLSLocalPlaylists.relative) -> String {
         let manifest = plan.manifest
@@ -91,8 +89,12 @@ enum DASHLocalManifest {
         case .segments(let segments):
             // No startNumber: ffmpeg 5.1 then takes the list for a template ("missing
             // template URL"). The numbers live on in the stored paths.
-            out += "        <SegmentList timescale=\"\(timescale)\">\n"
-            if let timeline = timeline(segments) { out += "          " + timeline + "\n" }
+            let timing = representation.segmentTiming ?? DASHSegmentTiming(timescale: 1, presentationTimeOffset: 0)
+            out += "        <SegmentList" + attributes([
+                ("timescale", String(timing.timescale)),
+                ("presentationTimeOffset", timing.presentationTimeOffset == 0 ? nil : String(timing.presentationTimeOffset)),
+            ]) + ">\n"
+            if let timeline = timeline(segments, timescale: timing.timescale) { out += "          " + timeline + "\n" }
             if let initialization { out += "          " + initialization + "\n" }
             for segment in segments {
                 out += "          <SegmentURL" + attributes([
@@ -125,26 +127,30 @@ enum DASHLocalManifest {
         return uses.allSatisfy { $0.uri == uri && $0.byteRange != nil }
     }
 
-    /// A `SegmentTimeline` of the segments' durations, equal ones run together with
-    /// `@r`; nil when some duration is unknown (a SegmentList that gave none).
-    static func timeline(_ segments: [DASHSegment]) -> String? {
-        var durations: [Int64] = []
-        var total = 0.0
-        var previous: Int64 = 0
+    /// A `SegmentTimeline` of the segments' times and durations in `timescale` (as the
+    /// origin's MPD had them): `@t` on the first and after a gap, equal durations run
+    /// together with `@r`; nil when some time is unknown (a SegmentList that gave none).
+    static func timeline(_ segments: [DASHSegment], timescale: Int64) -> String? {
+        var spans: [DASHSpan] = []
         for segment in segments {
-            guard let duration = segment.duration else { return nil }
-            total += duration
-            let end = Int64((total * Double(timescale)).rounded())
-            durations.append(end - previous)
-            previous = end
+            guard let time = segment.time, let duration = segment.duration else { return nil }
+            // Read as ticks ÷ timescale (timescale below 2^32): exact back for ticks below 2^52.
+            spans.append((time, Int64((duration * Double(timescale)).rounded())))
         }
-        guard !durations.isEmpty else { return nil }
+        guard !spans.isEmpty else { return nil }
         var out = "<SegmentTimeline>"
         var index = 0
-        while index < durations.count {
+        var end: Int64?
+        while index < spans.count {
+            let (time, duration) = spans[index]
             var repeats = 0
-            while index + repeats + 1 < durations.count, durations[index + repeats + 1] == durations[index] { repeats += 1 }
-            out += "<S" + (index == 0 ? " t=\"0\"" : "") + " d=\"\(durations[index])\"" + (repeats > 0 ? " r=\"\(repeats)\"" : "") + "/>"
+            while index + repeats + 1 < spans.count, spans[index + repeats + 1].duration == duration,
+                spans[index + repeats + 1].time == time + Int64(repeats + 1) * duration
+            {
+                repeats += 1
+            }
+            out += "<S" + (time == end ? "" : " t=\"\(time)\"") + " d=\"\(duration)\"" + (repeats > 0 ? " r=\"\(repeats)\"" : "") + "/>"
+            end = time + Int64(repeats + 1) * duration
             index += repeats + 1
         }
         return out + "</SegmentTimeline>"
