@@ -201,6 +201,44 @@ struct HLSTitlePlanTests {
         #expect(!text.contains("ac-3"), "\(text)")
     }
 
+    /// What players choose and begin by survives into the local playlists: the start
+    /// point, in-band closed captions, channel counts, HDR and HDCP levels, session data
+    /// with a value. Session data that names a URL does not (nothing fetched it).
+    @Test func whatPlayersChooseByIsKept() throws {
+        let master = try HLSMasterPlaylist(
+            parsing: """
+                #EXTM3U
+                #EXT-X-START:TIME-OFFSET=-12.5,PRECISE=YES
+                #EXT-X-SESSION-DATA:DATA-ID="com.example.title",VALUE="Big Buck Bunny",LANGUAGE="en"
+                #EXT-X-SESSION-DATA:DATA-ID="com.example.lyrics",URI="https://meta.example/lyrics.json?token=secret"
+                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="Surround",LANGUAGE="en",CHANNELS="6",CHARACTERISTICS="public.accessibility.describes-video",DEFAULT=YES,URI="a/51.m3u8"
+                #EXT-X-MEDIA:TYPE=CLOSED-CAPTIONS,GROUP-ID="cc",NAME="English CC",LANGUAGE="en",INSTREAM-ID="CC1",DEFAULT=YES
+                #EXT-X-STREAM-INF:BANDWIDTH=8000000,CODECS="hvc1.2.4.L150.B0,ec-3",RESOLUTION=3840x2160,VIDEO-RANGE=PQ,HDCP-LEVEL=TYPE-1,AUDIO="a",CLOSED-CAPTIONS="cc"
+                v2160/index.m3u8
+                """, url: "https://cdn.example/t/master.m3u8")
+        let choice = RenditionSelection.choose(from: master)
+        let playlist = try media("#EXTM3U\n#EXT-X-START:TIME-OFFSET=3\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\ns.ts\n#EXT-X-ENDLIST\n", url: video)
+        #expect(playlist.start == HLSStart(timeOffset: "3", isPrecise: false))
+        let plan = HLSTitlePlan(renditions: choice.renditions.map { ($0, playlist) })
+        let text = HLSLocalPlaylists.master(master, renditions: plan.renditions, entry: "index.m3u8")
+        for line in [
+            "#EXT-X-START:TIME-OFFSET=-12.5,PRECISE=YES",
+            "#EXT-X-SESSION-DATA:DATA-ID=\"com.example.title\",VALUE=\"Big Buck Bunny\",LANGUAGE=\"en\"",
+            "#EXT-X-MEDIA:TYPE=CLOSED-CAPTIONS,GROUP-ID=\"cc\",NAME=\"English CC\",LANGUAGE=\"en\",DEFAULT=YES,AUTOSELECT=YES,INSTREAM-ID=\"CC1\"",
+        ] {
+            #expect(text.contains(line + "\n"), "\(line) is missing from\n\(text)")
+        }
+        #expect(!text.contains("lyrics") && !text.contains("secret"), "\(text)")
+        let reread = try HLSMasterPlaylist(parsing: text, url: "http://127.0.0.1:8080/t.title/index.m3u8")
+        #expect(reread.start == master.start && reread.sessionData == master.sessionData)
+        #expect(reread.variants.map(\.closedCaptionsGroup) == ["cc"])
+        #expect(reread.variants.map(\.described) == master.variants.map(\.described))
+        #expect(reread.renditions.map(\.described) == master.renditions.map(\.described))
+        #expect(master.variants[0].described.map(\.name) == ["VIDEO-RANGE", "HDCP-LEVEL"])
+        #expect(master.renditions[0].described.map(\.name) == ["CHANNELS", "CHARACTERISTICS"])
+        #expect(HLSLocalPlaylists.media(plan.renditions[0]).contains("\n#EXT-X-START:TIME-OFFSET=3\n"))
+    }
+
     @Test func relativePathsBetweenStoredFiles() {
         #expect(HLSLocalPlaylists.relative("variant-0/s1.ts", from: "variant-0/index.m3u8") == "s1.ts")
         #expect(HLSLocalPlaylists.relative("keys/key-1.key.ts", from: "variant-0/index.m3u8") == "../keys/key-1.key.ts")

@@ -69,6 +69,17 @@ private struct MasterPlaylistReader {
             }
         case "EXT-X-INDEPENDENT-SEGMENTS":
             playlist.hasIndependentSegments = true
+        case "EXT-X-START":
+            playlist.start = HLSStart.read(try tag.attributes(substituting: &playlist.variables))
+        case "EXT-X-SESSION-DATA":
+            let a = try tag.attributes(substituting: &playlist.variables)
+            let data = try tag.reading { () throws(PlaylistSyntaxError) in
+                (
+                    try a.required(a.quotedString("DATA-ID"), "DATA-ID"), try a.quotedString("VALUE"),
+                    try a.quotedString("LANGUAGE")
+                )
+            }
+            if let value = data.1 { playlist.sessionData.append(HLSSessionData(dataID: data.0, value: value, language: data.2)) }
         default:
             break
         }
@@ -108,7 +119,8 @@ private struct MasterPlaylistReader {
                 codecs: try a.quotedString("CODECS"), frameRate: try a.decimalFloat("FRAME-RATE"),
                 audioGroup: try a.quotedString("AUDIO"), videoGroup: try a.quotedString("VIDEO"),
                 subtitlesGroup: try a.quotedString("SUBTITLES"), closedCaptionsGroup: closedCaptions,
-                isIFrameOnly: iFrameOnly, line: tag.line)
+                isIFrameOnly: iFrameOnly, line: tag.line,
+                described: a.attributes.filter { HLSVariant.describing.contains($0.name) })
         }
     }
 
@@ -132,7 +144,7 @@ private struct MasterPlaylistReader {
                 type: type, groupID: try a.required(a.quotedString("GROUP-ID"), "GROUP-ID"),
                 name: try a.required(a.quotedString("NAME"), "NAME"), language: try a.quotedString("LANGUAGE"),
                 isDefault: try a.boolean("DEFAULT"), isAutoselect: try a.boolean("AUTOSELECT"), uri: uri,
-                line: tag.line)
+                line: tag.line, described: a.attributes.filter { HLSRendition.describing.contains($0.name) })
         }
         // Names identify renditions (and their files) within a group.
         guard renditionNames.insert([rendition.type.rawValue, rendition.groupID, rendition.name]).inserted else {
@@ -169,5 +181,17 @@ private struct MasterPlaylistReader {
             }
         }
         return playlist
+    }
+}
+
+extension HLSStart {
+    /// The start `tag` says; nil when it is malformed: a hint to players, not worth a
+    /// title's failure.
+    static func read(_ a: AttributeList) -> HLSStart? {
+        guard let offset = try? a.enumeratedString("TIME-OFFSET"),
+            (try? AttributeList.decimalFloat(offset.hasPrefix("-") ? String(offset.dropFirst()) : offset, name: "")) != nil,
+            let precise = try? a.boolean("PRECISE")
+        else { return nil }
+        return HLSStart(timeOffset: offset, isPrecise: precise)
     }
 }

@@ -14,6 +14,11 @@ public struct HLSMasterPlaylist: Sendable, Equatable {
     /// The variables of `EXT-X-DEFINE`: pass them to the media playlists it names, for
     /// their `IMPORT`s.
     public var variables: HLSVariables
+    /// `EXT-X-START`, where a player begins.
+    public var start: HLSStart? = nil
+    /// `EXT-X-SESSION-DATA` that carries its value (one with a URI names a file that is
+    /// not fetched, and is left out).
+    public var sessionData: [HLSSessionData] = []
 
     /// The renditions of `type` in `group`, in order of appearance.
     public func renditions(_ type: HLSRendition.MediaType, group: String) -> [HLSRendition] {
@@ -41,6 +46,15 @@ public struct HLSVariant: Sendable, Equatable {
     public var isIFrameOnly: Bool
     /// The line of its tag, for messages.
     public var line: Int
+    /// What else its tag says that players choose by (`HDCP-LEVEL`, `VIDEO-RANGE`,
+    /// `SCORE`…), as written: the local master repeats it.
+    public var described: [AttributeList.Attribute] = []
+
+    /// The attributes `described` keeps: none names a URL or a group.
+    static let describing: Set<String> = [
+        "SCORE", "SUPPLEMENTAL-CODECS", "HDCP-LEVEL", "ALLOWED-CPC", "VIDEO-RANGE", "REQ-VIDEO-LAYOUT",
+        "STABLE-VARIANT-ID",
+    ]
 }
 
 /// An alternative rendition (`EXT-X-MEDIA`): audio in one language, a subtitle track.
@@ -65,4 +79,28 @@ public struct HLSRendition: Sendable, Equatable {
     public var uri: String?
     /// The line of its tag, for messages.
     public var line: Int
+    /// What else its tag says (`CHANNELS`, `CHARACTERISTICS`, `INSTREAM-ID`…), as
+    /// written: the local master repeats it.
+    public var described: [AttributeList.Attribute] = []
+
+    /// The attributes `described` keeps: none names a URL.
+    static let describing: Set<String> = [
+        "ASSOC-LANGUAGE", "STABLE-RENDITION-ID", "FORCED", "INSTREAM-ID", "BIT-DEPTH", "SAMPLE-RATE",
+        "CHARACTERISTICS", "CHANNELS",
+    ]
+}
+
+/// `EXT-X-START` (RFC 8216, 4.3.5.2): where a player begins, in seconds from the start
+/// (from the end when negative).
+public struct HLSStart: Sendable, Equatable {
+    /// As written: a signed decimal.
+    public var timeOffset: String
+    public var isPrecise: Bool
+}
+
+/// `EXT-X-SESSION-DATA` with a `VALUE` (RFC 8216, 4.3.4.4): a title's metadata.
+public struct HLSSessionData: Sendable, Equatable {
+    public var dataID: String
+    public var value: String
+    public var language: String?
 }

@@ -29,6 +29,7 @@ private struct MediaPlaylistReader {
     var playlistType: HLSPlaylistType?
     var hasEndList = false
     var hasIndependentSegments = false
+    var start: HLSStart?
     var initSections: [HLSInitSection] = []
     /// Where each distinct map is in `initSections`.
     var initSectionIndices: [HLSInitSection: Int] = [:]
@@ -98,6 +99,8 @@ private struct MediaPlaylistReader {
             version = try number(tag, tag.value, AttributeList.decimalInteger)
         case "EXT-X-INDEPENDENT-SEGMENTS":
             hasIndependentSegments = true
+        case "EXT-X-START":
+            start = HLSStart.read(try tag.attributes(substituting: &variables))
         default:
             // EXT-X-PROGRAM-DATE-TIME, EXT-X-DATERANGE, tags of later versions: nothing
             // to fetch or check.
@@ -183,6 +186,6 @@ private struct MediaPlaylistReader {
         return HLSMediaPlaylist(
             url: url, version: version, targetDuration: targetDuration, playlistType: playlistType,
             hasIndependentSegments: hasIndependentSegments, variables: variables, initSections: initSections,
-            segments: segments)
+            segments: segments, start: start)
     }
 }

@@ -17,6 +17,8 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
     /// Every distinct `EXT-X-MAP`, in order of appearance; segments refer to them by index.
     public var initSections: [HLSInitSection]
     public var segments: [HLSSegment]
+    /// `EXT-X-START`, where a player begins.
+    public var start: HLSStart? = nil
 
     /// The init section `segment` is decoded with, if any.
     public func initSection(of segment: HLSSegment) -> HLSInitSection? {

@@ -38,6 +38,7 @@ enum HLSLocalPlaylists {
             lines.append("#EXT-X-DISCONTINUITY-SEQUENCE:\(first.discontinuitySequence)")
         }
         if playlist.hasIndependentSegments { lines.append("#EXT-X-INDEPENDENT-SEGMENTS") }
+        if let start = playlist.start { lines.append(startTag(start)) }
         var key: HLSKey?
         var section: Int?
         var discontinuity = playlist.segments.first?.discontinuitySequence
@@ -77,6 +78,12 @@ enum HLSLocalPlaylists {
     ) -> String {
         var lines = ["#EXTM3U", "#EXT-X-VERSION:\(max(master.version ?? 3, 6))"]
         if master.hasIndependentSegments { lines.append("#EXT-X-INDEPENDENT-SEGMENTS") }
+        if let start = master.start { lines.append(startTag(start)) }
+        for data in master.sessionData {
+            var attributes = ["DATA-ID=\(quoted(data.dataID))", "VALUE=\(quoted(data.value))"]
+            if let language = data.language { attributes.append("LANGUAGE=\(quoted(language))") }
+            lines.append("#EXT-X-SESSION-DATA:" + attributes.joined(separator: ","))
+        }
         let fetched = Dictionary(renditions.map { ($0.selected.uri, $0) }, uniquingKeysWith: { first, _ in first })
         let listed = master.variants.filter { !$0.isIFrameOnly && fetched[$0.uri] != nil }
         // An entry whose audio group was not fetched (Apple lists each video playlist once
@@ -96,7 +103,11 @@ enum HLSLocalPlaylists {
         // media is in the variants' own segments (no URI).
         var groupsWritten: Set<String> = []
         for variant in variants {
-            for (type, group) in [(HLSRendition.MediaType.audio, variant.audioGroup), (.subtitles, variant.subtitlesGroup)] {
+            let groups = [
+                (HLSRendition.MediaType.audio, variant.audioGroup), (.subtitles, variant.subtitlesGroup),
+                (.closedCaptions, variant.closedCaptionsGroup),
+            ]
+            for (type, group) in groups {
                 guard let group, groupsWritten.insert("\(type.rawValue)\n\(group)").inserted else { continue }
                 for rendition in master.renditions(type, group: group) {
                     if let uri = rendition.uri {
@@ -121,6 +132,9 @@ enum HLSLocalPlaylists {
             if let group = variant.subtitlesGroup, hasRenditions(master, .subtitles, group, fetched: fetched) {
                 attributes.append("SUBTITLES=\(quoted(group))")
             }
+            // Closed captions are in the video's own segments: always held.
+            if let group = variant.closedCaptionsGroup { attributes.append("CLOSED-CAPTIONS=\(quoted(group))") }
+            attributes += variant.described.map(written)
             lines.append("#EXT-X-STREAM-INF:" + attributes.joined(separator: ","))
             lines.append(link(local.localPlaylist, entry))
         }
@@ -143,8 +157,21 @@ enum HLSLocalPlaylists {
         if let language = rendition.language { attributes.append("LANGUAGE=\(quoted(language))") }
         attributes.append("DEFAULT=\(rendition.isDefault ? "YES" : "NO")")
         attributes.append("AUTOSELECT=\(rendition.isAutoselect || rendition.isDefault ? "YES" : "NO")")
+        attributes += rendition.described.map(written)
         if let uri { attributes.append("URI=\(quoted(uri))") }
         return "#EXT-X-MEDIA:" + attributes.joined(separator: ",")
+    }
+
+    private static func startTag(_ start: HLSStart) -> String {
+        "#EXT-X-START:TIME-OFFSET=\(start.timeOffset)" + (start.isPrecise ? ",PRECISE=YES" : "")
+    }
+
+    /// An attribute as read: a quoted string quoted again, anything else as it was.
+    private static func written(_ attribute: AttributeList.Attribute) -> String {
+        switch attribute.value {
+        case .quoted(let text): "\(attribute.name)=\(quoted(text))"
+        case .bare(let text): "\(attribute.name)=\(text)"
+        }
     }
 
     private static func keyTag(_ key: HLSKey?, uri: String?) -> String {
