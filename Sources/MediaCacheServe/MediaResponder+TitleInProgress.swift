@@ -25,7 +25,7 @@ extension MediaResponder {
         } catch ReaderError.cached {
             return try await fromCommittedTitle(request: request, path: path, source: source)
         } catch {
-            return (Self.failed(error, url: source.url), .error)
+            return (failed(error, key: CacheKey(identity: source.entry.identity), url: source.url), .error)
         }
         guard let member else { return nil }
         let type = title.contentType(of: path)
@@ -80,6 +80,8 @@ extension MediaResponder {
     func fromDownloadingTitle(
         request: Request, source: LocalSource, path: String
     ) async throws -> (Response, ServedFrom)? {
+        let key = CacheKey(identity: source.entry.identity)
+        if let recent = failures.failure(of: key) { return (Self.failed(recent, url: source.url), .error) }
         let handle = service.submit(JobRequest(entry: source.entry), priority: .interactive)
         let reader = handle.reader()
         defer { reader.close() }
@@ -92,7 +94,7 @@ extension MediaResponder {
         } catch ReaderError.cached {
             return try await fromCommittedTitle(request: request, path: path, source: source)
         } catch {
-            return (Self.failed(error, url: source.url), .error)
+            return (failed(error, key: key, url: source.url), .error)
         }
     }
 

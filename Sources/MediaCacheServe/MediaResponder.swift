@@ -17,6 +17,8 @@ public enum ServedFrom: String, Sendable {
 /// with 206; a Range that asks for nothing that exists gets 416.
 struct MediaResponder: Sendable {
     let service: DownloadService
+    /// Failed a moment ago: answered again without a new download.
+    let failures: RecentFailures
 
     /// The response, and where its bytes come from (for the request log).
     func respond(to request: Request, source: LocalSource, name: String) async throws -> (Response, ServedFrom) {
@@ -56,6 +58,7 @@ struct MediaResponder: Sendable {
         request: Request, source: LocalSource, key: CacheKey, name: String
     ) async throws -> (Response, ServedFrom) {
         let (entry, objects) = (source.entry, service.objects)
+        if let recent = failures.failure(of: key) { return (Self.failed(recent, url: source.url), .error) }
         let handle = service.submit(JobRequest(entry: entry), priority: .interactive)
         let reader = handle.reader()
         let data: DownloadData
@@ -71,7 +74,7 @@ struct MediaResponder: Sendable {
         } catch ReaderError.title(let title) {
             return try await titleEntry(of: title, request: request, source: source)
         } catch {
-            return (Self.failed(error, url: source.url), .error)
+            return (failed(error, key: key, url: source.url), .error)
         }
         var firstBytes: [UInt8] = []
         if let length = data.length, length > 0, !(data.contentType.map(MediaTypes.isMedia) ?? false) {
@@ -86,7 +89,7 @@ struct MediaResponder: Sendable {
                 return try await titleEntry(of: title, request: request, source: source)
             } catch {
                 reader.close()
-                return (Self.failed(error, url: source.url), .error)
+                return (failed(error, key: key, url: source.url), .error)
             }
         }
         if PresentationDetection.format(contentType: data.contentType, firstBytes: firstBytes) != nil {
@@ -170,10 +173,19 @@ struct MediaResponder: Sendable {
         return "\"\(object.sha256.prefix(32))\""
     }
 
-    /// The answer for a download that failed before a byte was sent.
-    static func failed(_ error: Error, url: String) -> Response {
+    /// The answer for a download that failed before a byte was sent; a failure is kept
+    /// for the requests that follow it (`RecentFailures`).
+    func failed(_ error: Error, key: CacheKey, url: String) -> Response {
         guard let failure = error as? JobFailure else { return PlainText.response(.serviceUnavailable, "\(error)") }
-        return PlainText.response(status(for: failure), "could not fetch \(Printable.url(url)): \(failure)")
+        failures.record(failure, of: key)
+        return Self.failed((failure, Int(RecentFailures.hold.components.seconds)), url: url)
+    }
+
+    /// The answer for a failure: tried again `retryAfter` seconds from now.
+    static func failed(_ recent: (JobFailure, retryAfter: Int), url: String) -> Response {
+        var response = PlainText.response(status(for: recent.0), "could not fetch \(Printable.url(url)): \(recent.0)")
+        response.headers[.retryAfter] = String(recent.retryAfter)
+        return response
     }
 
     /// 504 when the origin did not answer in time, 500 when this machine's disk or

@@ -45,7 +45,7 @@ public final class MediaServer: Service {
     public func run() async throws {
         let router = Router()
         router.add(middleware: HostCheck(listen: listen))
-        let media = MediaResponder(service: service)
+        let media = MediaResponder(service: service, failures: RecentFailures())
         let status = StatusPage(service: service, sources: sources)
         let actions = StatusActions(service: service, sources: sources, listen: self.listen)
         router.post("/actions/add") { request, _ in try await actions.add(request) }

@@ -46,6 +46,14 @@ extension EndToEnd {
             let response = try CurlResponse.fetch(try server.localURL(origin.url("/login.mp4")))
             #expect(response.status == 502, "\(response.status) \(response.headers)")
             #expect(String(decoding: response.body, as: UTF8.self).contains("text/html instead of media"), "\(String(decoding: response.body, as: UTF8.self))")
+            // A player's retries get the same answer without a new download.
+            let asked = origin.requests(for: "/login.mp4").count
+            for _ in 0..<3 {
+                let again = try CurlResponse.fetch(try server.localURL(origin.url("/login.mp4")))
+                #expect(again.status == 502 && again.headers["retry-after"].flatMap { Int($0) }.map { (1...10).contains($0) } == true,
+                    "\(again.status) \(again.headers)")
+            }
+            #expect(origin.requests(for: "/login.mp4").count == asked, "a retry within seconds of the failure asked the origin again")
         }
 
         /// HTTP/1.0 has no chunked encoding and closes after each response unless it
