@@ -86,7 +86,7 @@ extension MediaResponder {
         let reader = handle.reader()
         defer { reader.close() }
         do {
-            _ = try await reader.open()
+            guard try await firstAnswer.open(reader) != nil else { return (firstAnswer.timedOut(source.url), .error) }
             // A file, not a title: it has no files under its URL.
             return nil
         } catch ReaderError.title(let title) {

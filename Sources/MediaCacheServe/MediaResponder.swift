@@ -19,6 +19,7 @@ struct MediaResponder: Sendable {
     let service: DownloadService
     /// Failed a moment ago: answered again without a new download.
     let failures: RecentFailures
+    let firstAnswer: FirstAnswerWait
 
     /// The response, and where its bytes come from (for the request log).
     func respond(to request: Request, source: LocalSource, name: String) async throws -> (Response, ServedFrom) {
@@ -63,7 +64,11 @@ struct MediaResponder: Sendable {
         let reader = handle.reader()
         let data: DownloadData
         do {
-            data = try await reader.open()
+            guard let opened = try await firstAnswer.open(reader) else {
+                reader.close()
+                return (firstAnswer.timedOut(source.url), .error)
+            }
+            data = opened
         } catch ReaderError.cached(let object) {
             let stored = CacheKey(hex: object.key) ?? key
             guard let cached = try await BlockingWork.run({ objects.openIntact(key: stored) }) else {

@@ -56,6 +56,23 @@ extension EndToEnd {
             #expect(origin.requests(for: "/login.mp4").count == asked, "a retry within seconds of the failure asked the origin again")
         }
 
+        /// An origin that takes the connection and never answers: the player hears 504
+        /// once --timeout has passed (not after every retry, minutes later), and its next
+        /// request joins the download that goes on.
+        @Test func aSilentOriginIsAGatewayTimeoutWithinTheTimeout() throws {
+            let silent = LoopbackPorts.silentListener()
+            defer { close(silent.socket) }
+            let server = try ServeFixture(cache: harness.scratch.cache, ["--timeout", "2"])
+            let local = try server.localURL("http://127.0.0.1:\(silent.port)/clip.mp4")
+            let started = Date()
+            let response = try CurlResponse.fetch(local)
+            let waited = Date().timeIntervalSince(started)
+            #expect(response.status == 504, "\(response.status) \(response.headers)")
+            #expect(waited >= 1.5 && waited < 8, "answered after \(waited) s")
+            let text = String(decoding: response.body, as: UTF8.self)
+            #expect(text.contains("within 2 s (--timeout)") && text.contains("the download goes on"), "\(text)")
+        }
+
         /// HTTP/1.0 has no chunked encoding and closes after each response unless it
         /// asks for keep-alive: a stream of unknown length reaches a 1.0 client as raw
         /// bytes that end with the connection, and a plain 1.0 request is not left open.

@@ -19,8 +19,10 @@ struct Serve: AsyncParsableCommand {
             answered with the whole object. A streaming title (HLS or DASH) plays cached or \
             while it downloads: its local URL answers with the title's playlist or MPD, and \
             each of its files answers beside it, ranges included (a file not held yet is \
-            fetched ahead of the rest and sent as it lands). http://HOST:PORT/ is a status \
-            page. Ctrl-C or \
+            fetched ahead of the rest and sent as it lands). A download that has not started \
+            answering within --timeout seconds gets 504 while it goes on; one that failed \
+            gets the same answer for 10 seconds, without asking the origin again. \
+            http://HOST:PORT/ is a status page. Ctrl-C or \
             SIGTERM stops it within two seconds, progress saved.
             """)
 
@@ -85,7 +87,10 @@ struct Serve: AsyncParsableCommand {
             ? nil : BackgroundLists(texts, headers: download.headers, service: engine.service, printer: printer)
         let record = LockedValue<ServerRecord?>(nil)
         let server = try CommandInputs.usingCache(directory) {
-            try MediaServer(service: engine.service, listen: address, idleTimeout: idleTimeout, log: printer.request) { base in
+            try MediaServer(
+                service: engine.service, listen: address, idleTimeout: idleTimeout,
+                firstAnswerWait: .seconds(download.timeout), log: printer.request
+            ) { base in
                 // Recorded before it is announced: `url` run right after the line finds it.
                 let mine = ServerRecord(baseURL: base, pid: getpid())
                 try? mine.write(in: directory)
