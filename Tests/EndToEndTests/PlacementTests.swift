@@ -41,6 +41,26 @@ extension EndToEnd {
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["t"])
         }
 
+        /// Copied to another file system, an encrypted title's key stays its owner's
+        /// alone (it decrypts the title); its segments may be read by anyone.
+        @Test func aCopiedTitleKeepsItsKeyPrivate() throws {
+            let title = try TitleFixture.hlsAES.make()
+            try Titles.serve(title, on: origin)
+            let shm = "/dev/shm/mediacache-placement-" + UUID().uuidString.prefix(8)
+            defer { try? FileManager.default.removeItem(atPath: shm) }
+            let result = try harness.prefetch(list: origin.url("/t/" + title.entry), ["-d", shm])
+            #expect(result.status == 0, "\(result.stderr)")
+            let files = try FileManager.default.subpathsOfDirectory(atPath: shm + "/t")
+            func mode(_ file: String) -> Int? {
+                (try? FileManager.default.attributesOfItem(atPath: shm + "/t/" + file)[.posixPermissions] as? NSNumber)?.intValue
+            }
+            let keys = files.filter { $0.hasSuffix(".key.ts") }
+            let segments = files.filter { $0.hasSuffix(".ts") && !$0.hasSuffix(".key.ts") }
+            #expect(!keys.isEmpty && !segments.isEmpty, "\(files)")
+            #expect(keys.allSatisfy { mode($0) == 0o600 }, "\(keys.map { ($0, mode($0)) })")
+            #expect(segments.allSatisfy { mode($0) == 0o644 })
+        }
+
         @Test func filesAppearInTheFolderAsHardLinksNamedByOutOrTheURL() throws {
             let clip = TestBytes.make(120_000, seed: 61)
             let episode = TestBytes.make(90_000, seed: 62)

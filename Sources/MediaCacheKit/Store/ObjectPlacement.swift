@@ -30,7 +30,11 @@ public enum ObjectPlacement {
     static let maximumRenames = 999
 
     /// Places the object stored at `source` as `directory/name`, creating `directory`.
-    public static func place(objectAt source: String, in directory: String, name: String) throws(Failure) -> Placed {
+    /// A copy (another file system) may be read by anyone, as a download's is, unless
+    /// `isSecret` (a title's key): then by its owner alone, as the cached file is.
+    public static func place(
+        objectAt source: String, in directory: String, name: String, isSecret: Bool = false
+    ) throws(Failure) -> Placed {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -54,7 +58,8 @@ public enum ObjectPlacement {
                 if link(source, path) == 0 { return Placed(path: path, method: .linked) }
                 switch errno {
                 case EEXIST: continue
-                case EXDEV, EPERM, EMLINK, ENOTSUP: copy = try copied(source, size: Int64(original.st_size), into: directory, as: path)
+                case EXDEV, EPERM, EMLINK, ENOTSUP: copy = try copied(
+                        source, size: Int64(original.st_size), into: directory, as: path, mode: isSecret ? 0o600 : 0o644)
                 default: throw Failure(description: "cannot save \(path): \(String(cString: strerror(errno)))")
                 }
             }
@@ -91,13 +96,15 @@ public enum ObjectPlacement {
 
     /// A whole copy of `source` in `directory`'s file system, with no name yet: a process
     /// that dies while copying leaves nothing behind.
-    private static func copied(_ source: String, size: Int64, into directory: String, as path: String) throws(Failure) -> DataFile {
+    private static func copied(
+        _ source: String, size: Int64, into directory: String, as path: String, mode: mode_t
+    ) throws(Failure) -> DataFile {
         guard let copy = DataFile.unnamed(in: directory, path: path) else {
             throw Failure(description: "cannot write in \(directory): \(String(cString: strerror(errno)))")
         }
         do {
             try copyBytes(of: source, size: size, to: copy)
-            try copy.setPermissions(0o644)
+            try copy.setPermissions(mode)
             try copy.sync()
         } catch {
             throw Failure(description: "cannot copy to \(path): \(error)")

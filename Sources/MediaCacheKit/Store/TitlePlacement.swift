@@ -43,7 +43,8 @@ enum TitlePlacement {
                 let parent = (target as NSString).deletingLastPathComponent
                 try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
                 let placed = try ObjectPlacement.place(
-                    objectAt: folder + "/" + relative, in: parent, name: (relative as NSString).lastPathComponent)
+                    objectAt: folder + "/" + relative, in: parent, name: (relative as NSString).lastPathComponent,
+                    isSecret: TitleMemberType.isKeyFile((relative as NSString).lastPathComponent))
                 if placed.method == .copied { method = .copied }
             }
         } catch {
