@@ -79,18 +79,22 @@ public final class DownloadService: @unchecked Sendable {
     /// there first for each download, and fetch its copy when it has one.
     public convenience init(
         cache: CacheDirectory, options: PrefetchOptions, events: @escaping @Sendable (PrefetchEvent) -> Void,
+        shows: @escaping @Sendable (PrefetchEvent) -> Bool = { _ in true },
         committed: (@Sendable (CachedObject) -> Void)? = nil, tier: TierSource? = nil
     ) throws {
-        try self.init(cache: cache, options: options, events: events, committed: committed, tier: tier, executor: nil)
+        try self.init(
+            cache: cache, options: options, events: events, shows: shows, committed: committed, tier: tier, executor: nil)
     }
 
-    /// `executor` runs the transfers: libcurl's multi handle, unless a test scripts them.
+    /// `events` gets each event `shows` says it does anything with; `executor` runs the
+    /// transfers: libcurl's multi handle, unless a test scripts them.
     init(
         cache: CacheDirectory, options: PrefetchOptions, events: @escaping @Sendable (PrefetchEvent) -> Void,
+        shows: @escaping @Sendable (PrefetchEvent) -> Bool = { _ in true },
         committed: (@Sendable (CachedObject) -> Void)?, tier: TierSource?, executor: (any TransferExecutor)?
     ) throws {
         self.cache = cache
-        self.events = EventOutbox(sink: events)
+        self.events = EventOutbox(sink: events, shows: shows)
         self.committed = committed
         self.tier = tier
         try cache.prepare()

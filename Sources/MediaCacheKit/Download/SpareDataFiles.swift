@@ -34,10 +34,12 @@ final class SpareDataFiles: Sendable {
         return file
     }
 
+    /// Starts making files once no more than half the target is left: a refill per
+    /// file taken would wake a thread per file.
     private func refill() {
         let target = target
         let start = state.withLock { state in
-            guard !state.refilling, !state.unsupported, state.ready.count < target else { return false }
+            guard !state.refilling, !state.unsupported, state.ready.count <= target / 2 else { return false }
             state.refilling = true
             return true
         }

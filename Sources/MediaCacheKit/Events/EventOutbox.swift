@@ -15,12 +15,18 @@ final class EventOutbox: Sendable {
     private let queue = DispatchQueue(label: "mediacache.events")
     private let waiting = Mutex<[Item]>([])
     private let sink: @Sendable (PrefetchEvent) -> Void
+    /// Whether the sink does anything with an event: one it drops (`--quiet` shows only
+    /// failures) costs no thread wake-up.
+    private let shows: @Sendable (PrefetchEvent) -> Bool
 
-    init(sink: @escaping @Sendable (PrefetchEvent) -> Void) {
+    init(sink: @escaping @Sendable (PrefetchEvent) -> Void, shows: @escaping @Sendable (PrefetchEvent) -> Bool) {
         self.sink = sink
+        self.shows = shows
     }
 
-    func send(_ event: PrefetchEvent) { add(.event(event)) }
+    func send(_ event: PrefetchEvent) {
+        if shows(event) { add(.event(event)) }
+    }
 
     /// Runs `work` on the event queue after every event sent so far.
     func deliver(_ work: @escaping @Sendable () -> Void) { add(.work(work)) }

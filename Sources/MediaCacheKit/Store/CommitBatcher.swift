@@ -2,9 +2,16 @@ import Foundation
 import Synchronization
 
 /// Publishes verified objects in groups: every object that becomes ready while a group
-/// is being published joins the next one, which renames them all, fsyncs each directory
-/// once and records them in one index transaction. Many small files then cost a few
-/// fsyncs per group instead of several per file; a lone object is published at once.
+/// is being published joins the next one, which names them all and records them in one
+/// index transaction. Many small files then cost a few flushes per group instead of
+/// several per file; a lone object is published at once.
+///
+/// Power loss must never leave a name without its bytes, nor a row without its name: a
+/// group's data is flushed before it is named, and its names before its rows are
+/// written. One flush does both for consecutive groups: the flush before group k is
+/// named also makes group k-1's names durable, whose rows are written next. A stream of
+/// groups then costs one flush each, not two; the last group's names get a flush of
+/// their own when nothing follows.
 final class CommitBatcher: Sendable {
     /// One object ready to appear: its verified bytes at `source`.
     struct Publication: Sendable {
@@ -46,58 +53,92 @@ final class CommitBatcher: Sendable {
         if startDrain { queue.async { self.drain() } }
     }
 
+    /// Named objects whose rows wait for the flush that makes their names durable.
+    private struct Named {
+        var items: [Waiting] = []
+        /// Where names were made: the objects' folders, and the folders holding any folder made.
+        var directories = Set<String>()
+    }
+
     private func drain() {
+        var named = Named()
         while true {
             let group = state.withLock { state in
                 defer { state.waiting = [] }
-                if state.waiting.isEmpty { state.draining = false }
+                if state.waiting.isEmpty && named.items.isEmpty { state.draining = false }
                 return state.waiting
             }
-            if group.isEmpty { return }
-            publishGroup(group)
+            if group.isEmpty && named.items.isEmpty { return }
+            let unsynced = group.contains { !$0.publication.durable }
+            do throws(CacheError) {
+                // One flush: this group's data, and the names of the group before it.
+                if unsynced || named.directories.count > 2, let any = group.first ?? named.items.first {
+                    try flushFileSystem(holding: any.publication.jobDirectory)
+                } else {
+                    try syncDirectories(named.directories)
+                }
+            } catch {
+                for item in named.items + group { item.done(.failure(error)) }
+                named = Named()
+                continue
+            }
+            record(named.items)
+            named = self.name(group)
         }
     }
 
-    private func publishGroup(_ group: [Waiting]) {
+    /// Names each object of `group` (its data is durable); what failed is told so.
+    private func name(_ group: [Waiting]) -> Named {
         LoopThreads.preconditionOff("publishing objects")
-        if let unsynced = group.first(where: { !$0.publication.durable }) {
-            do throws(SystemError) {
-                // partial/ always exists (a job's own directory may not).
-                let partial = FileSystem.parent(of: unsynced.publication.jobDirectory)
-                try FileSystem.syncFileSystem(containing: partial)
-            } catch {
-                for item in group { item.done(.failure(.io(error))) }
-                return
-            }
-        }
-        var renamed: [Waiting] = []
-        var directories = Set<String>()
+        var named = Named()
+        var made = Set<String>()
         for item in group {
             let directory = FileSystem.parent(of: item.publication.destination)
             do throws(SystemError) {
-                // Many of a group's objects share a directory: it is made (or checked) once.
-                if !directories.contains(directory) { try FileSystem.makeDirectory(directory, replacingLink: true) }
+                // Many of a group's objects share a directory: it is made (or checked) once,
+                // and its own name made durable with the rest (no fsync of its parent now).
+                if made.insert(directory).inserted,
+                    try FileSystem.makeDirectory(directory, durable: false, replacingLink: true)
+                {
+                    named.directories.insert(FileSystem.parent(of: directory))
+                }
                 if let file = item.publication.unnamed, !file.isNamed {
                     try file.link(as: item.publication.destination)
                 } else {
                     try FileSystem.rename(item.publication.source, to: item.publication.destination)
                 }
-                directories.insert(directory)
-                renamed.append(item)
+                named.directories.insert(directory)
+                named.items.append(item)
             } catch {
                 item.done(.failure(.io(error)))
             }
         }
+        return named
+    }
+
+    /// Writes the rows of `items`, whose names are durable, and tells each it is done.
+    private func record(_ items: [Waiting]) {
+        guard !items.isEmpty else { return }
         do throws(CacheError) {
-            try syncDirectories(directories)
-            try index.insert(renamed.map { ($0.publication.object, $0.publication.aliases) })
+            try index.insert(items.map { ($0.publication.object, $0.publication.aliases) })
         } catch {
-            for item in renamed { item.done(.failure(error)) }
+            for item in items { item.done(.failure(error)) }
             return
         }
-        for item in renamed {
+        for item in items {
             if FileSystem.exists(item.publication.jobDirectory) { FileSystem.removeTree(item.publication.jobDirectory) }
             item.done(.success(()))
+        }
+    }
+
+    /// Flushes the file system holding `jobDirectory`: the data written to it, and every
+    /// name made on it.
+    private func flushFileSystem(holding jobDirectory: String) throws(CacheError) {
+        do throws(SystemError) {
+            // partial/ always exists (a job's own directory may not).
+            try FileSystem.syncFileSystem(containing: FileSystem.parent(of: jobDirectory))
+        } catch {
+            throw .io(error)
         }
     }
 

@@ -57,15 +57,20 @@ private final class KeyLockTable: Sendable {
         var inode: UInt64
     }
 
-    private static let tables = Mutex<[FileID: KeyLockTable]>([:])
+    /// Tables by file, and by the path they were last found at.
+    private static let tables = Mutex<(byFile: [FileID: KeyLockTable], byPath: [String: KeyLockTable])>(([:], [:]))
 
     /// By device and inode, not by path: one cache reached by two spellings of its path
-    /// must still share one table (and a second descriptor could never be closed).
+    /// must still share one table (and a second descriptor could never be closed). A path
+    /// seen before needs no `stat`: a job of a list of small files starts every few
+    /// hundred microseconds.
     static func forCache(_ cache: CacheDirectory) throws -> KeyLockTable {
         let path = cache.locksDirectory + "/keys"
         return try tables.withLock { tables throws(SystemError) in
+            if let table = tables.byPath[path] { return table }
             var info = stat()
-            if stat(path, &info) == 0, let table = tables[FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))] {
+            if stat(path, &info) == 0, let table = tables.byFile[FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))] {
+                tables.byPath[path] = table
                 return table
             }
             let fd = try retryingEINTR("open lock file", path: path) { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
@@ -75,7 +80,8 @@ private final class KeyLockTable: Sendable {
                 throw SystemError("stat", path: path, code: code)
             }
             let table = KeyLockTable(fd: fd, path: path)
-            tables[FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))] = table
+            tables.byFile[FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))] = table
+            tables.byPath[path] = table
             return table
         }
     }

@@ -60,7 +60,7 @@ struct DownloadRun {
         let tierPrinter = TierPrinter(json: json, quiet: quiet, reads: true, pushes: tier.push)
         let engine = try Engine.open(
             cache: cache, options: engineOptions, tier: tier, json: json, tierPrinter: tierPrinter,
-            events: printer.handle, unusable: cacheUnusable)
+            events: printer.handle, shows: printer.shows, unusable: cacheUnusable)
         let (service, pusher) = (engine.service, engine.pusher)
         if !quiet, !json, let warning = service.descriptorBudget.warning(limit: FileDescriptorLimit.current) {
             printer.note("mediacache: warning: \(warning)")

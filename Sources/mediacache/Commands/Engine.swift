@@ -14,7 +14,8 @@ struct Engine: Sendable {
     /// by `unusable`, whose exit status is thrown.
     static func open(
         cache: CacheDirectory, options: PrefetchOptions, tier: TierUse, json: Bool, tierPrinter: TierPrinter,
-        events: @escaping @Sendable (PrefetchEvent) -> Void, unusable: (any Error) -> ExitCode
+        events: @escaping @Sendable (PrefetchEvent) -> Void,
+        shows: @escaping @Sendable (PrefetchEvent) -> Bool = { _ in true }, unusable: (any Error) -> ExitCode
     ) throws -> Engine {
         let engine: Engine
         do {
@@ -22,7 +23,7 @@ struct Engine: Sendable {
             var committed: (@Sendable (CachedObject) -> Void)?
             if let pusher { committed = { pusher.push($0) } }
             let service = try DownloadService(
-                cache: cache, options: options, events: events, committed: committed, tier: source)
+                cache: cache, options: options, events: events, shows: shows, committed: committed, tier: source)
             engine = Engine(service: service, pusher: pusher)
         } catch let exit as ExitCode {
             throw exit

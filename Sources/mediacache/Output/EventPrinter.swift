@@ -19,10 +19,17 @@ final class EventPrinter: Sendable {
             ? IntervalSummary(interval: summaryInterval, expectedFiles: expectedFiles) : nil
     }
 
+    /// Whether `handle` does anything with `event`.
+    func shows(_ event: PrefetchEvent) -> Bool {
+        guard style == .quiet else { return true }
+        if case .failed = event { return true }
+        return false
+    }
+
     func handle(_ event: PrefetchEvent) {
         switch style {
         case .json: Terminal.out(JSONEvent.line(for: event))
-        case .quiet: if case .failed = event { printHuman(event) }
+        case .quiet: if shows(event) { printHuman(event) }
         case .human: printHuman(event)
         }
     }
