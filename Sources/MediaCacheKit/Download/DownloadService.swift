@@ -61,10 +61,12 @@ public final class DownloadService: @unchecked Sendable {
     private(set) var peakBytesBehind: Int64 = 0
     /// Downloads committing that keep their slot for now, oldest first, with their bytes.
     private var keepingSlot: [(job: DownloadJob, bytes: Int64)] = []
-    /// How many may commit behind at once: each holds its job and, while it hashes, a
-    /// read buffer. Four per slot (16 at least) let a commit group gather many small files
+    /// How many may commit behind at once: each holds its job, its data file and, while
+    /// it hashes, a read buffer. A small file's commit waits through two flushes (the one
+    /// before it is named, and the next, before its row): eight per slot (16 at least)
+    /// keep the slots busy meanwhile (four held a list of small files back by a quarter)
     /// without memory growing with a list of tiny ones; the open-file limit may allow fewer.
-    private var maxCommitsBehind: Int { min(descriptorBudget.commitsBehind, max(16, 4 * options.jobs)) }
+    private var maxCommitsBehind: Int { min(descriptorBudget.commitsBehind, max(16, 8 * options.jobs)) }
     private var startedCount = 0
     private var shuttingDown = false
     /// An admission is posted: a job's end never starts another inside its own call.
