@@ -2,11 +2,14 @@ import Hummingbird
 import MediaCacheKit
 
 /// How long a player waits for a download to say what its data is (length, type) before
-/// it is answered 504. The download goes on: the player's next request joins it. Without
+/// it is answered 504: `--timeout` and a second. The download goes on: the player's next request joins it. Without
 /// a bound a player waited through every retry of a silent origin (over three minutes
 /// with the defaults), or for another process's whole download, with no answer at all.
 struct FirstAnswerWait: Sendable {
-    let limit: Duration
+    /// `--timeout`: a download whose connection is silent that long tries again, or
+    /// fails with its own reason; the player hears from it a second later at most.
+    let timeout: Int
+    private var limit: Duration { .seconds(timeout + 1) }
 
     /// What `reader` says its data is; nil when `limit` passed first.
     func open(_ reader: DownloadReader) async throws -> DownloadData? {
@@ -25,7 +28,7 @@ struct FirstAnswerWait: Sendable {
     func timedOut(_ url: String) -> Response {
         var response = PlainText.response(
             .gatewayTimeout,
-            "no answer for \(Printable.url(url)) within \(limit.components.seconds) s (--timeout): the origin is silent, "
+            "\(Printable.url(url)) has not answered within --timeout (\(timeout) s): the origin is silent, "
                 + "or another mediacache process is downloading it; the download goes on, try again")
         response.headers[.retryAfter] = "1"
         return response

@@ -24,18 +24,18 @@ public final class MediaServer: Service {
     private let listen: ListenAddress
     private let port: Int
     private let idleTimeout: Int
-    private let firstAnswerWait: Duration
+    private let firstAnswerTimeout: Int
     private let log: @Sendable (ServeEvent) -> Void
     private let onListening: @Sendable (String) -> Void
 
-    /// `onListening` gets the base URL once the address is bound; a player waits at most
-    /// `firstAnswerWait` for a download to start answering (504 after it).
+    /// `onListening` gets the base URL once the address is bound; a player waits about
+    /// `timeout` (`--timeout`) for a download to start answering (504 after it).
     public init(
-        service: DownloadService, listen spec: ListenSpec, idleTimeout: Int, firstAnswerWait: Duration,
+        service: DownloadService, listen spec: ListenSpec, idleTimeout: Int, timeout: Int,
         log: @escaping @Sendable (ServeEvent) -> Void, onListening: @escaping @Sendable (String) -> Void
     ) throws {
         self.idleTimeout = idleTimeout
-        self.firstAnswerWait = firstAnswerWait
+        self.firstAnswerTimeout = timeout
         self.service = service
         sources = KnownSources(try LocalSources(cache: service.cache))
         listen = ListenAddress(spec)
@@ -49,7 +49,7 @@ public final class MediaServer: Service {
         let router = Router()
         router.add(middleware: HostCheck(listen: listen))
         let media = MediaResponder(
-            service: service, failures: RecentFailures(), firstAnswer: FirstAnswerWait(limit: firstAnswerWait))
+            service: service, failures: RecentFailures(), firstAnswer: FirstAnswerWait(timeout: firstAnswerTimeout))
         let status = StatusPage(service: service, sources: sources)
         let actions = StatusActions(service: service, sources: sources, listen: self.listen)
         router.post("/actions/add") { request, _ in try await actions.add(request) }

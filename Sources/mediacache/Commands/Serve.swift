@@ -20,7 +20,7 @@ struct Serve: AsyncParsableCommand {
             while it downloads: its local URL answers with the title's playlist or MPD, and \
             each of its files answers beside it, ranges included (a file not held yet is \
             fetched ahead of the rest and sent as it lands). A download that has not started \
-            answering within --timeout seconds gets 504 while it goes on; one that failed \
+            answering a second after --timeout gets 504 while it goes on; one that failed \
             gets the same answer for 10 seconds, without asking the origin again. \
             http://HOST:PORT/ is a status page. Ctrl-C or \
             SIGTERM stops it within two seconds, progress saved.
@@ -89,7 +89,7 @@ struct Serve: AsyncParsableCommand {
         let server = try CommandInputs.usingCache(directory) {
             try MediaServer(
                 service: engine.service, listen: address, idleTimeout: idleTimeout,
-                firstAnswerWait: .seconds(download.timeout), log: printer.request
+                timeout: download.timeout, log: printer.request
             ) { base in
                 // Recorded before it is announced: `url` run right after the line finds it.
                 let mine = ServerRecord(baseURL: base, pid: getpid())

@@ -29,20 +29,4 @@ enum LoopbackPorts {
             return Int(UInt16(bigEndian: address.sin_port))
         }
     }
-
-    /// A socket listening on 127.0.0.1 that never accepts: connections complete in its
-    /// backlog and hear nothing, as from an origin that hangs. Close it when done.
-    static func silentListener() -> (socket: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = address(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        listen(fd, 64)
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
-    }
 }
