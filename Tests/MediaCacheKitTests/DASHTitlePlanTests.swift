@@ -18,11 +18,13 @@ private func plan(_ text: String, url: String = origin) throws -> DASHTitlePlan 
 /// The local MPD of `plan` read back at `local`: every representation has the same
 /// segments (numbers, byte ranges, durations to the microsecond), each URI the stored
 /// file's.
-private func expectRoundTrip(_ plan: DASHTitlePlan, sourceLocation: SourceLocation = #_sourceLocation) throws {
+private func expectRoundTrip(
+    _ plan: DASHTitlePlan, options: RenditionSelectionOptions = .init(), sourceLocation: SourceLocation = #_sourceLocation
+) throws {
     let text = DASHLocalManifest.mpd(plan)
     let reread = try DASHManifest(parsing: text, url: local)
     #expect(reread.duration == plan.manifest.duration, sourceLocation: sourceLocation)
-    let again = DASHRenditionSelection.choose(from: reread).representations
+    let again = DASHRenditionSelection.choose(from: reread, options: options).representations
     #expect(again.map(\.identity) == plan.renditions.map(\.selected.identity), sourceLocation: sourceLocation)
     let base = "http://127.0.0.1/title/"
     for (rendition, copy) in zip(plan.renditions, again) {
@@ -113,7 +115,7 @@ struct DASHTitlePlanTests {
         #expect(plan.resources.map(\.path) == ["video-v/init.mp4", "video-v/s5.m4s", "video-v/s6.m4s", "video-v/s7.m4s"])
         #expect(plan.resources.map(\.url).last == "https://cdn.example/vod/t-140.m4s")
         #expect(DASHLocalManifest.mpd(plan).contains(
-            "<SegmentList timescale=\"10\">\n          <SegmentTimeline><S t=\"100\" d=\"20\" r=\"1\"/><S d=\"10\"/></SegmentTimeline>"))
+            "<SegmentList timescale=\"10\">\n        <SegmentTimeline><S t=\"100\" d=\"20\" r=\"1\"/><S d=\"10\"/></SegmentTimeline>"))
         try expectRoundTrip(plan)
     }
 
@@ -135,10 +137,35 @@ struct DASHTitlePlanTests {
                 """, duration: "PT11S"))
         let text = DASHLocalManifest.mpd(plan)
         #expect(text.contains(
-            "<SegmentList timescale=\"90000\" presentationTimeOffset=\"162000000000\">\n          <SegmentTimeline>"
+            "<SegmentList timescale=\"90000\" presentationTimeOffset=\"162000000000\">\n        <SegmentTimeline>"
                 + "<S t=\"162000000000\" d=\"180000\" r=\"2\"/><S t=\"162000720000\" d=\"180000\"/><S d=\"90000\"/>"
                 + "</SegmentTimeline>"), "\(text)")
         try expectRoundTrip(plan)
+    }
+
+    /// Representations of one set that share their timeline get it once, on the set's
+    /// own SegmentList (where ffmpeg looks for it to seek); ones that differ keep their own.
+    @Test func aTimelineTheSetSharesIsWrittenOnTheSet() throws {
+        let options = RenditionSelectionOptions(allVariants: true)
+        func allVariants(_ text: String) throws -> DASHTitlePlan {
+            let manifest = try DASHManifest(parsing: text, url: origin)
+            return DASHTitlePlan(manifest: manifest, chosen: DASHRenditionSelection.choose(from: manifest, options: options).representations)
+        }
+        let shared = try allVariants(Self.template)
+        let text = DASHLocalManifest.mpd(shared)
+        #expect(text.contains(
+            "<Role schemeIdUri=\"urn:mpeg:dash:role:2011\" value=\"main\"/>\n      <SegmentList timescale=\"1000\">\n"
+                + "        <SegmentTimeline><S t=\"0\" d=\"2500\" r=\"1\"/></SegmentTimeline>\n      </SegmentList>\n"), "\(text)")
+        #expect(text.components(separatedBy: "<SegmentTimeline>").count == 3, "one per set: \(text)")
+        try expectRoundTrip(shared, options: options)
+
+        let differing = try allVariants(Self.template.replacingOccurrences(
+            of: "<Representation id=\"v2\" bandwidth=\"2000\" width=\"1280\" height=\"720\" codecs=\"avc1.4d401f\"/>",
+            with: "<Representation id=\"v2\" bandwidth=\"2000\" width=\"1280\" height=\"720\" codecs=\"avc1.4d401f\">"
+                + "<SegmentTemplate timescale=\"1000\" duration=\"2500\" initialization=\"v2/init.mp4\" media=\"v2/$Number$.m4s\"/></Representation>"))
+        let own = DASHLocalManifest.mpd(differing)
+        #expect(own.components(separatedBy: "<SegmentTimeline>").count == 4, "one per representation, one for audio: \(own)")
+        try expectRoundTrip(differing, options: options)
     }
 
     @Test func rangesOfOneFileAreOneRangedFile() throws {

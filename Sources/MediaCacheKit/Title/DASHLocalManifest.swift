@@ -57,14 +57,50 @@ enum DASHLocalManifest {
         for role in set.roles {
             out += "      <Role schemeIdUri=\"urn:mpeg:dash:role:2011\" value=\"\(escaped(role))\"/>\n"
         }
+        let shared = sharedTimeline(of: members)
+        if let shared { out += "      " + segmentListOpening(shared.timing) + "\n        " + shared.timeline + "\n      </SegmentList>\n" }
         for rendition in members {
-            out += representation(rendition, period: period, from: path, link: link)
+            out += representation(rendition, period: period, from: path, link: link, timelineAbove: shared != nil)
         }
         return out + "    </AdaptationSet>\n"
     }
 
+    /// The timing and timeline every member's segment list has alike, nil when they
+    /// differ or one has none. Written once on the AdaptationSet's own SegmentList, which
+    /// the representations' lists inherit (section 5.3.9.1): ffmpeg's dash demuxer seeks
+    /// only by a timeline it finds there (one in a representation's list it never reads).
+    private static func sharedTimeline(
+        of members: [DASHTitlePlan.Rendition]
+    ) -> (timing: DASHSegmentTiming, timeline: String)? {
+        var shared: (timing: DASHSegmentTiming, timeline: String)?
+        for member in members {
+            let representation = member.selected.representation
+            guard case .segments(let segments) = representation.media,
+                !isOneFile(segments, initialization: representation.initialization)
+            else { return nil }
+            let timing = Self.timing(of: representation)
+            guard let timeline = timeline(segments, timescale: timing.timescale) else { return nil }
+            if let shared, shared != (timing, timeline) { return nil }
+            shared = (timing, timeline)
+        }
+        return shared
+    }
+
+    private static func timing(of representation: DASHRepresentation) -> DASHSegmentTiming {
+        representation.segmentTiming ?? DASHSegmentTiming(timescale: 1, presentationTimeOffset: 0)
+    }
+
+    private static func segmentListOpening(_ timing: DASHSegmentTiming) -> String {
+        "<SegmentList" + attributes([
+            ("timescale", String(timing.timescale)),
+            ("presentationTimeOffset", timing.presentationTimeOffset == 0 ? nil : String(timing.presentationTimeOffset)),
+        ]) + ">"
+    }
+
+    /// `timelineAbove`: its AdaptationSet's SegmentList has its timing and timeline.
     private static func representation(
-        _ rendition: DASHTitlePlan.Rendition, period: DASHPeriod, from path: String, link: HLSLocalPlaylists.Link
+        _ rendition: DASHTitlePlan.Rendition, period: DASHPeriod, from path: String, link: HLSLocalPlaylists.Link,
+        timelineAbove: Bool
     ) -> String {
         let representation = rendition.selected.representation
         func url(_ uri: String) -> String { link(rendition.storedPaths[uri] ?? uri, path) }
@@ -89,12 +125,13 @@ enum DASHLocalManifest {
         case .segments(let segments):
             // No startNumber: ffmpeg 5.1 then takes the list for a template ("missing
             // template URL"). The numbers live on in the stored paths.
-            let timing = representation.segmentTiming ?? DASHSegmentTiming(timescale: 1, presentationTimeOffset: 0)
-            out += "        <SegmentList" + attributes([
-                ("timescale", String(timing.timescale)),
-                ("presentationTimeOffset", timing.presentationTimeOffset == 0 ? nil : String(timing.presentationTimeOffset)),
-            ]) + ">\n"
-            if let timeline = timeline(segments, timescale: timing.timescale) { out += "          " + timeline + "\n" }
+            if timelineAbove {
+                out += "        <SegmentList>\n"
+            } else {
+                let timing = timing(of: representation)
+                out += "        " + segmentListOpening(timing) + "\n"
+                if let timeline = timeline(segments, timescale: timing.timescale) { out += "          " + timeline + "\n" }
+            }
             if let initialization { out += "          " + initialization + "\n" }
             for segment in segments {
                 out += "          <SegmentURL" + attributes([
