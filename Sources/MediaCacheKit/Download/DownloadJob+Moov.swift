@@ -4,8 +4,10 @@ extension DownloadJob {
     /// Walks as far as the held bytes allow; asks for the tail after mdat, or for a box
     /// header the running transfers will not bring soon. Reports `moov-found` once the
     /// whole moov is on disk. `fill`: connections are filled again when the hold ends
-    /// (false when the caller fills them next anyway).
-    func advanceMoovSearch(fill: Bool = true) {
+    /// (false when the caller fills them next anyway). `arrived`: the bytes just written
+    /// from `offset` on, read from memory rather than back from the file (the first box
+    /// header of most files is in their first chunk).
+    func advanceMoovSearch(fill: Bool = true, arrived: BodyChunk? = nil, at offset: Int64 = 0) {
         guard let attempt, var search = attempt.moovSearch, let file = partial.dataFile else { return }
         var releaseHold = false
         var layoutDemands: [ByteRange] = []
@@ -13,7 +15,7 @@ extension DownloadJob {
             let completed = state.completed
             let step = search.locator.advance(
                 isHeld: { completed.contains($0) },
-                read: { try? file.read(count: Int($0.count), at: $0.start) })
+                read: { arrived?.copy(of: $0, chunkAt: offset) ?? (try? file.read(count: Int($0.count), at: $0.start)) })
             let length = search.locator.length
             if let mdat = search.locator.mdat, mdat.end < length, !search.tailRequested {
                 search.tailRequested = true

@@ -162,6 +162,7 @@ extension DownloadJob: HTTPTransferDelegate {
             return 0
         }
         let written = ByteRange(fragment.next, fragment.next + Int64(count))
+        let arrived = chunk.prefix(count)
         state.completed.insert(written)
         download.held.didWrite(written)
         fragment.next += Int64(count)
@@ -186,7 +187,7 @@ extension DownloadJob: HTTPTransferDelegate {
             // and end only with the origin's next burst: commit now, not then.
             scheduleWake(at: 0)
         }
-        if attempt.moovSearch != nil { advanceMoovSearch() }
+        if attempt.moovSearch != nil { advanceMoovSearch(arrived: arrived, at: written.start) }
         // Until the layout is known, the relocated digest could not follow the prefix.
         // (The search may have led to the commit, which took the hasher with it.)
         if let current = self.attempt, current.moovSearch == nil {

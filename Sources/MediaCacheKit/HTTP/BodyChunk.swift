@@ -18,6 +18,13 @@ public struct BodyChunk {
     /// A copy, for the few places that keep bytes (sniffing, comparing).
     public var array: [UInt8] { Array(bytes) }
 
+    /// A copy of the bytes of `range` of the file, when this chunk (which is the file's
+    /// bytes from `offset` on) holds all of them; nil otherwise.
+    public func copy(of range: ByteRange, chunkAt offset: Int64) -> [UInt8]? {
+        guard range.start >= offset, range.end <= offset + Int64(count) else { return nil }
+        return Array(bytes[Int(range.start - offset)..<Int(range.end - offset)])
+    }
+
     public func write(to file: DataFile, at offset: Int64) throws {
         try file.write(bytes, at: offset)
     }
