@@ -139,6 +139,16 @@ extension EndToEnd {
             let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             let local = try TitleFixtures.read(path)
             #expect(local.contains("RESOLUTION=256x144") && !local.contains("RESOLUTION=320x180"), "\(local)")
+            // Cached by one choice, asked by another: said, not silently taken as done.
+            let same = try harness.prefetch(list: url, ["--max-height", "144"])
+            #expect(same.status == 0 && !same.stderr.contains("note "), "\(same.stderr)")
+            let other = try harness.prefetch(list: url, ["--all-variants"])
+            #expect(other.status == 0, "\(other.stderr)")
+            #expect(other.stderr.contains(
+                "note     \(url): cached by --max-height 144 (variant-1, audio-group_aud-audio_3, subtitles-subs-subtitle_0), "), "\(other.stderr)")
+            #expect(other.stderr.contains(
+                "not by this run's --all-variants; to fetch it by these, `mediacache rm URL`, then prefetch it again"),
+                "\(other.stderr)")
         }
 
         /// `EXT-X-GAP`: the marked segment is never asked for (the origin has no such file),

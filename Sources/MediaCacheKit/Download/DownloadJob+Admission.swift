@@ -9,7 +9,8 @@ extension DownloadJob {
         /// Another process (or job) holds the key's lock: its pid if known, and the
         /// object when it is cached already and nothing of it is downloading.
         case locked(holder: Int32?, cached: CachedObject?)
-        case alreadyCached(CachedObject)
+        /// `note`: a title cached by another choice of renditions than this run's.
+        case alreadyCached(CachedObject, note: String?)
         /// The lock is the job's; its saved state is loaded (`notices` say what was
         /// found and dropped) and its data file open.
         case ready(KeyLock, JobState, notices: [String])
@@ -21,9 +22,10 @@ extension DownloadJob {
         loop.preconditionOnLoop()
         phase = .preparing(afterWaiting: afterWaiting)
         let (key, objects, partial, loop) = (key, service.objects, partial, loop)
-        let (request, spares) = (request, service.spareFiles)
+        let (request, spares, selection) = (request, service.spareFiles, options.renditions)
         partial.diskQueue.async { [weak self] in
-            let preparation = Self.prepare(key: key, request: request, objects: objects, partial: partial, spares: spares)
+            let preparation = Self.prepare(
+                key: key, request: request, selection: selection, objects: objects, partial: partial, spares: spares)
             loop.post { [weak self] in self?.didPrepare(preparation) }
         }
     }
@@ -47,7 +49,8 @@ extension DownloadJob {
                 emit(.waiting(url: url, reason: reason))
             }
             phase = .waitingForLock(timer: loop.after(0.25) { [weak self] in self?.start(afterWaiting: true) })
-        case .alreadyCached(let object):
+        case .alreadyCached(let object, let note):
+            if let note { emit(.notice(url: url, message: note)) }
             finish(.alreadyCached(object))
         case .ready(let lock, let loaded, let notices):
             self.lock = lock
@@ -74,8 +77,22 @@ extension DownloadJob {
     /// object is already cached; then loads what an earlier run saved. Runs on the job's
     /// disk queue.
     private static func prepare(
-        key: CacheKey, request: JobRequest, objects: ObjectStore, partial: PartialFile, spares: SpareDataFiles?
+        key: CacheKey, request: JobRequest, selection: RenditionSelectionOptions, objects: ObjectStore,
+        partial: PartialFile, spares: SpareDataFiles?
     ) -> Preparation {
+        /// A cached title fetched by another choice of renditions is not fetched again by
+        /// this one: the user hears so, and how to have it.
+        func cached(_ intact: IntactObject) -> Preparation {
+            let wanted = request.entry.renditions.applied(to: selection)
+            guard let chosen = intact.titleManifest?.selection, chosen != wanted else {
+                return .alreadyCached(intact.object, note: nil)
+            }
+            let renditions = intact.titleManifest?.renditions.map(\.identity).joined(separator: ", ") ?? ""
+            return .alreadyCached(
+                intact.object,
+                note: "cached by \(chosen.asOptions) (\(renditions)), not by this run's \(wanted.asOptions); "
+                    + "to fetch it by these, `mediacache rm URL`, then prefetch it again")
+        }
         let cache = objects.directory
         do {
             let taken: KeyLock??
@@ -84,8 +101,8 @@ extension DownloadJob {
             } catch {
                 // Without the lock nothing may be written, but a cached object is still
                 // cached: only a download needs the lock.
-                if !FileSystem.exists(cache.jobDirectory(key: key)), let object = objects.openIntact(key: key)?.object {
-                    return .alreadyCached(object)
+                if !FileSystem.exists(cache.jobDirectory(key: key)), let intact = objects.openIntact(key: key) {
+                    return cached(intact)
                 }
                 throw error
             }
@@ -96,10 +113,10 @@ extension DownloadJob {
             }
             // A run killed between publishing the object and removing its download left
             // the latter behind.
-            if let object = objects.openIntact(key: key)?.object {
+            if let intact = objects.openIntact(key: key) {
                 let leftover = cache.jobDirectory(key: key)
                 if FileSystem.exists(leftover) { FileSystem.removeTree(leftover) }
-                return .alreadyCached(object)
+                return cached(intact)
             }
             let (state, notices) = try loadState(key: key, request: request, cache: cache, partial: partial, spares: spares)
             return .ready(lock, state, notices: notices)

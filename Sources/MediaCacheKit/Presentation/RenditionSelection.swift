@@ -1,5 +1,5 @@
 /// Which renditions to fetch when not the default (the CLI's options and entry keys).
-public struct RenditionSelectionOptions: Sendable, Equatable {
+public struct RenditionSelectionOptions: Sendable, Equatable, Codable {
     /// Audio renditions to take from the chosen variants' groups.
     public enum AudioLanguages: Sendable, Equatable, Codable {
         /// Those marked DEFAULT or AUTOSELECT, or the whole group when none is.
@@ -186,5 +186,22 @@ public enum RenditionSelection {
             guard let best else { return index }
             return ranking(master.variants[index], master.variants[best]) ? index : best
         }
+    }
+}
+
+extension RenditionSelectionOptions {
+    /// The options that ask for this choice (`--all-variants --max-height 720`), or
+    /// "the default choice".
+    public var asOptions: String {
+        var parts: [String] = []
+        if allVariants { parts.append("--all-variants") }
+        if let maxHeight { parts.append("--max-height \(maxHeight)") }
+        if let maxBandwidth { parts.append("--max-bandwidth \(maxBandwidth)") }
+        switch audioLanguages {
+        case .automatic: break
+        case .all: parts.append("--audio-lang all")
+        case .matching(let prefixes): parts.append("--audio-lang \(prefixes.joined(separator: ","))")
+        }
+        return parts.isEmpty ? "the default choice" : parts.joined(separator: " ")
     }
 }

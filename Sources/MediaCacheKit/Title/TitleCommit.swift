@@ -9,6 +9,8 @@ struct TitleCommit: Sendable {
     let cache: CacheDirectory
     let entry: ListEntry
     let plan: any TitlePlan
+    /// The choice of renditions the plan was made by, kept in `title.json`.
+    let selection: RenditionSelectionOptions
     let progress: TitleProgress
     let staging: String
     /// When its last resource was held: the title's first use (see `ObjectCommitter`).
@@ -30,7 +32,7 @@ struct TitleCommit: Sendable {
         }
         let manifest = TitleManifest(
             format: plan.format, url: URLCredentials.withoutPassword(entry.url), entry: entryPath,
-            renditions: plan.manifestRenditions(entry: entryPath), members: members)
+            renditions: plan.manifestRenditions(entry: entryPath), members: members, selection: selection)
         let manifestBytes = manifest.encoded()
         try Self.write(manifestBytes, to: files + "/" + TitleManifest.fileName)
 

@@ -81,10 +81,11 @@ final class TitleDownload {
 
     /// Reads and plans the title at `url` with the entry's choice of renditions.
     func read(_ url: String, completion: @escaping TitleReader.Completion) {
-        TitleReader.read(
-            url, format: format, playlists: playlists,
-            selection: job.request.entry.renditions.applied(to: options.renditions), completion: completion)
+        TitleReader.read(url, format: format, playlists: playlists, selection: selection, completion: completion)
     }
+
+    /// The entry's choice of renditions: its own keys, the run's options for the rest.
+    var selection: RenditionSelectionOptions { job.request.entry.renditions.applied(to: options.renditions) }
 
     /// The plan is made: load what an earlier run held (off the loop), then fetch the rest.
     func planned(_ plan: any TitlePlan) {
@@ -338,7 +339,7 @@ final class TitleDownload {
         guard let plan, !committing else { return }
         committing = true
         let commit = TitleCommit(
-            key: job.key, cache: job.cache, entry: job.request.entry, plan: plan,
+            key: job.key, cache: job.cache, entry: job.request.entry, plan: plan, selection: selection,
             progress: progress, staging: staging, finishedAt: Date())
         let (job, loop) = (job, loop)
         commit.run(on: job.partial.diskQueue, index: job.service.index, commits: job.service.commits) { ending in

@@ -17,6 +17,8 @@ public struct TitleManifest: Sendable, Codable, Equatable {
     public var renditions: [Rendition]
     /// Every file of the title but this one, local playlists included, in fetch order.
     public var members: [Member]
+    /// The choice of renditions it was fetched by; nil in titles cached before it was kept.
+    public var selection: RenditionSelectionOptions?
 
     public struct Rendition: Sendable, Codable, Equatable {
         /// `variant-2`, `audio-aac-English`, `media`: also the folder of its files.
@@ -37,13 +39,17 @@ public struct TitleManifest: Sendable, Codable, Equatable {
         public var sha256: String
     }
 
-    public init(format: PresentationFormat, url: String, entry: String, renditions: [Rendition], members: [Member]) {
+    public init(
+        format: PresentationFormat, url: String, entry: String, renditions: [Rendition], members: [Member],
+        selection: RenditionSelectionOptions? = nil
+    ) {
         version = Self.currentVersion
         self.format = format
         self.url = url
         self.entry = entry
         self.renditions = renditions
         self.members = members
+        self.selection = selection
     }
 
     /// The manifest's bytes as stored: sorted keys, so the same title gives the same digest.
