@@ -25,7 +25,7 @@ extension MediaResponder {
         } catch ReaderError.cached {
             return try await fromCommittedTitle(request: request, path: path, source: source)
         } catch {
-            return (failed(error, key: CacheKey(identity: source.entry.identity), url: source.url), .error)
+            return (failed(error, key: CacheKey(identity: source.entry.identity), url: source.url, ofTitle: true), .error)
         }
         guard let member else { return nil }
         let type = title.contentType(of: path)
@@ -94,7 +94,7 @@ extension MediaResponder {
         } catch ReaderError.cached {
             return try await fromCommittedTitle(request: request, path: path, source: source)
         } catch {
-            return (failed(error, key: key, url: source.url), .error)
+            return (failed(error, key: key, url: source.url, ofTitle: true), .error)
         }
     }
 

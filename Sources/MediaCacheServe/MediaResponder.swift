@@ -179,9 +179,11 @@ struct MediaResponder: Sendable {
     }
 
     /// The answer for a download that failed before a byte was sent; a failure is kept
-    /// for the requests that follow it (`RecentFailures`).
-    func failed(_ error: Error, key: CacheKey, url: String) -> Response {
-        guard let failure = error as? JobFailure else { return PlainText.response(.serviceUnavailable, "\(error)") }
+    /// for the requests that follow it (`RecentFailures`). `ofTitle`: the download is a
+    /// streaming title's, whose failure may be a missing member's, not the URL's own.
+    func failed(_ error: Error, key: CacheKey, url: String, ofTitle: Bool = false) -> Response {
+        guard var failure = error as? JobFailure else { return PlainText.response(.serviceUnavailable, "\(error)") }
+        if ofTitle, case .status = failure.cause { failure.cause = .answer }
         failures.record(failure, of: key)
         return Self.failed((failure, Int(RecentFailures.hold.components.seconds)), url: url)
     }
@@ -194,10 +196,13 @@ struct MediaResponder: Sendable {
     }
 
     /// 504 when the origin did not answer in time, 500 when this machine's disk or
-    /// cache failed, else 502 (the origin's answer was bad).
+    /// cache failed; the origin's 404 or 410 as it is (the player should not try again),
+    /// else 502 (the origin's answer was bad).
     static func status(for failure: JobFailure) -> HTTPResponse.Status {
         switch failure.cause {
         case .transfer(.timedOut): .gatewayTimeout
+        case .status(404): .notFound
+        case .status(410): .gone
         case .storage, .commit(.cache), .commit(.shortDataFile), .commit(.incomplete), .commit(.unexpected):
             .internalServerError
         case .transfer, .status, .answer, .commit, .tier: .badGateway

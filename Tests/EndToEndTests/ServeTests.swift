@@ -265,12 +265,20 @@ extension EndToEnd {
             #expect(String(decoding: busy.body, as: UTF8.self).contains("503"))
         }
 
-        @Test func anOriginErrorBeforeTheFirstByteIsABadGatewayNamingIt() throws {
-            let server = try ServeFixture(cache: harness.scratch.cache)
+        /// The origin's 404 reaches the player as 404 (it should not try again), naming
+        /// the origin's answer; its 500 as a bad gateway.
+        @Test func anOriginErrorBeforeTheFirstByteIsAnsweredNamingIt() throws {
+            var broken = Faults()
+            broken.statusSequence = Array(repeating: ScriptedStatus(500), count: 10)
+            origin.serve("/broken.mp4", Resource(TestBytes.make(1000, seed: 812), faults: broken))
+            let server = try ServeFixture(cache: harness.scratch.cache, ["--retries", "0"])
             let local = try server.localURL(origin.url("/nowhere.mp4"))
             let response = try CurlResponse.fetch(local)
-            #expect(response.status == 502)
+            #expect(response.status == 404)
             #expect(String(decoding: response.body, as: UTF8.self).contains("404"), "\(response.body.count) bytes")
+            let failing = try CurlResponse.fetch(try server.localURL(origin.url("/broken.mp4")))
+            #expect(failing.status == 502, "\(String(decoding: failing.body, as: UTF8.self))")
+            #expect(String(decoding: failing.body, as: UTF8.self).contains("500"))
             // A request that is not HTTP gets 400, and the server goes on.
             let port = try #require(server.baseURL.split(separator: ":").last)
             let garbage = Process()

@@ -180,6 +180,26 @@ struct HLSTitlePlanTests {
     /// A video playlist listed once per audio group (Apple's way), with one group chosen:
     /// the entry of the group not fetched is left out (a player choosing it would play
     /// without sound), the other names its audio.
+    /// Audio chosen by a language that is not the group's default still plays by
+    /// default: the kept rendition is marked DEFAULT (and so AUTOSELECT).
+    @Test func theAudioKeptByLanguageBecomesTheDefault() throws {
+        let master = try HLSMasterPlaylist(
+            parsing: """
+                #EXTM3U
+                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,URI="en.m3u8"
+                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="Deutsch",LANGUAGE="de",DEFAULT=NO,AUTOSELECT=NO,URI="de.m3u8"
+                #EXT-X-STREAM-INF:BANDWIDTH=2000000,AUDIO="a"
+                v.m3u8
+                """, url: "https://cdn.example/t/master.m3u8")
+        let choice = RenditionSelection.choose(from: master, options: RenditionSelectionOptions(audioLanguages: .matching(["de"])))
+        #expect(choice.renditions.map(\.identity) == ["variant-0", "audio-a-Deutsch"])
+        let playlist = try media("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\ns.ts\n#EXT-X-ENDLIST\n", url: video)
+        let plan = HLSTitlePlan(renditions: choice.renditions.map { ($0, playlist) })
+        let text = HLSLocalPlaylists.master(master, renditions: plan.renditions, entry: "index.m3u8")
+        #expect(text.contains("NAME=\"Deutsch\",LANGUAGE=\"de\",DEFAULT=YES,AUTOSELECT=YES,"), "\(text)")
+        #expect(!text.contains("English"), "\(text)")
+    }
+
     @Test func anEntryWhoseAudioWasNotFetchedIsLeftOut() throws {
         let master = try HLSMasterPlaylist(
             parsing: """
@@ -203,7 +223,8 @@ struct HLSTitlePlanTests {
 
     /// What players choose and begin by survives into the local playlists: the start
     /// point, in-band closed captions, channel counts, HDR and HDCP levels, session data
-    /// with a value. Session data that names a URL does not (nothing fetched it).
+    /// with a value, segments' wall-clock times. Session data that names a URL does not
+    /// (nothing fetched it), nor a date-time that is none.
     @Test func whatPlayersChooseByIsKept() throws {
         let master = try HLSMasterPlaylist(
             parsing: """
@@ -217,8 +238,11 @@ struct HLSTitlePlanTests {
                 v2160/index.m3u8
                 """, url: "https://cdn.example/t/master.m3u8")
         let choice = RenditionSelection.choose(from: master)
-        let playlist = try media("#EXTM3U\n#EXT-X-START:TIME-OFFSET=3\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\ns.ts\n#EXT-X-ENDLIST\n", url: video)
+        let playlist = try media(
+            "#EXTM3U\n#EXT-X-START:TIME-OFFSET=3\n#EXT-X-TARGETDURATION:2\n#EXT-X-PROGRAM-DATE-TIME:2026-11-29T08:00:00.000Z\n"
+                + "#EXTINF:2,\ns.ts\n#EXT-X-PROGRAM-DATE-TIME:<script>\n#EXTINF:2,\nt.ts\n#EXT-X-ENDLIST\n", url: video)
         #expect(playlist.start == HLSStart(timeOffset: "3", isPrecise: false))
+        #expect(playlist.segments.map(\.programDateTime) == ["2026-11-29T08:00:00.000Z", nil])
         let plan = HLSTitlePlan(renditions: choice.renditions.map { ($0, playlist) })
         let text = HLSLocalPlaylists.master(master, renditions: plan.renditions, entry: "index.m3u8")
         for line in [
@@ -236,7 +260,10 @@ struct HLSTitlePlanTests {
         #expect(reread.renditions.map(\.described) == master.renditions.map(\.described))
         #expect(master.variants[0].described.map(\.name) == ["VIDEO-RANGE", "HDCP-LEVEL"])
         #expect(master.renditions[0].described.map(\.name) == ["CHANNELS", "CHARACTERISTICS"])
-        #expect(HLSLocalPlaylists.media(plan.renditions[0]).contains("\n#EXT-X-START:TIME-OFFSET=3\n"))
+        let local = HLSLocalPlaylists.media(plan.renditions[0])
+        #expect(local.contains("\n#EXT-X-START:TIME-OFFSET=3\n"), "\(local)")
+        #expect(local.contains("\n#EXT-X-PROGRAM-DATE-TIME:2026-11-29T08:00:00.000Z\n#EXTINF:2,\n"), "\(local)")
+        #expect(!local.contains("script"), "\(local)")
     }
 
     @Test func relativePathsBetweenStoredFiles() {

@@ -48,6 +48,7 @@ private struct MediaPlaylistReader {
     var pendingDuration: (seconds: Double, line: Int)?
     var pendingRange: HLSByteRangeSpec?
     var pendingGap = false
+    var pendingDateTime: String?
 
     init(url: String, imports: HLSVariables?) {
         self.url = url
@@ -69,6 +70,14 @@ private struct MediaPlaylistReader {
             }
         case "EXT-X-GAP":
             pendingGap = true
+        case "EXT-X-PROGRAM-DATE-TIME":
+            // An ISO 8601 date-time: kept as written when it looks like one.
+            let value = tag.value.trimmingCharacters(in: .whitespaces)
+            if value.count <= 64, value.first?.isNumber == true,
+                value.allSatisfy({ $0.isASCII && ($0.isNumber || "-:.+TZtz".contains($0)) })
+            {
+                pendingDateTime = value
+            }
         case "EXT-X-DISCONTINUITY":
             discontinuities += 1
         case "EXT-X-TARGETDURATION":
@@ -102,8 +111,7 @@ private struct MediaPlaylistReader {
         case "EXT-X-START":
             start = HLSStart.read(try tag.attributes(substituting: &variables))
         default:
-            // EXT-X-PROGRAM-DATE-TIME, EXT-X-DATERANGE, tags of later versions: nothing
-            // to fetch or check.
+            // EXT-X-DATERANGE, tags of later versions: nothing to fetch or check.
             break
         }
     }
@@ -133,10 +141,11 @@ private struct MediaPlaylistReader {
             HLSSegment(
                 uri: uri, duration: duration.seconds, mediaSequence: sequence, discontinuitySequence: discontinuity,
                 byteRange: byteRange, initSection: currentInitSection, key: currentKey, isGap: pendingGap,
-                line: line.number))
+                line: line.number, programDateTime: pendingDateTime))
         pendingDuration = nil
         pendingRange = nil
         pendingGap = false
+        pendingDateTime = nil
     }
 
     private mutating func addInitSection(_ tag: PlaylistTag) throws(PresentationError) {

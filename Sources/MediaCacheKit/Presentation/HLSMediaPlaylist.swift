@@ -56,6 +56,9 @@ public struct HLSSegment: Sendable, Equatable {
     public var isGap: Bool
     /// The line of its URI, for messages.
     public var line: Int
+    /// `EXT-X-PROGRAM-DATE-TIME` written for it, as written: the wall-clock time of its
+    /// first sample, which players show and sync metadata by.
+    public var programDateTime: String? = nil
 
     /// The IV that decrypts it, nil when it is not encrypted.
     public var initializationVector: [UInt8]? { key?.initializationVector(mediaSequence: mediaSequence) }

@@ -58,6 +58,7 @@ enum HLSLocalPlaylists {
                 if let range = map.byteRange { tag += ",BYTERANGE=\"\(range.count)@\(range.start)\"" }
                 lines.append(tag)
             }
+            if let dateTime = segment.programDateTime { lines.append("#EXT-X-PROGRAM-DATE-TIME:" + dateTime) }
             lines.append("#EXTINF:\(decimal(segment.duration)),")
             if let range = segment.byteRange { lines.append("#EXT-X-BYTERANGE:\(range.count)@\(range.start)") }
             if segment.isGap {
@@ -109,14 +110,22 @@ enum HLSLocalPlaylists {
             ]
             for (type, group) in groups {
                 guard let group, groupsWritten.insert("\(type.rawValue)\n\(group)").inserted else { continue }
+                var kept: [(rendition: HLSRendition, uri: String?)] = []
                 for rendition in master.renditions(type, group: group) {
                     if let uri = rendition.uri {
                         guard let local = fetched[uri] else { continue }
-                        lines.append(mediaTag(rendition, uri: link(local.localPlaylist, entry)))
+                        kept.append((rendition, link(local.localPlaylist, entry)))
                     } else {
-                        lines.append(mediaTag(rendition, uri: nil))
+                        kept.append((rendition, nil))
                     }
                 }
+                // Audio chosen by language may leave out the group's default: a player
+                // that takes only a DEFAULT or AUTOSELECT rendition (AVPlayer) would then
+                // play none, so the first kept one becomes the default.
+                if type == .audio, !kept.isEmpty, !kept.contains(where: \.rendition.isDefault) {
+                    kept[0].rendition.isDefault = true
+                }
+                lines += kept.map { mediaTag($0.rendition, uri: $0.uri) }
             }
         }
         for variant in variants {
