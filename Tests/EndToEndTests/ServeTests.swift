@@ -537,6 +537,32 @@ extension EndToEnd {
             #expect(Double(sent) <= Double(total) * 1.01, "\(sent) bytes sent for \(total)")
         }
 
+        /// `--limit-rate` goes to the player first: with four background files spending
+        /// the whole limit, a player's 1 MiB comes at about the limit (4 s at 256 KiB/s),
+        /// not at a share of it (8 s); the background list goes on once the player is done.
+        @Test func theRateLimitGoesToThePlayerFirst() throws {
+            var files: [[UInt8]] = []
+            for index in 0..<4 {
+                files.append(TestBytes.make(1 << 20, seed: UInt64(872 + index)))
+                origin.serve("/bulk\(index).bin", Resource(files[index], contentType: "video/mp4"))
+            }
+            let movie = TestBytes.make(1 << 20, seed: 871)
+            origin.serve("/watch.mp4", Resource(movie, contentType: "video/mp4"))
+            let urls = (0..<4).map { origin.url("/bulk\($0).bin") }
+            let list = harness.scratch.write("background.txt", urls.joined(separator: "\n") + "\n")
+            let server = try ServeFixture(cache: harness.scratch.cache, [list, "--limit-rate", "256K", "-j", "4"])
+            #expect(Harness.waitUntil(timeout: 15) { urls.allSatisfy { !origin.requests(for: URL(string: $0)!.path).isEmpty } })
+            Thread.sleep(forTimeInterval: 1)
+            let local = try server.localURL(origin.url("/watch.mp4"))
+            let started = Date()
+            let whole = try CurlResponse.fetch(local, timeout: 60)
+            let took = Date().timeIntervalSince(started)
+            #expect(whole.status == 200 && whole.body == movie)
+            // Alone at the limit: 4 s (and the bucket's first burst); shared, 8 s or more.
+            #expect(took < 6, "the player's 1 MiB took \(took) s at --limit-rate 256K")
+            #expect(Harness.waitUntil(timeout: 60) { zip(urls, files).allSatisfy { (try? harness.cachedBytes($0)) == $1 } })
+        }
+
         /// A 2.7 Mbit/s file on an origin that gives each connection 256 KiB/s: after a
         /// seek to 90 %, the next 2 MiB (6 s of video) come over several connections in
         /// at most 3 s, where one connection needs 8. The file still ends exact, and what

@@ -11,9 +11,16 @@ import CShims  // also declares curl.h: which module owns its constants depends 
 /// transfers go on, longest held first, so the files under one limit share it. Held is
 /// not stalled: libcurl leaves paused transfers out of its low-speed check and restarts
 /// that check on release, and `Fragment.secondsIdle` does not count the time held.
+///
+/// The run's limit goes to the most urgent transfers first: while one that a player
+/// waits on has received within `urgencyLasts`, less urgent ones spending the run's limit
+/// are held (`serve --limit-rate` plays first; its background list takes what is left).
 final class RateLimiter {
     /// The whole run's limit, if any.
     var overall: TokenBucket?
+    /// The most urgent priority spending the run's limit lately, and until when it counts.
+    private var urgent: (priority: Int, until: Double)?
+    static let urgencyLasts = 0.5
     private unowned let loop: TransferLoop
     /// Paused transfers, longest held first.
     private var held: [HTTPTransfer] = []
@@ -35,7 +42,12 @@ final class RateLimiter {
     func received(_ bytes: Int, by transfer: HTTPTransfer, limits: RateLimits) {
         let now = TransferLoop.now()
         for bucket in limits.buckets { bucket.take(bytes, now: now) }
-        guard !transfer.isHeld, !limits.buckets.allSatisfy({ $0.hasTokens(now: now) }) else { return }
+        let spendsOverall = overall.map { overall in limits.buckets.contains { $0 === overall } } ?? false
+        if spendsOverall, transfer.priority >= (urgentPriority(now: now) ?? Int.min) {
+            urgent = (transfer.priority, now + Self.urgencyLasts)
+        }
+        guard !transfer.isHeld, !limits.buckets.allSatisfy({ $0.hasTokens(now: now) }) || givesWay(transfer, now: now)
+        else { return }
         loop.hold(transfer)
         held.append(transfer)
         scheduleRelease(now: now)
@@ -57,7 +69,9 @@ final class RateLimiter {
         var refused: [(HTTPTransfer, CURLcode)] = []
         loop.insideCurl {
             for transfer in waiting {
-                guard let limits = transfer.rateLimits, limits.buckets.allSatisfy({ $0.hasTokens(now: now) }) else {
+                guard let limits = transfer.rateLimits, limits.buckets.allSatisfy({ $0.hasTokens(now: now) }),
+                    !givesWay(transfer, now: now)
+                else {
                     stillWaiting.append(transfer)
                     continue
                 }
@@ -72,10 +86,25 @@ final class RateLimiter {
         if !held.isEmpty { scheduleRelease(now: TransferLoop.now()) }
     }
 
+    /// The priority of the most urgent transfer spending the run's limit lately, if any.
+    private func urgentPriority(now: Double) -> Int? {
+        guard let urgent, urgent.until > now else { return nil }
+        return urgent.priority
+    }
+
+    /// Whether `transfer` spends the run's limit while a more urgent one does.
+    private func givesWay(_ transfer: HTTPTransfer, now: Double) -> Bool {
+        guard let overall, let urgent = urgentPriority(now: now), transfer.priority < urgent else { return false }
+        return transfer.rateLimits?.buckets.contains { $0 === overall } ?? false
+    }
+
     /// Wakes the loop when the first held transfer may go on.
     private func scheduleRelease(now: Double) {
-        let waits = held.compactMap { transfer in
-            transfer.rateLimits?.buckets.map { $0.secondsUntilTokens(now: now) }.max()
+        let waits = held.compactMap { transfer -> Double? in
+            guard let buckets = transfer.rateLimits?.buckets else { return nil }
+            let tokens = buckets.map { $0.secondsUntilTokens(now: now) }.max() ?? 0
+            // One giving way waits until the urgent one has been quiet a while.
+            return givesWay(transfer, now: now) ? max(tokens, (urgent?.until ?? now) - now) : tokens
         }
         guard let wait = waits.min() else { return }
         if let releaseTimer {
