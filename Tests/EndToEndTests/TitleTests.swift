@@ -93,6 +93,36 @@ extension EndToEnd {
 
         /// The default choice: the best variant with its audio and subtitles; the other
         /// variants' segments are never asked for.
+        /// A key written into the playlist as a `data:` URI is stored like a fetched one
+        /// (nothing asks the origin for it), and the title plays offline frame for frame.
+        @Test func aKeyWrittenIntoThePlaylistIsStoredAndPlays() throws {
+            let title = try TitleFixture.hlsAES.make()
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin)
+            let key = Data(try #require(TestBytes.read(title.path("key.bin")))).base64EncodedString()
+            let playlist = try TitleFixtures.read(title.entryPath)
+                .replacingOccurrences(of: "URI=\"key.bin\"", with: "URI=\"data:text/plain;base64,\(key)\"")
+            #expect(playlist.contains("data:text/plain;base64,"), "\(playlist)")
+            origin.serve("/t/inline.m3u8", Resource(Array(playlist.utf8), contentType: "application/vnd.apple.mpegurl"))
+            let harness = Harness()
+            let url = origin.url("/t/inline.m3u8")
+            let result = try harness.prefetch(list: url)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(origin.requests(for: "/t/key.bin").isEmpty)
+            origin.stop()
+            let (path, frames) = try Self.playOffline(harness, url)
+            #expect(frames == (try TitleFixtures.fingerprint(title)))
+            let local = try TitleFixtures.read(path)
+            #expect(!local.contains("data:") && local.contains(".key.ts"), "\(local)")
+
+            // One that is not 16 bytes is refused by name.
+            let short = playlist.replacingOccurrences(of: key, with: "AAAA")
+            let second = try TestOrigin()
+            second.serve("/t/short.m3u8", Resource(Array(short.utf8), contentType: "application/vnd.apple.mpegurl"))
+            let refused = try harness.prefetch(list: second.url("/t/short.m3u8"))
+            #expect(refused.status == 1 && refused.stderr.contains("the key's data: URI holds 3 bytes, not 16"), "\(refused.stderr)")
+        }
+
         @Test func aMasterPlaylistFetchesTheBestVariantAndItsAudioOnly() throws {
             let title = try TitleFixture.hlsMaster.make()
             let origin = try TestOrigin()

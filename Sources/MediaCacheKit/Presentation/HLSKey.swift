@@ -10,7 +10,7 @@ public enum HLSKeyMethod: String, Sendable, Hashable {
 /// may fetch are read: DRM key systems are refused while reading.
 public struct HLSKey: Sendable, Hashable {
     public var method: HLSKeyMethod
-    /// Absolute.
+    /// Absolute, or a `data:` URI that holds the key itself.
     public var uri: String
     /// 16 bytes when the playlist gives one (see `initializationVector(mediaSequence:)`).
     public var iv: [UInt8]?
@@ -79,6 +79,16 @@ public struct HLSKey: Sendable, Hashable {
                 reason: "\(method.rawValue) key with KEYFORMAT \(PlaylistSyntaxError.quote(keyFormat))")
         }
         if let iv, iv.count > 16 { throw tag.malformed("IV must be a 128-bit number, it has \(iv.count) bytes") }
+        // A key written into the playlist itself: checked now, stored as a file like any.
+        if DataURI.isDataURI(written) {
+            guard let bytes = DataURI.bytes(of: written) else { throw tag.malformed("the key's data: URI cannot be decoded") }
+            guard bytes.count == Int(aes128KeyLength) else {
+                throw tag.malformed("the key's data: URI holds \(bytes.count) bytes, not \(aes128KeyLength)")
+            }
+            return HLSKey(
+                method: method, uri: written, iv: iv.map { [UInt8](repeating: 0, count: 16 - $0.count) + $0 },
+                keyFormat: keyFormat, keyFormatVersions: versions)
+        }
         let uri = try tag.reading { () throws(PlaylistSyntaxError) in
             try PlaylistURI.resolve(written, against: tag.url)
         }

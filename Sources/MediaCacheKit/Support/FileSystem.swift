@@ -198,6 +198,13 @@ enum FileSystem {
         return file
     }
 
+    /// `bytes` as the whole of `path`, not flushed (a commit flushes it with the rest).
+    static func writeFile(_ bytes: [UInt8], to path: String) throws(SystemError) {
+        let file = try DataFile(path: path, mode: .readWrite)
+        if try file.size() > 0 { try file.truncate(length: 0) }
+        try file.write(bytes, at: 0)
+    }
+
     static func readAll(_ path: String) throws(SystemError) -> [UInt8] {
         let file = try DataFile(path: path, mode: .readOnly)
         return try file.read(count: Int(try file.size()), at: 0)

@@ -27,14 +27,14 @@ struct TitleCommit: Sendable {
         let entryPath = TitleLayout.entry(for: plan.format)
         for (path, text) in plan.localFiles(entry: entryPath) {
             let bytes = Array(text.utf8)
-            try Self.write(bytes, to: files + "/" + path)
+            try FileSystem.writeFile(bytes, to: files + "/" + path)
             members.append(TitleManifest.Member(path: path, size: Int64(bytes.count), sha256: Digest.sha256Hex(bytes)))
         }
         let manifest = TitleManifest(
             format: plan.format, url: URLCredentials.withoutPassword(entry.url), entry: entryPath,
             renditions: plan.manifestRenditions(entry: entryPath), members: members, selection: selection)
         let manifestBytes = manifest.encoded()
-        try Self.write(manifestBytes, to: files + "/" + TitleManifest.fileName)
+        try FileSystem.writeFile(manifestBytes, to: files + "/" + TitleManifest.fileName)
 
         // A title directory left without its row (a crash between rename and record, or
         // one replaced) goes first: a directory cannot be renamed over a full one.
@@ -78,12 +78,6 @@ struct TitleCommit: Sendable {
     }
 
     /// Written, not flushed: the commit group flushes the file system once before the rename.
-    private static func write(_ bytes: [UInt8], to path: String) throws(SystemError) {
-        let file = try DataFile(path: path, mode: .readWrite)
-        if try file.size() > 0 { try file.truncate(length: 0) }
-        try file.write(bytes, at: 0)
-    }
-
     /// Files of renditions an earlier run chose, or half-written ones, are no part of
     /// the title: nothing unlisted is committed with it.
     private func removeStrays(in files: String) throws(SystemError) {

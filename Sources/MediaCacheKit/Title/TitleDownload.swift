@@ -92,6 +92,10 @@ final class TitleDownload {
         self.plan = plan
         let (staging, files) = (staging, filesDirectory)
         let folders = Set(plan.resources.map { $0.path.split(separator: "/").dropLast().joined(separator: "/") })
+        // Keys written into the playlists (`data:` URIs) are not fetched: they are stored now.
+        let inline = plan.resources.compactMap { resource in
+            DataURI.bytes(of: resource.url).map { (resource, $0) }
+        }
         let (job, loop) = (job, loop)
         job.partial.diskQueue.async {
             let outcome = Result { () throws(SystemError) -> TitleProgress in
@@ -100,7 +104,13 @@ final class TitleDownload {
                 for folder in folders.sorted() where !folder.isEmpty {
                     try FileSystem.makeDirectory(files + "/" + folder, durable: false, replacingLink: true)
                 }
-                return TitleProgress.load(staging: staging)
+                var progress = TitleProgress.load(staging: staging)
+                for (resource, bytes) in inline {
+                    try FileSystem.writeFile(bytes, to: files + "/" + resource.path)
+                    progress.held[resource.path] = TitleProgress.Held(
+                        size: Int64(bytes.count), sha256: Digest.sha256Hex(bytes), rendition: resource.rendition)
+                }
+                return progress
             }
             loop.post { job.onTitle { $0.didLoad(outcome) } }
         }
