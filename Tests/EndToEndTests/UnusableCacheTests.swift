@@ -41,8 +41,10 @@ extension EndToEnd {
             #expect(!FileManager.default.fileExists(atPath: missing))
         }
 
-        /// The index cannot be opened on a read-only file system: `verify` says so once
-        /// and exits 3, and never adds a count of verified objects after the error.
+        /// A cache on a read-only file system is read as it is: `ls` and `path` find what
+        /// it holds though SQLite can make no -shm file there. `verify` either checks it
+        /// or says once why it cannot, exits 3, and never adds a count after the error;
+        /// `gc` says it cannot write.
         @Test(.enabled(if: TmpfsMount.available, "needs root and mount"))
         func verifyOnAReadOnlyCacheSaysSoOnce() throws {
             let fixture = try BundleFixture(sizes: [20_000])
@@ -50,6 +52,11 @@ extension EndToEnd {
             defer { mount.unmount() }
             try #require(try fixture.importBundle(fixture.bundle).status == 0)
             try mount.remount("ro")
+            let listed = try fixture.target.run(["ls"])
+            #expect(listed.status == 0 && listed.stdout.contains(fixture.files[0].url), "\(listed.stderr)")
+            let path = try fixture.target.run(["path", fixture.files[0].url])
+            #expect(path.status == 0, "\(path.stderr)")
+            #expect(FileManager.default.fileExists(atPath: path.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
             for command in [["verify"], ["verify", "-q"], ["verify", fixture.files[0].url]] {
                 let result = try fixture.target.run(command)
                 if result.status == 0 {

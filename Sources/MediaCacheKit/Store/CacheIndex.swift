@@ -52,7 +52,12 @@ public final class CacheIndex: Sendable {
         } catch let error as CacheError {
             throw error
         } catch {
-            if FileSystem.isOnReadOnlyFileSystem(directory.root) { throw CacheError.readOnly(path: directory.root) }
+            if FileSystem.isOnReadOnlyFileSystem(directory.root) {
+                // A cache closed cleanly has no -wal or -shm file, and none can be made
+                // here: read as it is (what lists and reads it needs nothing more).
+                guard let unchanging = try? Self.openUnchanging(path) else { throw CacheError.readOnly(path: directory.root) }
+                return unchanging
+            }
             guard let damage = IndexRebuilder.damage(in: error) else {
                 throw CacheError.index(path: path, reason: "\(error)")
             }
@@ -86,6 +91,24 @@ public final class CacheIndex: Sendable {
         try migrator.migrate(pool)
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         return pool
+    }
+
+    /// The index on a read-only file system, opened as a file nothing changes
+    /// (SQLite's `immutable`): no lock, -wal or -shm file is needed. Writes fail.
+    private static func openUnchanging(_ path: String) throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.readonly = true
+        // A URI filename: `%`, `?` and `#` in the path are escaped.
+        var escaped = ""
+        for character in path {
+            switch character {
+            case "%": escaped += "%25"
+            case "?": escaped += "%3f"
+            case "#": escaped += "%23"
+            default: escaped.append(character)
+            }
+        }
+        return try DatabasePool(path: "file:\(escaped)?immutable=1", configuration: configuration)
     }
 
     private static var migrator: DatabaseMigrator {
