@@ -10,16 +10,16 @@ enum ConditionalRequest {
     static func status(
         _ fields: HTTPFields, method: HTTPTypes.HTTPRequest.Method, etag: String?, lastModified: String?
     ) -> HTTPResponse.Status? {
-        let modified = lastModified.flatMap(date)
+        let modified = lastModified.flatMap(HTTPDate.parse)
         if let ifMatch = fields[.ifMatch] {
             guard matches(ifMatch, etag: etag, weak: false) else { return .preconditionFailed }
-        } else if let since = fields[.ifUnmodifiedSince].flatMap(date), let modified, modified > since {
+        } else if let since = fields[.ifUnmodifiedSince].flatMap(HTTPDate.parse), let modified, modified > since {
             return .preconditionFailed
         }
         let readsOnly = method == .get || method == .head
         if let ifNoneMatch = fields[.ifNoneMatch] {
             if matches(ifNoneMatch, etag: etag, weak: true) { return readsOnly ? .notModified : .preconditionFailed }
-        } else if readsOnly, let since = fields[.ifModifiedSince].flatMap(date), let modified, modified <= since {
+        } else if readsOnly, let since = fields[.ifModifiedSince].flatMap(HTTPDate.parse), let modified, modified <= since {
             return .notModified
         }
         return nil
@@ -39,7 +39,4 @@ enum ConditionalRequest {
         guard let mine = opaque(etag[...]) else { return false }
         return header.split(separator: ",").contains { opaque($0) == mine }
     }
-
-    /// A date in any of HTTP's three forms (clients send IMF-fixdate; old ones the others).
-    private static func date(_ text: String) -> Date? { HTTPDate.parse(text) }
 }
