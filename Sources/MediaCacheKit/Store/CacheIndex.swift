@@ -98,16 +98,8 @@ public final class CacheIndex: Sendable {
     private static func openUnchanging(_ path: String) throws -> DatabasePool {
         var configuration = Configuration()
         configuration.readonly = true
-        // A URI filename: `%`, `?` and `#` in the path are escaped.
-        var escaped = ""
-        for character in path {
-            switch character {
-            case "%": escaped += "%25"
-            case "?": escaped += "%3f"
-            case "#": escaped += "%23"
-            default: escaped.append(character)
-            }
-        }
+        // A URI filename: `%`, `?`, `#` and the like in the path are escaped.
+        let escaped = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
         return try DatabasePool(path: "file:\(escaped)?immutable=1", configuration: configuration)
     }
 
