@@ -11,6 +11,7 @@ extension TitleDownload {
         let folders = Set(plan.resources.map { $0.path.split(separator: "/").dropLast().joined(separator: "/") })
         // Keys written into the playlists (`data:` URIs) are not fetched: they are stored now.
         let inline = plan.resources.filter { $0.kind == .key && DataURI.isDataURI($0.url) }
+        let inPieces = plan.resources.filter { PiecedFile.isPieced($0, minFragment: options.minFragment) }.map(\.path)
         let (job, loop) = (job, loop)
         job.partial.diskQueue.async {
             let outcome = Result { () throws(SystemError) -> TitleProgress in
@@ -20,6 +21,12 @@ extension TitleDownload {
                     try FileSystem.makeDirectory(files + "/" + folder, durable: false, replacingLink: true)
                 }
                 var progress = TitleProgress.load(staging: staging)
+                // A file in pieces is there before its first piece is answered: a player
+                // told of its length then opens it at once, before a piece's writer (on a
+                // queue of its own, maybe still waiting for a thread) would have made it.
+                for path in inPieces where progress.held[path] == nil {
+                    _ = try DataFile(path: files + "/" + path, mode: .readWrite)
+                }
                 // Checked when the playlist was read: these decode to a key.
                 for resource in inline {
                     guard let bytes = DataURI.bytes(of: resource.url) else { continue }
