@@ -6,9 +6,10 @@ import Foundation
 extension DownloadJob {
     /// What the disk said before the job may fetch.
     enum Preparation {
-        /// Another process (or job) holds the key's lock: its pid if known, and the
-        /// object when it is cached already and nothing of it is downloading.
-        case locked(holder: Int32?, cached: CachedObject?)
+        /// Another process (or job) holds the key's lock: its pid if known, the object
+        /// when it is cached already and nothing of it is downloading, else what that
+        /// download has saved, for this one's readers.
+        case locked(holder: Int32?, cached: CachedObject?, foreign: ForeignDownload?)
         /// `note`: a title cached by another choice of renditions than this run's.
         case alreadyCached(CachedObject, note: String?)
         /// The lock is the job's; its saved state is loaded (`notices` say what was
@@ -38,9 +39,10 @@ extension DownloadJob {
             return
         }
         switch preparation {
-        case .locked(_, let cached?):
+        case .locked(_, let cached?, _):
+            keepForeignReaders(of: cached)
             finish(.alreadyCached(cached))
-        case .locked(let holder, nil):
+        case .locked(let holder, nil, let foreign):
             if !afterWaiting {
                 // This process's own earlier download of the key, still letting its lock go.
                 let reason = holder == getpid()
@@ -48,12 +50,15 @@ extension DownloadJob {
                     : "another mediacache process\(holder.map { " (pid \($0))" } ?? "") is downloading it; waiting"
                 emit(.waiting(url: url, reason: reason))
             }
+            show(foreign)
             phase = .waitingForLock(timer: loop.after(0.25) { [weak self] in self?.start(afterWaiting: true) })
         case .alreadyCached(let object, let note):
+            keepForeignReaders(of: object)
             if let note { emit(.notice(url: url, message: note)) }
             finish(.alreadyCached(object))
         case .ready(let lock, let loaded, let notices):
             self.lock = lock
+            takeOverFromForeign(loaded)
             for notice in notices { emit(.notice(url: url, message: notice)) }
             state = loaded
             bytesAtLastProgress = state.bytesDone
@@ -109,7 +114,9 @@ extension DownloadJob {
             guard let lock = taken ?? nil else {
                 let leftover = FileSystem.exists(cache.jobDirectory(key: key))
                 let cached = leftover ? nil : objects.openIntact(key: key)?.object
-                return .locked(holder: KeyLock.holder(of: key, in: cache), cached: cached)
+                return .locked(
+                    holder: KeyLock.holder(of: key, in: cache), cached: cached,
+                    foreign: cached == nil && leftover ? ForeignDownload.look(key: key, cache: cache) : nil)
             }
             // A run killed between publishing the object and removing its download left
             // the latter behind.

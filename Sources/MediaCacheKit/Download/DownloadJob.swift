@@ -41,6 +41,9 @@ final class DownloadJob: @unchecked Sendable {
     /// URLs this job parsed, each parsed once: URLComponents costs more than the rest of
     /// a small file's header handling.
     private var parsedURLs: [String: URLParts?] = [:]
+    /// What this job's readers were shown of another process's download of the key
+    /// while waiting for its lock (`ForeignDownload`); nil when nothing.
+    var foreignShown: (epoch: UInt64, about: DownloadData)?
     /// `out=`, else the URL's last path component.
     private(set) lazy var name = request.entry.displayName
     var lastProgress = 0.0

@@ -49,8 +49,11 @@ public final class DownloadReader: Sendable {
     public func read(at offset: Int64, count: Int) throws -> [UInt8] {
         guard let snapshot = bound else { throw ReaderError.interrupted }
         let bytes = try snapshot.file.read(count: count, at: offset)
-        // Checked after the read: the data is never started over before this flips.
-        guard download.held.isCurrent(snapshot.generation) else { throw ReaderError.dataStartedOver }
+        // Checked after the read: the data is never started over before this flips (in
+        // another process's file, before its saved state stops naming this version).
+        guard download.held.isCurrent(snapshot.generation), snapshot.stillHeld?() ?? true else {
+            throw ReaderError.dataStartedOver
+        }
         return bytes
     }
 

@@ -15,6 +15,9 @@ final class HeldBytes: Sendable {
         let generation: Int
         let length: Int64?
         let about: DownloadData
+        /// Asked after every read when the file is another process's (`ForeignDownload`):
+        /// whether the bytes read are still of this version.
+        let stillHeld: (@Sendable () -> Bool)?
     }
 
     private let state = Mutex(State())
@@ -25,6 +28,7 @@ final class HeldBytes: Sendable {
         var held = RangeSet()
         var length: Int64?
         var about = DownloadData(length: nil, contentType: nil, originVersion: nil)
+        var stillHeld: (@Sendable () -> Bool)?
         /// Tells this download's bytes from another download's of the same URL.
         let nonce = UniqueNumber.next()
         /// Set once, when the download ends: readers of its bytes can still read them.
@@ -72,7 +76,7 @@ final class HeldBytes: Sendable {
                 var known = about
                 known.length = length
                 known.dataVersion = "\(nonce).\(generation)"
-                let snapshot = Snapshot(file: file, generation: generation, length: length, about: known)
+                let snapshot = Snapshot(file: file, generation: generation, length: length, about: known, stillHeld: stillHeld)
                 if waiter.offset < 0 { return .success(Availability(snapshot: snapshot, range: ByteRange(0, 0))) }
                 if let length, waiter.offset >= length {
                     return .success(Availability(snapshot: snapshot, range: ByteRange(length, length)))
@@ -111,9 +115,12 @@ final class HeldBytes: Sendable {
 
     /// The download holds `completed` of `file` for data of `length` bytes (nil: unknown
     /// until the stream ends). Called when a response is accepted, before any write.
-    func publish(file: DataFile, completed: RangeSet, about: DownloadData) {
+    /// `stillHeld`: for another process's file, whether bytes read from it are still
+    /// this version's (asked after each read).
+    func publish(file: DataFile, completed: RangeSet, about: DownloadData, stillHeld: (@Sendable () -> Bool)? = nil) {
         changing { state in
             state.file = file
+            state.stillHeld = stillHeld
             state.sealed = false
             state.about = about
             state.length = about.length
@@ -129,6 +136,7 @@ final class HeldBytes: Sendable {
             state.held = RangeSet()
             state.length = nil
             state.file = nil
+            state.stillHeld = nil
         }
     }
 

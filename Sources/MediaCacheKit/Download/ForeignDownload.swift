@@ -1,0 +1,72 @@
+import Foundation
+
+/// Another process's download of a key, as this process's readers may read it while
+/// they wait for its lock (`serve` beside a `prefetch` of the same URL): its saved state
+/// says what the bytes are, its journal which of them are written (both are in the page
+/// cache the moment they are written, whatever reaches the disk), and its data file is
+/// read through a descriptor of this process's own.
+///
+/// Nothing of it is trusted after a read until `stillHolds` says the bytes are still of
+/// the same contents (`epoch`): the other process may start its data over at any time.
+struct ForeignDownload: Sendable {
+    let epoch: UInt64
+    let held: RangeSet
+    let about: DownloadData
+    let file: DataFile
+
+    var length: Int64 { about.length ?? 0 }
+
+    /// What the download holding `key`'s lock has saved, once it has checkpointed once;
+    /// nil before, for a stream of unknown length, or a title (none of which has a
+    /// state of that kind). Off the loop thread.
+    static func look(key: CacheKey, cache: CacheDirectory) -> ForeignDownload? {
+        LoopThreads.preconditionOff("reading another process's download")
+        guard let state = savedState(key: key, cache: cache), let epoch = state.epoch, let length = state.length,
+            length > 0, !state.isComplete,
+            let file = try? DataFile(path: cache.dataPath(key: key), mode: .readOnly)
+        else { return nil }
+        var held = state.completed
+        for range in ProgressJournal.recorded(path: cache.journalPath(key: key), epoch: epoch) where range.end <= length {
+            held.insert(range)
+        }
+        // Only what the file holds now: one being started over is emptied first.
+        guard let size = try? file.size() else { return nil }
+        if size < length { held.remove(ByteRange(max(0, size), length)) }
+        let about = DownloadData(
+            length: length, contentType: state.contentType,
+            originVersion: state.validators.etag ?? state.validators.lastModified)
+        return ForeignDownload(epoch: epoch, held: held, about: about, file: file)
+    }
+
+    /// Whether bytes read from the data file since `look` are still of contents `epoch`:
+    /// its saved state still names them, or they were committed whole as the same
+    /// version of the origin's file (the data file read is then complete, and never
+    /// written again). Off the loop thread; read after every read of the bytes.
+    static func stillHolds(
+        epoch: UInt64, about: DownloadData, key: CacheKey, cache: CacheDirectory, objects: ObjectStore
+    ) -> Bool {
+        if let state = savedState(key: key, cache: cache) { return state.epoch == epoch }
+        guard FileSystem.exists(cache.statePath(key: key)) == false else { return false }
+        return committed(about: about, key: key, objects: objects)
+    }
+
+    /// Whether the object committed for `key` is the version `about` names, of its
+    /// length: then the bytes a reader had of the data file are the object's (or, when
+    /// the commit moved an MP4's moov, its origin layout), whole.
+    static func committed(about: DownloadData, key: CacheKey, objects: ObjectStore) -> Bool {
+        guard let object = try? objects.index.object(key: key) else { return false }
+        return isCommitted(about: about, as: object)
+    }
+
+    /// Whether `object` is the version `about` names, of its length (or relocated).
+    static func isCommitted(about: DownloadData, as object: CachedObject) -> Bool {
+        guard let version = about.originVersion else { return false }
+        return (object.etag ?? object.lastModified) == version && (object.faststart == .relocated || object.size == about.length)
+    }
+
+    private static func savedState(key: CacheKey, cache: CacheDirectory) -> JobState? {
+        let path = cache.statePath(key: key)
+        guard let bytes = try? FileSystem.readAll(path) else { return nil }
+        return try? JobStateCodec.decode(bytes, path: path)
+    }
+}

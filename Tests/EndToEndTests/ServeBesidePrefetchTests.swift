@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import TestOrigin
+
+extension EndToEnd {
+    /// `serve` and a `prefetch` of the same URL in two processes on one cache: the
+    /// player plays what the prefetch has written, and the origin sends the file once.
+    @Suite struct ServeBesidePrefetch {
+        let origin: TestOrigin
+        let harness = Harness()
+        let bytes = TestBytes.make(3 << 20, seed: 5_501)
+
+        init() throws {
+            origin = try TestOrigin()
+            var paced = Faults()
+            paced.bytesPerSecond = 256 << 10
+            origin.serve("/film.mp4", Resource(bytes, contentType: "video/mp4", faults: paced))
+        }
+
+        /// A `prefetch` at 512 KiB/s (two connections at 256 KiB/s), then `serve`:
+        /// the first bytes reach the player at once, though the prefetch holds the key;
+        /// the whole file, asked for while it arrives, is the origin's to the last byte
+        /// (read on past the other process's commit); serve asks the origin nothing.
+        @Test func aPlayerReadsWhatAPrefetchInAnotherProcessHasWritten() throws {
+            let prefetch = try startPrefetch()
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let local = try server.localURL(origin.url("/film.mp4"))
+
+            let started = Date()
+            let first = try CurlResponse.fetch(local, ["-H", "Range: bytes=0-65535"])
+            let took = Date().timeIntervalSince(started)
+            #expect(first.status == 206, "\(first.status) \(first.headers)")
+            #expect(first.body == Array(bytes.prefix(65536)), "not the origin's first 64 KiB")
+            #expect(took < 3, "the first bytes took \(took) s")
+            #expect(prefetch.process.isRunning, "the prefetch had already finished: nothing was read beside it")
+
+            let whole = try CurlResponse.fetch(local, timeout: 60)
+            #expect(whole.status == 200 && whole.body == bytes, "\(whole.status): \(whole.body.count) bytes, not the origin's")
+            let result = prefetch.wait(timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            let sent = origin.requests(for: "/film.mp4").reduce(0) { $0 + $1.bodyBytesSent }
+            #expect(sent <= bytes.count + bytes.count / 20, "the origin sent \(sent) bytes for a file of \(bytes.count)")
+            _ = server
+        }
+
+        /// The prefetch is killed while a player reads the whole file beside it: `serve`
+        /// takes the key over and goes on from what the prefetch wrote, and the player
+        /// reads on, through the change of hands, to the origin's last byte.
+        @Test func aPrefetchKilledMidwayIsTakenOverAndThePlayerReadsOn() throws {
+            let prefetch = try startPrefetch()
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let local = try server.localURL(origin.url("/film.mp4"))
+            let started = Date()
+            let first = try CurlResponse.fetch(local, ["-H", "Range: bytes=0-65535"])
+            #expect(first.status == 206 && first.body == Array(bytes.prefix(65536)), "\(first.status)")
+            #expect(Date().timeIntervalSince(started) < 3 && prefetch.process.isRunning, "the player waited for the prefetch")
+
+            let reading = DispatchGroup()
+            nonisolated(unsafe) var whole: CurlResponse?
+            DispatchQueue.global().async(group: reading) { whole = try? CurlResponse.fetch(local, timeout: 60) }
+            Thread.sleep(forTimeInterval: 0.5)
+            prefetch.signal(SIGKILL)
+            _ = prefetch.wait(timeout: 10)
+            #expect(reading.wait(timeout: .now() + 70) == .success)
+            let body = try #require(whole)
+            #expect(body.status == 200 && body.body == bytes, "\(body.status): \(body.body.count) bytes, not the origin's")
+            #expect(Harness.waitUntil(timeout: 30) { (try? harness.run(["path", origin.url("/film.mp4")]).status) == 0 })
+            _ = server
+        }
+
+        /// Starts the prefetch and waits until it has saved its state once (what another
+        /// process can read).
+        private func startPrefetch() throws -> MediaCacheProcess.Running {
+            let list = harness.scratch.write("list.txt", origin.url("/film.mp4"))
+            let prefetch = try MediaCacheProcess.start(["prefetch", list, "--cache-dir", harness.scratch.cache, "-x", "2", "-q"])
+            let partial = harness.scratch.cache + "/partial"
+            let saved = Harness.waitUntil(timeout: 10) {
+                ((try? FileManager.default.subpathsOfDirectory(atPath: partial)) ?? []).contains { $0.hasSuffix("/state") }
+            }
+            #expect(saved, "the prefetch saved no state within 10 s")
+            return prefetch
+        }
+    }
+}
