@@ -64,6 +64,13 @@ struct RateLimitTests {
         #expect(sizes(1 << 40) == [256 << 10, 4 << 20])
     }
 
+    /// Transfers without a limit share one budget: what they hold together stays near
+    /// 1 MiB however many run, until each is down to 64 KiB.
+    @Test func unlimitedTransfersShareOneBudgetOfBuffers() {
+        let sizes = [1, 4, 8, 16, 64].map { ReceiveBuffers.unlimitedChunkBytes(transfers: $0) }
+        #expect(sizes == [256 << 10, 256 << 10, 128 << 10, 64 << 10, 64 << 10])
+    }
+
     // MARK: max-download-limit=
 
     @Test(arguments: [("512K", Int64(512 << 10)), ("2M", Int64(2 << 20)), ("0", Int64(0)), ("1500", Int64(1500))])

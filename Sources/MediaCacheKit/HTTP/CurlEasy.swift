@@ -37,7 +37,7 @@ final class CurlEasy {
             setLong(CURLOPT_SSL_VERIFYHOST, 0)
         }
         setLong(CURLOPT_TCP_KEEPALIVE, 1)
-        setLong(CURLOPT_BUFFERSIZE, receiveBuffers?.chunkBytes ?? 256 * 1024)
+        setLong(CURLOPT_BUFFERSIZE, receiveBuffers?.chunkBytes ?? ReceiveBuffers.unlimitedChunkBytes(transfers: 1))
         if let receiveBuffers { CShims_easy_set_receive_buffer(handle, receiveBuffers.socketBytes) }
         // Prefer multiplexing on an existing HTTP/2 connection over opening a new one. Only
         // https can be HTTP/2 here; over http, libcurl 7.88 would keep a transfer waiting
@@ -72,6 +72,11 @@ final class CurlEasy {
     /// Reads the connection again; what libcurl kept is delivered before this returns.
     func resumeReceiving() -> CURLcode {
         curl_easy_pause(handle, CURLPAUSE_RECV_CONT)
+    }
+
+    /// libcurl's receive buffer (`CURLOPT_BUFFERSIZE`), before the transfer starts.
+    func setReceiveChunk(_ bytes: Int) {
+        setLong(CURLOPT_BUFFERSIZE, bytes)
     }
 
     /// Sets the receive buffer of the connection in use now (a reused one keeps the

@@ -97,7 +97,13 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
-    private func add(_ transfer: HTTPTransfer) { executor.add(transfer) }
+    private func add(_ transfer: HTTPTransfer) {
+        // A transfer without a limit shares a fixed budget of receive buffers with the others.
+        if transfer.rateLimits == nil {
+            transfer.easy.setReceiveChunk(ReceiveBuffers.unlimitedChunkBytes(transfers: executor.running.count + 1))
+        }
+        executor.add(transfer)
+    }
 
     /// Stops reading `transfer`'s response until `release` (libcurl keeps what it read
     /// already): waiting, not stalled, for the rate limiter or for the disk.
