@@ -4,8 +4,9 @@ import MediaCacheKit
 /// How long a player waits for a download to say what its data is (length, type) before
 /// it is answered 504: `--timeout` and a second. The download goes on: the player's next
 /// request joins it. Without a bound a player waited through every retry of a silent
-/// origin (over three minutes with the defaults), or for another process's whole
-/// download, with no answer at all.
+/// origin (over three minutes with the defaults), or, for a title another process
+/// downloads, for its whole download (a file another process downloads is read from
+/// what it has saved: `ForeignDownload`), with no answer at all.
 struct FirstAnswerWait: Sendable {
     /// `--timeout`: a download whose connection is silent that long tries again, or
     /// fails with its own reason; the player hears from it a second later at most.

@@ -150,6 +150,33 @@ extension EndToEnd {
             #expect(ls.stdout.contains("hls title"), "\(ls.stdout)")
         }
 
+        /// A variant listed twice, on two servers (a backup stream): the first server's
+        /// playlist is gone, and the title is fetched from the second, whole, and plays as
+        /// the origin's; the run says which copy it used.
+        @Test func aVariantWhosePlaylistIsGoneIsFetchedFromItsBackup() throws {
+            let title = try TitleFixture.hlsTS.make()
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin)
+            let inf = "#EXT-X-STREAM-INF:BANDWIDTH=1000000,RESOLUTION=320x240"
+            let master = "#EXTM3U\n\(inf)\n\(origin.url("/gone/\(title.entry)"))\n\(inf)\n/t/\(title.entry)\n"
+            origin.serve("/m/master.m3u8", Resource(Array(master.utf8), contentType: "application/vnd.apple.mpegurl"))
+            let harness = Harness()
+            let url = origin.url("/m/master.m3u8")
+            let result = try harness.prefetch(list: url)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("using the copy at"), "\(result.stderr)")
+            #expect(origin.requests(for: "/gone/\(title.entry)").count >= 1)
+            origin.stop()
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let directory = (path as NSString).deletingLastPathComponent
+            #expect(
+                try TitleFixtures.fingerprint(entry: directory + "/variant-0/index.m3u8")
+                    == TitleFixtures.fingerprint(entry: title.path(title.entry)))
+            // One entry: the copy's own is not another rendition.
+            let local = try TitleFixtures.read(path)
+            #expect(local.components(separatedBy: "#EXT-X-STREAM-INF").count == 2, "\(local)")
+        }
+
         /// `--max-height` chooses the best variant no taller: 144 lines takes the second
         /// variant (256x144) with its audio; the others' segments are never asked for.
         @Test func maxHeightChoosesTheBestVariantNoTaller() throws {

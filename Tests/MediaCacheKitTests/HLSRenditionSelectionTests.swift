@@ -74,6 +74,30 @@ struct HLSRenditionSelectionTests {
         #expect(Set(choice.renditions.map(\.uri)).count == choice.renditions.count)
     }
 
+    /// A variant listed again on another server (a backup stream, RFC 8216 6.2.1) is the
+    /// same rendition: its URL is the rendition's backup, and `--all-variants` does not
+    /// fetch it twice.
+    @Test func aVariantListedOnAnotherServerIsABackup() throws {
+        let master = """
+            #EXTM3U
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000,RESOLUTION=1280x720,CODECS="avc1.64001f,mp4a.40.2"
+            https://a.example/v720/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS="avc1.64001e,mp4a.40.2"
+            https://a.example/v360/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000,RESOLUTION=1280x720,CODECS="avc1.64001f,mp4a.40.2"
+            https://b.example/v720/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS="avc1.64001e,mp4a.40.2"
+            https://b.example/v360/index.m3u8
+
+            """
+        let best = try choose(master)
+        #expect(best.renditions.map(\.identity) == ["variant-0"])
+        #expect(best.renditions.first?.backups == ["https://b.example/v720/index.m3u8"])
+        let all = try choose(master, RenditionSelectionOptions(allVariants: true))
+        #expect(all.renditions.map(\.identity) == ["variant-0", "variant-1"])
+        #expect(all.renditions.map(\.backups) == [["https://b.example/v720/index.m3u8"], ["https://b.example/v360/index.m3u8"]])
+    }
+
     @Test(arguments: [
         (RenditionSelectionOptions.AudioLanguages.matching(["en"]), ["audio-aac-English", "audio-aac-Commentary"]),
         (.matching(["DE"]), ["audio-aac-Deutsch"]),

@@ -46,6 +46,9 @@ public struct SelectedRendition: Sendable, Equatable {
     public var kind: Kind
     /// The media playlist, absolute.
     public var uri: String
+    /// Where the same media playlist is listed again, on other servers (redundant
+    /// variants, content steering's pathways): asked in order when `uri` fails.
+    public var backups: [String] = []
 }
 
 /// The renditions chosen, and what the user should be told about the choice.
@@ -92,10 +95,19 @@ public enum RenditionSelection {
         }
 
         // A media playlist listed once per audio group (Apple's way) is one rendition,
-        // fetched once; every entry naming it still brings its groups.
+        // fetched once; every entry naming it still brings its groups. A variant listed
+        // again on another server is that rendition's backup, not another rendition.
         var variantURIs: Set<String> = []
-        var chosen = variants.filter { variantURIs.insert(master.variants[$0].uri).inserted }.map {
-            SelectedRendition(identity: "variant-\($0)", kind: .variant, uri: master.variants[$0].uri)
+        var copies: [HLSVariant] = []
+        var chosen: [SelectedRendition] = []
+        for index in variants where variantURIs.insert(master.variants[index].uri).inserted {
+            let copy = Self.whatItIs(master.variants[index])
+            guard !copies.contains(copy) else { continue }
+            copies.append(copy)
+            let backups = streams.filter { $0 != index && Self.whatItIs(master.variants[$0]) == copy }
+                .map { master.variants[$0].uri }.filter { $0 != master.variants[index].uri }
+            chosen.append(
+                SelectedRendition(identity: "variant-\(index)", kind: .variant, uri: master.variants[index].uri, backups: backups))
         }
         let audioGroups = distinct(variants.compactMap { master.variants[$0].audioGroup })
         let subtitleGroups = distinct(variants.compactMap { master.variants[$0].subtitlesGroup })
@@ -127,6 +139,15 @@ public enum RenditionSelection {
             }
         }
         return RenditionChoice(renditions: chosen, notes: notes)
+    }
+
+    /// A variant without where it is: two variants alike in everything else are copies of
+    /// one stream (RFC 8216 6.2.1's redundant streams; content steering's pathways).
+    private static func whatItIs(_ variant: HLSVariant) -> HLSVariant {
+        var copy = variant
+        copy.uri = ""
+        copy.line = 0
+        return copy
     }
 
     /// `items` without repeats, in order of first appearance.

@@ -15,6 +15,7 @@ final class HLSTitleReader {
     private let selection: RenditionSelectionOptions
     private var completion: Completion?
     private var mediaPlaylists: [Int: HLSMediaPlaylist] = [:]
+    private var notes: [String] = []
 
     init(playlists: PlaylistFetcher, selection: RenditionSelectionOptions) {
         self.playlists = playlists
@@ -58,23 +59,33 @@ final class HLSTitleReader {
     }
 
     private func readMediaPlaylists(of master: HLSMasterPlaylist, _ choice: RenditionChoice) {
+        notes = choice.notes
+        for index in choice.renditions.indices {
+            readMediaPlaylist(index, of: master, choice, from: [choice.renditions[index].uri] + choice.renditions[index].backups)
+        }
+    }
+
+    /// The media playlist of rendition `index`, from the first of `urls` that gives one
+    /// (a variant listed again on other servers has backups).
+    private func readMediaPlaylist(_ index: Int, of master: HLSMasterPlaylist, _ choice: RenditionChoice, from urls: [String]) {
         let chosen = choice.renditions
-        for (index, rendition) in chosen.enumerated() {
-            playlists.fetch(rendition.uri) { [self] result in
-                switch result {
-                case .failure(let failure):
-                    finish(.failure(failure))
-                case .success(let fetched):
-                    do throws(PresentationError) {
-                        mediaPlaylists[index] = try HLSMediaPlaylist(
-                            parsing: fetched.bytes, url: fetched.finalURL, imports: master.variables)
-                    } catch {
-                        return finish(.failure(JobFailure(.badResponse, error.message)))
-                    }
-                    guard mediaPlaylists.count == chosen.count else { return }
-                    let renditions = chosen.indices.map { (chosen[$0], mediaPlaylists[$0]!) }
-                    finish(.success(Title(master: master, renditions: renditions, notes: choice.notes)))
+        playlists.fetch(urls[0]) { [self] result in
+            switch result {
+            case .failure(let failure) where urls.count > 1:
+                notes.append("\(chosen[index].identity): \(failure.message); using the copy at \(Printable.url(urls[1]))")
+                readMediaPlaylist(index, of: master, choice, from: Array(urls.dropFirst()))
+            case .failure(let failure):
+                finish(.failure(failure))
+            case .success(let fetched):
+                do throws(PresentationError) {
+                    mediaPlaylists[index] = try HLSMediaPlaylist(
+                        parsing: fetched.bytes, url: fetched.finalURL, imports: master.variables)
+                } catch {
+                    return finish(.failure(JobFailure(.badResponse, error.message)))
                 }
+                guard mediaPlaylists.count == chosen.count else { return }
+                let renditions = chosen.indices.map { (chosen[$0], mediaPlaylists[$0]!) }
+                finish(.success(Title(master: master, renditions: renditions, notes: notes)))
             }
         }
     }
