@@ -68,11 +68,36 @@ extension EndToEnd {
             _ = server
         }
 
-        /// Starts the prefetch and waits until it has saved its state once (what another
-        /// process can read).
-        private func startPrefetch() throws -> MediaCacheProcess.Running {
-            let list = harness.scratch.write("list.txt", origin.url("/film.mp4"))
-            let prefetch = try MediaCacheProcess.start(["prefetch", list, "--cache-dir", harness.scratch.cache, "-x", "2", "-q"])
+        /// A moov-at-end MP4 played through `serve` while the other process fetches it:
+        /// that process stores it as the player read it (the origin's layout), not
+        /// relocated, so a seek after its commit gets the bytes the player's moov points at.
+        @Test func aLateMoovFilePlayedBesideThePrefetchKeepsItsLayout() throws {
+            let sample = try MediaSample.videoMP4.make(in: harness.scratch.path)
+            let late = try #require(TestBytes.read(sample))
+            var paced = Faults()
+            paced.bytesPerSecond = late.count / 5
+            origin.serve("/late.mp4", Resource(late, contentType: "video/mp4", faults: paced))
+            let prefetch = try startPrefetch("/late.mp4", ["-x", "1"])
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let local = try server.localURL(origin.url("/late.mp4"))
+            let first = try CurlResponse.fetch(local, ["-H", "Range: bytes=0-1023"])
+            #expect(first.status == 206 && first.body == Array(late.prefix(1024)), "\(first.status)")
+            #expect(prefetch.process.isRunning, "the prefetch had already finished")
+
+            #expect(prefetch.wait(timeout: 60).status == 0)
+            #expect(try harness.cachedBytes(origin.url("/late.mp4")) == late, "the layout the player read changed under its URL")
+            let middle = late.count / 2
+            let seek = try CurlResponse.fetch(local, ["-r", "\(middle)-\(middle + 99)"])
+            #expect(seek.status == 206 && seek.body == Array(late[middle..<(middle + 100)]))
+            #expect(try harness.run(["ls", "--json"]).stdout.contains("played while it downloaded"))
+            _ = server
+        }
+
+        /// Starts the prefetch of `path` and waits until it has saved its state once (what
+        /// another process can read).
+        private func startPrefetch(_ path: String = "/film.mp4", _ extra: [String] = ["-x", "2"]) throws -> MediaCacheProcess.Running {
+            let list = harness.scratch.write("list.txt", origin.url(path))
+            let prefetch = try MediaCacheProcess.start(["prefetch", list, "--cache-dir", harness.scratch.cache, "-q"] + extra)
             let partial = harness.scratch.cache + "/partial"
             let saved = Harness.waitUntil(timeout: 10) {
                 ((try? FileManager.default.subpathsOfDirectory(atPath: partial)) ?? []).contains { $0.hasSuffix("/state") }

@@ -24,9 +24,11 @@ extension DownloadJob {
         phase = .preparing(afterWaiting: afterWaiting)
         let (key, objects, partial, loop) = (key, service.objects, partial, loop)
         let (request, spares, selection) = (request, service.spareFiles, options.renditions)
+        let forPlayers = download.priority == .interactive
         partial.diskQueue.async { [weak self] in
             let preparation = Self.prepare(
-                key: key, request: request, selection: selection, objects: objects, partial: partial, spares: spares)
+                key: key, request: request, selection: selection, objects: objects, partial: partial, spares: spares,
+                forPlayers: forPlayers)
             loop.post { [weak self] in self?.didPrepare(preparation) }
         }
     }
@@ -80,10 +82,11 @@ extension DownloadJob {
 
     /// Takes the key's lock first (two `fcntl`s), so one index read settles whether the
     /// object is already cached; then loads what an earlier run saved. Runs on the job's
-    /// disk queue.
+    /// disk queue. `forPlayers`: players wait for it, and may read another process's
+    /// download of the key.
     private static func prepare(
         key: CacheKey, request: JobRequest, selection: RenditionSelectionOptions, objects: ObjectStore,
-        partial: PartialFile, spares: SpareDataFiles?
+        partial: PartialFile, spares: SpareDataFiles?, forPlayers: Bool
     ) -> Preparation {
         /// A cached title fetched by another choice of renditions is not fetched again by
         /// this one: the user hears so, and how to have it.
@@ -116,7 +119,7 @@ extension DownloadJob {
                 let cached = leftover ? nil : objects.openIntact(key: key)?.object
                 return .locked(
                     holder: KeyLock.holder(of: key, in: cache), cached: cached,
-                    foreign: cached == nil && leftover ? ForeignDownload.look(key: key, cache: cache) : nil)
+                    foreign: cached == nil && leftover && forPlayers ? ForeignDownload.look(key: key, cache: cache) : nil)
             }
             // A run killed between publishing the object and removing its download left
             // the latter behind.

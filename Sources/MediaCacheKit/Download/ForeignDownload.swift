@@ -18,11 +18,12 @@ struct ForeignDownload: Sendable {
 
     /// What the download holding `key`'s lock has saved, once it has checkpointed once;
     /// nil before, for a stream of unknown length, or a title (none of which has a
-    /// state of that kind). Off the loop thread.
+    /// state of that kind), and when its commit will move an MP4's moov. Off the loop
+    /// thread; only for a download players wait for (it keeps the origin's layout).
     static func look(key: CacheKey, cache: CacheDirectory) -> ForeignDownload? {
         LoopThreads.preconditionOff("reading another process's download")
         guard let state = savedState(key: key, cache: cache), let epoch = state.epoch, let length = state.length,
-            length > 0, !state.isComplete,
+            length > 0, !state.isComplete, markReading(key: key, cache: cache),
             let file = try? DataFile(path: cache.dataPath(key: key), mode: .readOnly)
         else { return nil }
         var held = state.completed
@@ -63,6 +64,32 @@ struct ForeignDownload: Sendable {
         guard let version = about.originVersion else { return false }
         return (object.etag ?? object.lastModified) == version && (object.faststart == .relocated || object.size == about.length)
     }
+
+    // MARK: Which layout the commit stores
+
+    /// Marks that this process hands on the data file's bytes as they are (the origin's
+    /// layout), then asks whether the downloading process has already chosen to move the
+    /// MP4's moov at its commit: then nothing may be handed on, or a player reading on
+    /// after the commit would get the other layout. Each side marks before it looks
+    /// (`sealForRelocation`), so at least one of them sees the other.
+    static func markReading(key: CacheKey, cache: CacheDirectory) -> Bool {
+        let directory = cache.jobDirectory(key: key)
+        guard (try? DataFile(path: directory + "/" + readingMark, mode: .readWrite)) != nil else { return false }
+        return !FileSystem.exists(directory + "/" + sealedMark)
+    }
+
+    /// The committing process's side: whether it may move the moov (no other process
+    /// has handed on its bytes; from now on none will).
+    static func sealForRelocation(key: CacheKey, cache: CacheDirectory) -> Bool {
+        let directory = cache.jobDirectory(key: key)
+        // Never named (no state): no other process could read it.
+        guard FileSystem.exists(directory) else { return true }
+        guard (try? DataFile(path: directory + "/" + sealedMark, mode: .readWrite)) != nil else { return false }
+        return !FileSystem.exists(directory + "/" + readingMark)
+    }
+
+    private static let readingMark = "read-by-another-process"
+    private static let sealedMark = "layout-sealed"
 
     private static func savedState(key: CacheKey, cache: CacheDirectory) -> JobState? {
         let path = cache.statePath(key: key)

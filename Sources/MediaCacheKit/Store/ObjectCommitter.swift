@@ -40,7 +40,8 @@ struct ObjectCommitter: Sendable {
         var plan: RelocationPlan?
         var keptBecause = "disabled"
         if faststart, case .relocate(let relocation) = decision {
-            if readers?.sealLayout() ?? true {
+            // Nor by another process's players (`serve` beside this `prefetch`).
+            if readers?.sealLayout() ?? true, ForeignDownload.sealForRelocation(key: key, cache: cache) {
                 plan = relocation
             } else {
                 keptBecause = "played while it downloaded"
