@@ -14,8 +14,6 @@ struct ForeignDownload: Sendable {
     let about: DownloadData
     let file: DataFile
 
-    var length: Int64 { about.length ?? 0 }
-
     /// What the download holding `key`'s lock has saved, once it has checkpointed once;
     /// nil before, for a stream of unknown length, or a title (none of which has a
     /// state of that kind), and when its commit will move an MP4's moov. Off the loop
@@ -47,7 +45,7 @@ struct ForeignDownload: Sendable {
         epoch: UInt64, about: DownloadData, key: CacheKey, cache: CacheDirectory, objects: ObjectStore
     ) -> Bool {
         if let state = savedState(key: key, cache: cache) { return state.epoch == epoch }
-        guard FileSystem.exists(cache.statePath(key: key)) == false else { return false }
+        guard !FileSystem.exists(cache.statePath(key: key)) else { return false }
         return committed(about: about, key: key, objects: objects)
     }
 
