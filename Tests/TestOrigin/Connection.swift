@@ -72,9 +72,10 @@ final class Connection {
         case .content(let content, let slice):
             if socket.send(plan.head.serialized), let route, let faults = plan.faults {
                 let trickle = faults.trickleBytesPerSecond.flatMap { routes.claim(.trickle, for: route) ? $0 : nil }
+                let interruption = interruption(for: slice.count, faults: faults, route: route)
+                if case .reset(let offset)? = interruption { log.update(sequence) { $0.resetPlannedAt = offset } }
                 (bodySent, ending) = BodyStreamer(socket: socket, chunked: plan.chunked, omitLastChunk: plan.endsBroken).stream(
-                    content, slice, bytesPerSecond: trickle ?? faults.bytesPerSecond,
-                    interruption: interruption(for: slice.count, faults: faults, route: route))
+                    content, slice, bytesPerSecond: trickle ?? faults.bytesPerSecond, interruption: interruption)
             } else {
                 ending = .failed
             }

@@ -24,6 +24,9 @@ public struct RequestRecord: Sendable {
     public var connectionID: Int
     /// True once the response has ended (completed, dropped, stalled out or failed).
     public var finished: Bool
+    /// The body offset at which `Faults.resetAfterBytes` was to reset this response (it
+    /// sent less when the client hung up first).
+    public var resetPlannedAt: Int? = nil
     /// When the response head went out and when its body ended, in seconds of the
     /// monotonic clock (`RequestRecord.now()`): rates measured here are the origin's own.
     public var startedAt: Double? = nil
