@@ -68,6 +68,45 @@ extension EndToEnd {
             _ = server
         }
 
+        /// An origin that names no version (no ETag, no Last-Modified): a player reading
+        /// the whole file beside the prefetch still reads on past its commit, to the end
+        /// (the object is the very file it was reading).
+        @Test func aFileWithoutValidatorsIsReadOnPastTheOtherCommit() throws {
+            var paced = Faults()
+            paced.bytesPerSecond = 256 << 10
+            origin.serve("/film.mp4", Resource(bytes, contentType: "video/mp4", etag: nil, lastModified: nil, faults: paced))
+            let prefetch = try startPrefetch()
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let whole = try CurlResponse.fetch(try server.localURL(origin.url("/film.mp4")), timeout: 60)
+            #expect(whole.status == 200 && whole.body == bytes, "\(whole.status): \(whole.body.count) bytes, not the origin's")
+            #expect(prefetch.wait(timeout: 60).status == 0)
+            _ = server
+        }
+
+        /// A prefetch that stops moving (SIGSTOP, Ctrl-Z) does not hold a player for ever:
+        /// after `--timeout` without progress its reader's response ends, and a new request
+        /// gets the timeout's 504, as when nothing could be read.
+        @Test func aFrozenPrefetchEndsThePlayersWaitAfterTheTimeout() throws {
+            let prefetch = try startPrefetch()
+            defer {
+                prefetch.signal(SIGCONT)
+                prefetch.signal(SIGKILL)
+                _ = prefetch.wait(timeout: 10)
+            }
+            let server = try ServeFixture(cache: harness.scratch.cache, ["--timeout", "2"])
+            let local = try server.localURL(origin.url("/film.mp4"))
+            let first = try CurlResponse.fetch(local, ["-H", "Range: bytes=0-65535"])
+            #expect(first.status == 206 && first.body == Array(bytes.prefix(65536)), "\(first.status)")
+            prefetch.signal(SIGSTOP)
+            let started = Date()
+            let stuck = try CurlResponse.fetch(local, timeout: 30)
+            let waited = Date().timeIntervalSince(started)
+            #expect(stuck.body.count < bytes.count && waited < 15, "\(stuck.status): \(stuck.body.count) bytes after \(waited) s")
+            let again = try CurlResponse.fetch(local, timeout: 30)
+            #expect(again.status == 504, "\(again.status) \(again.headers)")
+            _ = server
+        }
+
         /// A moov-at-end MP4 played through `serve` while the other process fetches it:
         /// that process stores it as the player read it (the origin's layout), not
         /// relocated, so a seek after its commit gets the bytes the player's moov points at.

@@ -16,6 +16,15 @@ extension DownloadJob {
         /// found and dropped) and its data file open.
         case ready(KeyLock, JobState, notices: [String])
         case failed(any Error)
+
+        /// The object found cached, if that is what was found.
+        var cachedObject: CachedObject? {
+            switch self {
+            case .locked(_, let cached, _): cached
+            case .alreadyCached(let object, _): object
+            default: nil
+            }
+        }
     }
 
     /// Starts (or, after a wait, starts again) by preparing off the transfer thread.
@@ -24,16 +33,22 @@ extension DownloadJob {
         phase = .preparing(afterWaiting: afterWaiting)
         let (key, objects, partial, loop) = (key, service.objects, partial, loop)
         let (request, spares, selection) = (request, service.spareFiles, options.renditions)
-        let forPlayers = download.priority == .interactive
+        let (forPlayers, shown) = (download.priority == .interactive, foreignShown)
         partial.diskQueue.async { [weak self] in
             let preparation = Self.prepare(
                 key: key, request: request, selection: selection, objects: objects, partial: partial, spares: spares,
                 forPlayers: forPlayers)
-            loop.post { [weak self] in self?.didPrepare(preparation) }
+            // Committed by the download readers were reading: whether it is their bytes.
+            let whole = shown.flatMap { shown in
+                preparation.cachedObject.map {
+                    ForeignDownload.isCommitted(about: shown.about, file: shown.file, as: $0, in: objects.directory)
+                }
+            } ?? false
+            loop.post { [weak self] in self?.didPrepare(preparation, foreignWhole: whole) }
         }
     }
 
-    private func didPrepare(_ preparation: Preparation) {
+    private func didPrepare(_ preparation: Preparation, foreignWhole: Bool) {
         loop.preconditionOnLoop()
         // Stopped (Ctrl-C) meanwhile: the lock goes with `preparation`, nothing was fetched.
         guard case .preparing(let afterWaiting) = phase else {
@@ -42,7 +57,7 @@ extension DownloadJob {
         }
         switch preparation {
         case .locked(_, let cached?, _):
-            keepForeignReaders(of: cached)
+            keepForeignReaders(whole: foreignWhole)
             finish(.alreadyCached(cached))
         case .locked(let holder, nil, let foreign):
             if !afterWaiting {
@@ -55,7 +70,7 @@ extension DownloadJob {
             show(foreign)
             phase = .waitingForLock(timer: loop.after(0.25) { [weak self] in self?.start(afterWaiting: true) })
         case .alreadyCached(let object, let note):
-            keepForeignReaders(of: object)
+            keepForeignReaders(whole: foreignWhole)
             if let note { emit(.notice(url: url, message: note)) }
             finish(.alreadyCached(object))
         case .ready(let lock, let loaded, let notices):

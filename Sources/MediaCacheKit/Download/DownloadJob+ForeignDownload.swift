@@ -1,27 +1,56 @@
 import Foundation
 
+/// What a job's readers were shown of another process's download of its key.
+struct ForeignShown: Sendable {
+    let epoch: UInt64
+    let about: DownloadData
+    /// The data file they read: if it becomes the object, they read on to its end.
+    let file: FileIdentity?
+    var bytes: Int64
+    /// When its bytes last grew.
+    var grewAt: Double
+}
+
 /// While another process downloads the key (`serve` beside a `prefetch` of the same
 /// URL), this job's readers read what that download has written, instead of waiting for
 /// its lock with nothing to play.
 extension DownloadJob {
     /// Shows readers what the other download holds now (nil: nothing saved yet, or its
-    /// state is gone for a moment: started over, or being committed).
+    /// state is gone for a moment: started over, or being committed). One that brings
+    /// nothing for `--timeout` (stopped with SIGSTOP, say) is withdrawn: its readers
+    /// stop, and new ones get the timeout's answer, until it goes on.
     func show(_ foreign: ForeignDownload?) {
         guard let foreign else { return }
-        if let shown = foreignShown, shown.epoch != foreign.epoch { download.held.startOver() }
-        foreignShown = (foreign.epoch, foreign.about)
-        let (epoch, about, key, cache, objects) = (foreign.epoch, foreign.about, key, cache, service.objects)
+        let (now, bytes) = (TransferLoop.now(), foreign.held.byteCount)
+        if let stalled = foreignStalled, stalled.epoch == foreign.epoch, stalled.bytes >= bytes { return }
+        foreignStalled = nil
+        if var shown = foreignShown, shown.epoch == foreign.epoch {
+            if bytes > shown.bytes {
+                shown.bytes = bytes
+                shown.grewAt = now
+                foreignShown = shown
+            } else if now - shown.grewAt >= Double(options.stallTimeout) {
+                download.held.startOver()
+                foreignShown = nil
+                foreignStalled = (foreign.epoch, bytes)
+                return
+            }
+        } else {
+            if foreignShown != nil { download.held.startOver() }
+            foreignShown = ForeignShown(epoch: foreign.epoch, about: foreign.about, file: foreign.fileID, bytes: bytes, grewAt: now)
+        }
+        let (epoch, about, file, key, cache, objects) = (foreign.epoch, foreign.about, foreignShown?.file, key, cache, service.objects)
         download.held.publish(file: foreign.file, completed: foreign.held, about: foreign.about) {
-            ForeignDownload.stillHolds(epoch: epoch, about: about, key: key, cache: cache, objects: objects)
+            ForeignDownload.stillHolds(epoch: epoch, about: about, file: file, key: key, cache: cache, objects: objects)
         }
     }
 
-    /// The other download committed `object`: if it is the version readers were shown,
-    /// the data file they read is whole, and they read on to its end.
-    func keepForeignReaders(of object: CachedObject) {
+    /// The other download committed the object: `whole` when it holds the bytes readers
+    /// were shown (`ForeignDownload.isCommitted`); they then read on to its end.
+    func keepForeignReaders(whole: Bool) {
         guard let shown = foreignShown else { return }
         foreignShown = nil
-        guard ForeignDownload.isCommitted(about: shown.about, as: object), let length = shown.about.length else { return }
+        guard whole, let length = shown.about.length else { return }
         download.held.didWrite(ByteRange(0, length))
     }
 

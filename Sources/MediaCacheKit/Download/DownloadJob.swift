@@ -43,7 +43,9 @@ final class DownloadJob: @unchecked Sendable {
     private var parsedURLs: [String: URLParts?] = [:]
     /// What this job's readers were shown of another process's download of the key
     /// while waiting for its lock (`ForeignDownload`); nil when nothing.
-    var foreignShown: (epoch: UInt64, about: DownloadData)?
+    var foreignShown: ForeignShown?
+    /// That download made no progress for `--timeout`: shown again only once it does.
+    var foreignStalled: (epoch: UInt64, bytes: Int64)?
     /// `out=`, else the URL's last path component.
     private(set) lazy var name = request.entry.displayName
     var lastProgress = 0.0

@@ -13,6 +13,8 @@ struct ForeignDownload: Sendable {
     let held: RangeSet
     let about: DownloadData
     let file: DataFile
+    /// Which file `file` is: the object it may become is recognized by it.
+    var fileID: FileIdentity? { file.identity() }
 
     /// What the download holding `key`'s lock has saved, once it has checkpointed once;
     /// nil before, for a stream of unknown length, or a title (none of which has a
@@ -37,28 +39,26 @@ struct ForeignDownload: Sendable {
         return ForeignDownload(epoch: epoch, held: held, about: about, file: file)
     }
 
-    /// Whether bytes read from the data file since `look` are still of contents `epoch`:
-    /// its saved state still names them, or they were committed whole as the same
-    /// version of the origin's file (the data file read is then complete, and never
-    /// written again). Off the loop thread; read after every read of the bytes.
+    /// Whether bytes read from `file` since `look` are still of contents `epoch`: its
+    /// saved state still names them, or they were committed whole (the data file read is
+    /// then complete, and never written again). Off the loop thread; asked after every
+    /// read of the bytes.
     static func stillHolds(
-        epoch: UInt64, about: DownloadData, key: CacheKey, cache: CacheDirectory, objects: ObjectStore
+        epoch: UInt64, about: DownloadData, file: FileIdentity?, key: CacheKey, cache: CacheDirectory, objects: ObjectStore
     ) -> Bool {
         if let state = savedState(key: key, cache: cache) { return state.epoch == epoch }
-        guard !FileSystem.exists(cache.statePath(key: key)) else { return false }
-        return committed(about: about, key: key, objects: objects)
+        guard !FileSystem.exists(cache.statePath(key: key)), let object = try? objects.index.object(key: key) else {
+            return false
+        }
+        return isCommitted(about: about, file: file, as: object, in: cache)
     }
 
-    /// Whether the object committed for `key` is the version `about` names, of its
-    /// length: then the bytes a reader had of the data file are the object's (or, when
-    /// the commit moved an MP4's moov, its origin layout), whole.
-    static func committed(about: DownloadData, key: CacheKey, objects: ObjectStore) -> Bool {
-        guard let object = try? objects.index.object(key: key) else { return false }
-        return isCommitted(about: about, as: object)
-    }
-
-    /// Whether `object` is the version `about` names, of its length (or relocated).
-    static func isCommitted(about: DownloadData, as object: CachedObject) -> Bool {
+    /// Whether `object` holds the bytes readers were shown, whole: it is the very file
+    /// they read (committed as it was), or the same version of the origin's file, of its
+    /// length (or moved to another layout, when the origin names its versions). Off the
+    /// loop thread.
+    static func isCommitted(about: DownloadData, file: FileIdentity?, as object: CachedObject, in cache: CacheDirectory) -> Bool {
+        if let file, FileSystem.identity(of: cache.absolute(object.path)) == file { return true }
         guard let version = about.originVersion else { return false }
         return (object.etag ?? object.lastModified) == version && (object.faststart == .relocated || object.size == about.length)
     }

@@ -81,6 +81,13 @@ public final class DataFile: Sendable {
     deinit { close(fd) }
 
     /// Current size in bytes.
+    /// Which file this is (device and inode), whatever its name now.
+    public func identity() -> FileIdentity? {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
     public func size() throws(SystemError) -> Int64 {
         var info = stat()
         try retryingEINTR("stat", path: path) { fstat(fd, &info) }
