@@ -14,7 +14,7 @@ struct ForeignDownload: Sendable {
     let about: DownloadData
     let file: DataFile
     /// Which file `file` is: the object it may become is recognized by it.
-    var fileID: FileIdentity? { file.identity() }
+    let fileID: FileIdentity?
 
     /// What the download holding `key`'s lock has saved, once it has checkpointed once;
     /// nil before, for a stream of unknown length, or a title (none of which has a
@@ -36,7 +36,7 @@ struct ForeignDownload: Sendable {
         let about = DownloadData(
             length: length, contentType: state.contentType,
             originVersion: state.validators.etag ?? state.validators.lastModified)
-        return ForeignDownload(epoch: epoch, held: held, about: about, file: file)
+        return ForeignDownload(epoch: epoch, held: held, about: about, file: file, fileID: file.identity())
     }
 
     /// Whether bytes read from `file` since `look` are still of contents `epoch`: its
