@@ -19,6 +19,8 @@ protocol TransferExecutor: AnyObject {
     func perform() -> [(HTTPTransfer, CURLcode)]
     /// The transfers running now.
     var running: [HTTPTransfer] { get }
+    /// How many run now (without copying them out).
+    var runningCount: Int { get }
     /// Stops or restarts reading `transfer`'s response (`curl_easy_pause`): what arrives
     /// meanwhile is kept, and may be delivered before a restart returns.
     func setReceiving(_ transfer: HTTPTransfer, paused: Bool) -> CURLcode
@@ -45,6 +47,7 @@ final class CurlMulti: TransferExecutor {
     }
 
     var running: [HTTPTransfer] { Array(active.values) }
+    var runningCount: Int { active.count }
 
     func add(_ transfer: HTTPTransfer) {
         active[transfer.easy.handle] = transfer

@@ -100,7 +100,7 @@ final class TransferLoop: @unchecked Sendable {
     private func add(_ transfer: HTTPTransfer) {
         // A transfer without a limit shares a fixed budget of receive buffers with the others.
         if transfer.rateLimits == nil {
-            transfer.easy.setReceiveChunk(ReceiveBuffers.unlimitedChunkBytes(transfers: executor.running.count + 1))
+            transfer.easy.setReceiveChunk(ReceiveBuffers.unlimitedChunkBytes(transfers: executor.runningCount + 1))
         }
         executor.add(transfer)
     }

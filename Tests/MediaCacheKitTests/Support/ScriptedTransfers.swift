@@ -34,6 +34,7 @@ final class ScriptedTransfers: TransferExecutor, @unchecked Sendable {
     init(answer: @escaping @Sendable (HTTPRequest) -> [Step]) { self.answer = answer }
 
     var running: [HTTPTransfer] { live.map(\.transfer) }
+    var runningCount: Int { live.count }
 
     func add(_ transfer: HTTPTransfer) {
         requests.withLock { $0.append(transfer.request) }
