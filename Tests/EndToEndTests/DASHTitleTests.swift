@@ -64,6 +64,35 @@ extension EndToEnd {
             }
         }
 
+        /// Two `BaseURL`s on the MPD (the same files on two servers), the first of which
+        /// has none of them: the title comes from the second, segments and files fetched
+        /// in pieces alike, the run says so, and it plays as the origin's.
+        @Test(arguments: [TitleFixture.dashTemplate, .dashOnDemand])
+        func aTitleWhoseFirstBaseURLFailsComesFromTheNext(fixture: TitleFixture) throws {
+            let title = try fixture.make()
+            let origin = try TestOrigin()
+            try Titles.serve(title, on: origin)
+            let written = try TitleFixtures.read(title.entryPath)
+            let bases = "<BaseURL>\(origin.url("/gone/"))</BaseURL><BaseURL>\(origin.url("/t/"))</BaseURL>"
+            let period = try #require(written.range(of: "<Period"))
+            let mpd = written.replacingCharacters(in: period.lowerBound..<period.lowerBound, with: bases)
+            origin.serve("/m/index.mpd", Resource(Array(mpd.utf8), contentType: "application/dash+xml"))
+            let harness = Harness()
+            let url = origin.url("/m/index.mpd")
+            let result = try harness.prefetch(list: url)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("HTTP 404") && result.stderr.contains("trying the title's copy 2 of 2"), "\(result.stderr)")
+            #expect(origin.requests(for: "/m/index.mpd").count == 2)
+            for file in title.resources where !file.hasSuffix(".mpd") {
+                #expect(origin.requests(for: "/t/" + file).allSatisfy { $0.status == 200 || $0.status == 206 }, "\(file)")
+                #expect(!origin.requests(for: "/t/" + file).isEmpty, "\(file) was not fetched from the second copy")
+            }
+            origin.stop()
+            let (_, frames) = try Titles.playOffline(harness, url)
+            #expect(frames == (try TitleFixtures.fingerprint(title)))
+            #expect(try harness.run(["verify"]).status == 0)
+        }
+
         /// A WebVTT text set: ffmpeg's DASH reader refuses a local `.vtt` (and with it the
         /// whole MPD), so the cached copy's text file ends like media and still opens as WebVTT.
         @Test func aTitleWithWebVTTSubtitlesPlaysOffline() throws {

@@ -177,6 +177,78 @@ extension EndToEnd {
             #expect(local.components(separatedBy: "#EXT-X-STREAM-INF").count == 2, "\(local)")
         }
 
+        /// A variant listed twice (a backup stream), whose first copy lacks every segment
+        /// but the first: the title is finished from the second copy, the segment already
+        /// held is not fetched again, the run says so, and it plays as the origin's.
+        @Test func aSegmentTheFirstCopyLacksIsFetchedFromTheNext() throws {
+            let title = try TitleFixture.hlsTS.make()
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin)
+            let playlist = "application/vnd.apple.mpegurl"
+            origin.serve("/p/\(title.entry)", Resource(file: title.path(title.entry), contentType: playlist))
+            origin.serve("/p/seg0.ts", Resource(file: title.path("seg0.ts"), contentType: "video/mp2t"))
+            let inf = "#EXT-X-STREAM-INF:BANDWIDTH=1000000,RESOLUTION=320x240"
+            let master = "#EXTM3U\n\(inf)\n/p/\(title.entry)\n\(inf)\n/t/\(title.entry)\n"
+            origin.serve("/m/master.m3u8", Resource(Array(master.utf8), contentType: playlist))
+            let harness = Harness()
+            let url = origin.url("/m/master.m3u8")
+            let result = try harness.prefetch(list: url, ["-x", "1"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("HTTP 404") && result.stderr.contains("trying the title's copy 2 of 2"), "\(result.stderr)")
+            let segments = title.resources.filter { $0.hasSuffix(".ts") }
+            #expect(segments.count >= 3)
+            #expect(origin.requests(for: "/p/seg0.ts").count == 1 && origin.requests(for: "/t/seg0.ts").isEmpty)
+            #expect(origin.requests(for: "/p/seg1.ts").count == 1)
+            for segment in segments where segment != "seg0.ts" {
+                #expect(origin.requests(for: "/t/" + segment).count == 1, "\(segment)")
+            }
+            origin.stop()
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let directory = (path as NSString).deletingLastPathComponent
+            #expect(
+                try TitleFixtures.fingerprint(entry: directory + "/variant-0/index.m3u8")
+                    == TitleFixtures.fingerprint(entry: title.path(title.entry)))
+        }
+
+        /// The first copy's server fails every segment with 503 (it is down behind its
+        /// balancer): after two failures of one segment the next copy is used, not the
+        /// whole retry budget spent on the first; the title completes from the second
+        /// server and plays as the origin's.
+        @Test func aCopyWhoseServerKeepsFailingIsGivenUpForTheNext() throws {
+            let title = try TitleFixture.hlsTS.make()
+            let backup = try TestOrigin()
+            try Self.serve(title, on: backup)
+            let failing = try TestOrigin()
+            var down = Faults()
+            down.statusSequence = Array(repeating: ScriptedStatus(503), count: 100)
+            for file in title.resources {
+                let isPlaylist = file.hasSuffix(".m3u8")
+                failing.serve(
+                    "/p/" + file,
+                    Resource(
+                        file: title.path(file), contentType: isPlaylist ? "application/vnd.apple.mpegurl" : "video/mp2t",
+                        faults: isPlaylist ? Faults() : down))
+            }
+            let inf = "#EXT-X-STREAM-INF:BANDWIDTH=1000000,RESOLUTION=320x240"
+            let master = "#EXTM3U\n\(inf)\n\(failing.url("/p/" + title.entry))\n\(inf)\n/t/\(title.entry)\n"
+            backup.serve("/m/master.m3u8", Resource(Array(master.utf8), contentType: "application/vnd.apple.mpegurl"))
+            let harness = Harness()
+            let url = backup.url("/m/master.m3u8")
+            let result = try harness.prefetch(list: url, ["--retries", "8"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("trying the title's copy 2 of 2"), "\(result.stderr)")
+            let segments = title.resources.filter { $0.hasSuffix(".ts") }
+            let media = failing.requests.filter { $0.path.hasSuffix(".ts") }
+            #expect(!media.isEmpty && media.count <= 2 * segments.count, "\(media.map(\.path))")
+            failing.stop()
+            backup.stop()
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let directory = (path as NSString).deletingLastPathComponent
+            #expect(
+                try TitleFixtures.fingerprint(entry: directory + "/variant-0/index.m3u8")
+                    == TitleFixtures.fingerprint(entry: title.path(title.entry)))
+        }
+
         /// `--max-height` chooses the best variant no taller: 144 lines takes the second
         /// variant (256x144) with its audio; the others' segments are never asked for.
         @Test func maxHeightChoosesTheBestVariantNoTaller() throws {

@@ -153,6 +153,20 @@ struct DASHSegmentTests {
             .singleFile(uri: "https://other.example/x.mp4"),
             .singleFile(uri: "https://a.example/abs/y.mp4"),
         ])
+        // The MPD's second BaseURL is a copy of every file on another server; an element
+        // with one BaseURL keeps it, an absolute one replaces either copy's.
+        #expect(manifest.copies == 2)
+        let copy = try DASHManifest(parsing: text, url: mpdURL, copy: 1)
+        #expect(copy.copies == 2)
+        #expect(copy.periods.flatMap { $0.adaptationSets.flatMap(\.representations) }.map(\.media) == [
+            .singleFile(uri: "https://mirror.example/root/set/rep/file.mp4"),
+            .singleFile(uri: "https://other.example/x.mp4"),
+            .singleFile(uri: "https://mirror.example/abs/y.mp4"),
+        ])
+        // A copy past the last an element has is its last.
+        #expect(try DASHManifest(parsing: text, url: mpdURL, copy: 5) == copy)
+        let one = single("<Representation id=\"a\" bandwidth=\"1\"><BaseURL>f.mp4</BaseURL></Representation>")
+        #expect(try DASHManifest(parsing: one, url: mpdURL).copies == 1)
     }
 
     @Test func segmentListsWithMediaRangesAndAnInitializationRange() throws {

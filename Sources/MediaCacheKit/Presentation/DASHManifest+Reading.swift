@@ -3,8 +3,9 @@ extension DASHManifest {
     /// Period, adaptation set and representation, with segment templates and timelines
     /// expanded into absolute URIs. Live (`dynamic`) MPDs, DRM, remote elements and
     /// what does not follow ISO/IEC 23009-1 are refused; elements and attributes this
-    /// reader has no use for are ignored, as the standard asks.
-    public init(parsing bytes: [UInt8], url: String) throws(PresentationError) {
+    /// reader has no use for are ignored, as the standard asks. `copy`: which of several
+    /// `BaseURL`s of an element to use (the first when 0, the last when it has fewer).
+    public init(parsing bytes: [UInt8], url: String, copy: Int = 0) throws(PresentationError) {
         guard bytes.count <= XMLElementTree.maxBytes else { throw .mpdTooLarge(url: url, bytes: bytes.count) }
         let tree: XMLElementTree
         do {
@@ -16,12 +17,20 @@ extension DASHManifest {
             throw .notWellFormed(url: url, line: error.line, reason: error.reason)
         }
         guard tree.root.name == "MPD" else { throw .notAnMPD(url: url) }
-        var reader = DASHManifestReader(url: url)
+        var reader = DASHManifestReader(url: url, copy: copy)
         self = try reader.read(tree.root)
+        copies = Self.copies(below: tree.root)
     }
 
-    public init(parsing text: String, url: String) throws(PresentationError) {
-        try self.init(parsing: Array(text.utf8), url: url)
+    /// The most `BaseURL`s that `element` or an element below it that may have one lists.
+    private static func copies(below element: XMLElementTree.Element) -> Int {
+        let own = element.children(named: "BaseURL").count { !$0.text.trimmingBlanks.isEmpty }
+        let levels: Set<String> = ["Period", "AdaptationSet", "Representation"]
+        return element.children.filter { levels.contains($0.name) }.reduce(max(1, own)) { max($0, copies(below: $1)) }
+    }
+
+    public init(parsing text: String, url: String, copy: Int = 0) throws(PresentationError) {
+        try self.init(parsing: Array(text.utf8), url: url, copy: copy)
     }
 }
 
@@ -36,13 +45,16 @@ struct DASHManifestReader {
     }
 
     let url: String
+    /// Which of an element's several `BaseURL`s is used (`DASHManifest.copies`).
+    let copy: Int
     /// Segments still allowed, over every representation together.
     var segmentBudget = HLSMediaPlaylist.maxSegments
     /// Representation ids of the Period being read: they name files, so one is one.
     var representationIDs: Set<String> = []
 
-    init(url: String) {
+    init(url: String, copy: Int = 0) {
         self.url = url
+        self.copy = copy
     }
 
     mutating func read(_ mpd: XMLElementTree.Element) throws(PresentationError) -> DASHManifest {
@@ -130,13 +142,15 @@ struct DASHManifestReader {
             id: period["id"], start: start, duration: duration, adaptationSets: adaptationSets, line: period.line)
     }
 
-    /// The first `BaseURL` child of `element` resolved against `base` (an absolute one
-    /// replaces it), or `base` when there is none; the others are alternatives (mirrors)
-    /// for the same resources.
+    /// The `BaseURL` child of `element` for the copy in use, resolved against `base` (an
+    /// absolute one replaces it), or `base` when there is none. Several are copies of the
+    /// same resources on other servers: the first unless another `copy` is asked for, the
+    /// last when there are fewer.
     func baseURL(of element: XMLElementTree.Element, against base: Base) throws(PresentationError) -> Base {
-        guard let written = element.firstChild(named: "BaseURL") else { return base }
+        let listed = element.children(named: "BaseURL").filter { !$0.text.trimmingBlanks.isEmpty }
+        guard !listed.isEmpty else { return base }
+        let written = listed[min(copy, listed.count - 1)]
         let text = written.text.trimmingBlanks
-        guard !text.isEmpty else { return base }
         let uri = try reading(written) { () throws(PlaylistSyntaxError) in
             try PlaylistURI.resolve(text, against: base.uri)
         }

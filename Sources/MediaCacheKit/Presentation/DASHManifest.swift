@@ -7,6 +7,9 @@ public struct DASHManifest: Sendable, Equatable {
     /// `MPD@mediaPresentationDuration` in seconds, nil when the MPD does not say.
     public var duration: Double?
     public var periods: [DASHPeriod]
+    /// How many copies of its files it names: the most `BaseURL`s any one element lists
+    /// (other servers for the same resources); 1 when none lists several.
+    public var copies = 1
 }
 
 /// A Period: a part of the title's timeline with its own adaptation sets (an ad, a

@@ -13,13 +13,18 @@ final class HLSTitleReader {
 
     private let playlists: PlaylistFetcher
     private let selection: RenditionSelectionOptions
+    /// Which copy of each variant to read first (`TitlePlan.copies`).
+    private let copy: Int
     private var completion: Completion?
     private var mediaPlaylists: [Int: HLSMediaPlaylist] = [:]
     private var notes: [String] = []
 
-    init(playlists: PlaylistFetcher, selection: RenditionSelectionOptions) {
+    /// `copy`: read each variant listed several times from its copy of that number (its
+    /// last when it has fewer), and on from there if that one fails.
+    init(playlists: PlaylistFetcher, selection: RenditionSelectionOptions, copy: Int = 0) {
         self.playlists = playlists
         self.selection = selection
+        self.copy = copy
     }
 
     func read(_ url: String, completion: @escaping Completion) {
@@ -60,8 +65,9 @@ final class HLSTitleReader {
 
     private func readMediaPlaylists(of master: HLSMasterPlaylist, _ choice: RenditionChoice) {
         notes = choice.notes
-        for index in choice.renditions.indices {
-            readMediaPlaylist(index, of: master, choice, from: [choice.renditions[index].uri] + choice.renditions[index].backups)
+        for (index, rendition) in choice.renditions.enumerated() {
+            let copies = [rendition.uri] + rendition.backups
+            readMediaPlaylist(index, of: master, choice, from: Array(copies.dropFirst(min(copy, copies.count - 1))))
         }
     }
 

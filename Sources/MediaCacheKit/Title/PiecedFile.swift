@@ -246,6 +246,12 @@ final class PiecedFile {
         }
     }
 
+    /// Its failures were another server's: they count for nothing from now on.
+    func forgetFailures() {
+        failures = 0
+        notBefore = 0
+    }
+
     /// Every byte is in: the file at `path` is hashed off the loop, and `completion` gets
     /// its SHA-256 on the loop.
     func hash(_ path: String, on loop: TransferLoop, completion: @escaping (Result<String, SystemError>) -> Void) {

@@ -34,6 +34,11 @@ extension TitleDownload {
             if fetched > 0 { unsaved += 1 }
             if file.isComplete, failing == nil { hash(file) }
         case .retry(let delay, let attempt, let reason):
+            let failure = JobFailure(.retriesExhausted, "\(reason) (\(attempt) failures in a row)")
+            if attempt >= Self.failuresBeforeAnotherCopy, fetch.url == file.url, tryAnotherCopy(for: file.resource, after: failure) {
+                file.forgetFailures()
+                break
+            }
             job.emit(.retry(url: job.url, attempt: attempt, delay: delay, reason: reason))
             _ = loop.after(delay) { [weak self] in self?.fill() }
         case .startOver(let reason):
@@ -52,10 +57,17 @@ extension TitleDownload {
             // Sent with the URL from before the playlists were read again: asked again
             // with the fresh one (the file has it now); a fresh URL refused ends the title.
             if urlsRefreshed && fetch.url != file.url { break }
-            guard !urlsRefreshed else { return fail(failure) }
+            guard !urlsRefreshed else {
+                if !tryAnotherCopy(for: file.resource, after: failure) { fail(failure) }
+                return
+            }
             refreshURLs(retrying: file.resource, status: status, failure: failure)
         case .failed(let failure):
-            return fail(failure)
+            // Sent before the playlists were read again: its bytes are asked for again
+            // with the URL they give.
+            if refreshing || fetch.url != file.url { break }
+            guard tryAnotherCopy(for: file.resource, after: failure) else { return fail(failure) }
+            file.forgetFailures()
         }
         fill()
     }

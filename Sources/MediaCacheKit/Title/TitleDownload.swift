@@ -45,12 +45,17 @@ final class TitleDownload {
     /// Why the title fails, once the resources on their way have landed.
     var failing: JobFailure?
     let createdAt = Date()
-    /// The playlists were read again for fresh URLs (once a run); `refreshing`: now.
+    /// The playlists were read again for fresh URLs (once a run); `refreshing`: they are
+    /// being read again (for fresh URLs, or from another copy).
     var urlsRefreshed = false
     var refreshing = false
+    /// Which of the copies the playlists name the files come from (`TitlePlan.copies`):
+    /// the next once one fails, never back.
+    var copy = 0
     /// Requests on their way when the playlists were read again, with the URL each has
-    /// now, by stored path: one answering 401, 403 or 410 after that was sent with an old
-    /// URL, and is asked again with the fresh one (once), not taken as the title's end.
+    /// now, by stored path: one that fails after that was sent with an old URL (an expired
+    /// token, a copy given up), and is asked again with the fresh one (once), not taken
+    /// as the title's end.
     var sentBeforeRefresh: [String: String] = [:]
     /// What players asked for while `refreshing`.
     var jumpsAfterRefresh: [(path: String, offset: Int64?)] = []
@@ -81,7 +86,7 @@ final class TitleDownload {
 
     /// Reads and plans the title at `url` with the entry's choice of renditions.
     func read(_ url: String, completion: @escaping TitleReader.Completion) {
-        TitleReader.read(url, format: format, playlists: playlists, selection: selection, completion: completion)
+        TitleReader.read(url, format: format, playlists: playlists, selection: selection, copy: copy, completion: completion)
     }
 
     /// The entry's choice of renditions: its own keys, the run's options for the rest.
@@ -222,14 +227,14 @@ final class TitleDownload {
             return
         case .transient(let reason, let retryAfter):
             progress.keepPartial(of: finished)
+            // Sent before the playlists were read again: asked again with the URL they give.
+            if refreshing || sentBeforeRefresh[resource.path] != nil { return askAgain(resource) }
             let count = (failures[resource.path] ?? 0) + 1
             failures[resource.path] = count
-            guard count <= options.retries else {
-                fail(JobFailure(
-                    .retriesExhausted,
-                    "\(resource.label) (\(Printable.url(finished.url))) failed \(count) times, last: \(reason)"))
-                return
-            }
+            let failure = JobFailure(
+                .retriesExhausted, "\(resource.label) (\(Printable.url(finished.url))) failed \(count) times, last: \(reason)")
+            if count >= Self.failuresBeforeAnotherCopy, tryAnotherCopy(for: resource, after: failure) { return }
+            guard count <= options.retries else { return fail(failure) }
             let delay = job.retryPolicy.delay(attempt: count, retryAfter: retryAfter)
             job.emit(.retry(url: job.url, attempt: count, delay: delay, reason: "\(resource.label): \(reason)"))
             // Held aside, not in `pending`: the other resources go on meanwhile.
@@ -237,24 +242,18 @@ final class TitleDownload {
             _ = loop.after(delay) { [weak self] in
                 guard let self, !self.ended, self.running[resource.path] === finished else { return }
                 self.running[resource.path] = nil
-                self.fetch(resource, url: nil, hops: 0)
+                self.askAgain(resource)
             }
             return
         case .definite(let failure):
-            guard case .status(let status) = failure.cause, [401, 403, 410].contains(status) else { return fail(failure) }
-            // Tokens expire together: one answered so while the playlists are read again
-            // waits for the URLs they bring.
-            if refreshing { return pending.insert(resource, at: 0) }
-            // Tokens expire together: requests sent before the fresh URLs came answer late.
-            if let fresh = sentBeforeRefresh.removeValue(forKey: resource.path) {
-                var renewed = resource
-                renewed.url = fresh
-                pending.insert(renewed, at: 0)
-                return fill()
+            // Tokens expire together, and a copy given up fails for every request: one
+            // sent before the playlists were read again is asked again with the URL they give.
+            if refreshing || sentBeforeRefresh[resource.path] != nil { return askAgain(resource) }
+            if case .status(let status) = failure.cause, [401, 403, 410].contains(status), !urlsRefreshed {
+                return refreshURLs(retrying: resource, status: status, failure: failure)
             }
-            guard !urlsRefreshed else { return fail(failure) }
-            refreshURLs(retrying: resource, status: status, failure: failure)
-            return
+            if tryAnotherCopy(for: resource, after: failure) { return }
+            return fail(failure)
         }
         fill()
     }

@@ -7,6 +7,9 @@ protocol TitlePlan: Sendable {
     var resources: [TitleResource] { get }
     /// Rendition identity → digest of its make-up, never of its URLs.
     var shapes: [String: String] { get }
+    /// How many copies of the title's files on other servers its playlists name (HLS
+    /// redundant variants, DASH `BaseURL`s); 1 when they name none.
+    var copies: Int { get }
     /// The renditions chosen, as `title.json` lists them; `entry` is the entry
     /// playlist's or MPD's stored path.
     func manifestRenditions(entry: String) -> [TitleManifest.Rendition]
@@ -32,6 +35,8 @@ extension TitlePlan {
 extension HLSTitlePlan: TitlePlan {
     var format: PresentationFormat { .hls }
 
+    var copies: Int { renditions.map { 1 + $0.selected.backups.count }.max() ?? 1 }
+
     func manifestRenditions(entry: String) -> [TitleManifest.Rendition] {
         renditions.map { rendition in
             TitleManifest.Rendition(
@@ -56,6 +61,8 @@ extension HLSTitlePlan: TitlePlan {
 
 extension DASHTitlePlan: TitlePlan {
     var format: PresentationFormat { .dash }
+
+    var copies: Int { manifest.copies }
 
     func manifestRenditions(entry: String) -> [TitleManifest.Rendition] {
         renditions.map { rendition in

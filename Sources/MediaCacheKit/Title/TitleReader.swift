@@ -10,13 +10,14 @@ enum TitleReader {
 
     typealias Completion = (Result<Planned, JobFailure>) -> Void
 
+    /// `copy`: which of the copies the playlists name to read (`TitlePlan.copies`).
     static func read(
         _ url: String, format: PresentationFormat, playlists: PlaylistFetcher, selection: RenditionSelectionOptions,
-        completion: @escaping Completion
+        copy: Int = 0, completion: @escaping Completion
     ) {
         switch format {
         case .hls:
-            HLSTitleReader(playlists: playlists, selection: selection).read(url) { result in
+            HLSTitleReader(playlists: playlists, selection: selection, copy: copy).read(url) { result in
                 completion(result.map { title in
                     Planned(plan: HLSTitlePlan(master: title.master, renditions: title.renditions), notes: title.notes)
                 })
@@ -24,7 +25,7 @@ enum TitleReader {
         case .dash:
             playlists.fetch(url, maxBytes: XMLElementTree.maxBytes) { result in
                 completion(result.flatMap { fetched in
-                    planDASH(fetched.bytes, from: fetched.finalURL, selection: selection)
+                    planDASH(fetched.bytes, from: fetched.finalURL, selection: selection, copy: copy)
                 })
             }
         }
@@ -32,10 +33,12 @@ enum TitleReader {
 
     /// Reads an MPD fetched from `url` (its final URL) and plans the representations
     /// chosen from it.
-    static func planDASH(_ bytes: [UInt8], from url: String, selection: RenditionSelectionOptions) -> Result<Planned, JobFailure> {
+    static func planDASH(
+        _ bytes: [UInt8], from url: String, selection: RenditionSelectionOptions, copy: Int = 0
+    ) -> Result<Planned, JobFailure> {
         let manifest: DASHManifest
         do throws(PresentationError) {
-            manifest = try DASHManifest(parsing: bytes, url: url)
+            manifest = try DASHManifest(parsing: bytes, url: url, copy: copy)
         } catch {
             return .failure(JobFailure(.badResponse, error.message))
         }
