@@ -27,6 +27,31 @@ extension EndToEnd {
             #expect(again.stderr.contains("0 done, 0 failed, 24 already cached"))
         }
 
+        /// A URL spelled another way that names the same resource (the scheme's case, the
+        /// default port written out, an empty path, a fragment) is the cached object: no
+        /// request goes out, and the cache commands find it by either spelling.
+        @Test func anotherSpellingOfACachedURLIsTheSameObject() throws {
+            let origin = try TestOrigin()
+            let harness = Harness()
+            let bytes = TestBytes.make(90_000, seed: 3)
+            origin.serve("/Clip.mp4", Resource(bytes, contentType: "video/mp4"))
+            origin.serve("/", Resource(bytes, contentType: "video/mp4"))
+            let url = origin.url("/Clip.mp4")
+            let root = String(origin.url("/").dropLast())
+            #expect(try harness.prefetch(list: url + "\n" + root).status == 0)
+            #expect(origin.requests.count == 2)
+            let spelled = "HTTP" + url.dropFirst(4)
+            let again = try harness.prefetch(list: spelled + "\n" + origin.url("/") + "#t=3")
+            #expect(again.status == 0 && again.stderr.contains("0 done, 0 failed, 2 already cached"), "\(again.stderr)")
+            #expect(origin.requests.count == 2)
+            let path = try harness.run(["path", url]).stdout
+            let spelledPath = try harness.run(["path", spelled]).stdout
+            #expect(!path.isEmpty && spelledPath == path)
+            // The path's case is the resource's own: another case is another file.
+            let other = try harness.prefetch(list: origin.url("/clip.mp4"))
+            #expect(other.status == 1 && origin.requests(for: "/clip.mp4").count == 1, "\(other.stderr)")
+        }
+
         @Test func bigFileIsFetchedOverConcurrentRanges() throws {
             let origin = try TestOrigin()
             let harness = Harness()

@@ -1,10 +1,11 @@
 /// The identity of a cached object: SHA-256 of its cache key (the URL unless
-/// `cache-key=` says otherwise), without a password the URL may hold.
+/// `cache-key=` says otherwise), without a password the URL may hold, in its canonical
+/// spelling (`URLCanonicalForm`).
 public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     public let hex: String
 
     public init(identity: String) {
-        hex = Digest.sha256Hex(URLCredentials.withoutPassword(identity))
+        hex = Digest.sha256Hex(URLCanonicalForm.of(URLCredentials.withoutPassword(identity)))
     }
 
     public init?(hex: String) {
