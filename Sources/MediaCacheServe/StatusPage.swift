@@ -60,6 +60,7 @@ struct StatusPage: Sendable {
             var ranges: [[Int64]]
             var rate: Double
             var connections: Int
+            var inAnotherProcess: Bool
             /// The local URL that plays it (while it downloads), when it is media.
             var play: String?
         }
@@ -93,7 +94,7 @@ struct StatusPage: Sendable {
             return Snapshot.Download(
                 key: download.key.hex, name: download.name, held: download.bytesHeld, length: download.length,
                 ranges: download.heldRanges.map { [$0.start, $0.end] }, rate: download.bytesPerSecond,
-                connections: download.connections, play: play)
+                connections: download.connections, inAnotherProcess: download.inAnotherProcess, play: play)
         }
         let totals = try service.objects.totals()
         let shown = try service.objects.recentlyUsed(limit: Self.objectLimit).map { object in

@@ -74,7 +74,8 @@ enum StatusScript {
           const parts = [size(d.held) + (d.length ? " of " + size(d.length) + " (" + Math.floor(d.held * 100 / d.length) + " %)" : "")];
           parts.push(size(Math.round(d.rate)) + "/s");
           if (d.length && d.rate > 0) parts.push("ETA " + duration((d.length - d.held) / d.rate));
-          parts.push(d.connections + (d.connections === 1 ? " connection" : " connections"));
+          parts.push(d.inAnotherProcess ? "in another mediacache process"
+            : d.connections + (d.connections === 1 ? " connection" : " connections"));
           row.append(el("div", "meta", parts.join(" · ")));
           row.dataset.held = d.held;
           return row;

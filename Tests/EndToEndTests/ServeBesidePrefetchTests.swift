@@ -34,6 +34,19 @@ extension EndToEnd {
             #expect(took < 3, "the first bytes took \(took) s")
             #expect(prefetch.process.isRunning, "the prefetch had already finished: nothing was read beside it")
 
+            // The status page shows the download as the other process's, at its rate.
+            var shown: [String: Any]?
+            let deadline = Date() + 5
+            while shown == nil, Date() < deadline, prefetch.process.isRunning {
+                let body = try CurlResponse.fetch(server.baseURL + "/status.json").body
+                let snapshot = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+                shown = (snapshot?["downloads"] as? [[String: Any]] ?? []).first {
+                    $0["inAnotherProcess"] as? Bool == true && ($0["rate"] as? Double ?? 0) > 100_000
+                }
+                if shown == nil { Thread.sleep(forTimeInterval: 0.2) }
+            }
+            #expect(shown != nil, "the status page never showed the other process's download at its rate")
+
             let whole = try CurlResponse.fetch(local, timeout: 60)
             #expect(whole.status == 200 && whole.body == bytes, "\(whole.status): \(whole.body.count) bytes, not the origin's")
             let result = prefetch.wait(timeout: 60)

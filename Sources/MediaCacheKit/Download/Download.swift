@@ -10,8 +10,9 @@ final class Download: Sendable {
     /// lock is held, so a submission joins a download before it ends, or not at all.
     let submissions = Mutex<[Submission]>([])
     let held = HeldBytes()
-    /// Rate and connections as of the last progress event, for a status page.
-    let activity = Mutex<(bytesPerSecond: Double, connections: Int)>((0, 0))
+    /// Rate and connections as of the last progress event, for a status page;
+    /// `elsewhere`: what is shown is another process's download of the key.
+    let activity = Mutex<(bytesPerSecond: Double, connections: Int, elsewhere: Bool)>((0, 0, false))
     private let confined: LoopBound<Confined>
 
     private struct Confined {
@@ -81,11 +82,11 @@ extension DownloadProgress {
     init(_ download: Download) {
         let (held, length) = download.held.progress
         let (ranges, contentType) = download.held.heldRanges
-        let (rate, connections) = download.activity.withLock { $0 }
+        let (rate, connections, elsewhere) = download.activity.withLock { $0 }
         let entry = download.request.entry
         self.init(
             key: download.key, url: entry.url, cacheKey: entry.cacheKey, name: entry.displayName, bytesHeld: held,
             length: length, heldRanges: RangeSet.coarsened(ranges, to: Self.rangeLimit), contentType: contentType,
-            bytesPerSecond: rate, connections: connections)
+            bytesPerSecond: rate, connections: connections, inAnotherProcess: elsewhere)
     }
 }

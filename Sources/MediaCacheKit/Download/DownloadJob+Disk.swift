@@ -103,7 +103,7 @@ extension DownloadJob {
             let done = state.bytesDone
             let rate = Double(done - bytesAtLastProgress) / max(0.001, now - lastProgress)
             let connections = attempt?.connections ?? 0
-            download.activity.withLock { $0 = (max(0, rate), connections) }
+            download.activity.withLock { $0 = (max(0, rate), connections, false) }
             emit(
                 .progress(
                     url: url, name: name, bytesDone: done, length: state.length, bytesPerSecond: max(0, rate),

@@ -9,6 +9,8 @@ struct ForeignShown: Sendable {
     var bytes: Int64
     /// When its bytes last grew.
     var grewAt: Double
+    /// Its bytes and the time when its rate was last taken (for a status page).
+    var sample: (bytes: Int64, at: Double)
 }
 
 /// While another process downloads the key (`serve` beside a `prefetch` of the same
@@ -28,16 +30,26 @@ extension DownloadJob {
             if bytes > shown.bytes {
                 shown.bytes = bytes
                 shown.grewAt = now
-                foreignShown = shown
             } else if now - shown.grewAt >= Double(options.stallTimeout) {
                 download.held.startOver()
+                download.activity.withLock { $0 = (0, 0, false) }
                 foreignShown = nil
                 foreignStalled = (foreign.epoch, bytes)
                 return
             }
+            // Its rate over the last second or more; its connections are its own to know.
+            if now - shown.sample.at >= 1 {
+                let rate = Double(bytes - shown.sample.bytes) / (now - shown.sample.at)
+                download.activity.withLock { $0 = (max(0, rate), 0, true) }
+                shown.sample = (bytes, now)
+            }
+            foreignShown = shown
         } else {
             if foreignShown != nil { download.held.startOver() }
-            foreignShown = ForeignShown(epoch: foreign.epoch, about: foreign.about, file: foreign.fileID, bytes: bytes, grewAt: now)
+            foreignShown = ForeignShown(
+                epoch: foreign.epoch, about: foreign.about, file: foreign.fileID, bytes: bytes, grewAt: now,
+                sample: (bytes, now))
+            download.activity.withLock { $0.elsewhere = true }
         }
         let (epoch, about, file, key, cache, objects) = (foreign.epoch, foreign.about, foreignShown?.file, key, cache, service.objects)
         download.held.publish(file: foreign.file, completed: foreign.held, about: foreign.about) {
@@ -59,6 +71,7 @@ extension DownloadJob {
     func takeOverFromForeign(_ loaded: JobState) {
         guard let shown = foreignShown else { return }
         foreignShown = nil
+        download.activity.withLock { $0.elsewhere = false }
         if loaded.epoch != shown.epoch { download.held.startOver() }
     }
 }

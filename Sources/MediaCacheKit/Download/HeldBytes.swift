@@ -293,6 +293,9 @@ public struct DownloadProgress: Sendable {
     /// As of the download's last progress event (twice a second while it runs).
     public var bytesPerSecond: Double
     public var connections: Int
+    /// The bytes are another mediacache process's download of the key (`serve` beside a
+    /// `prefetch`): its connections are its own.
+    public var inAnotherProcess = false
 
     public static let rangeLimit = 64
 }

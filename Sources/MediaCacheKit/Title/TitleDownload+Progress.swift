@@ -36,7 +36,7 @@ extension TitleDownload {
             + pieced.values.reduce(0) { $0 + $1.bytesReceived }
         let rate = Double(done - bytesAtLastEvent) / max(0.001, now - lastProgressEvent)
         let connections = inFlight
-        job.download.activity.withLock { $0 = (max(0, rate), connections) }
+        job.download.activity.withLock { $0 = (max(0, rate), connections, false) }
         job.emit(
             .progress(
                 url: job.url, name: job.name, bytesDone: done, length: nil, bytesPerSecond: max(0, rate),
