@@ -59,6 +59,11 @@ struct DownloadJobTests {
 
         var retries: Int { events.withLock { $0.filter { if case .retry = $0 { true } else { false } }.count } }
 
+        /// The messages of the `notice` events, in order.
+        var notices: [String] {
+            events.withLock { $0.compactMap { if case .notice(_, let message) = $0 { message } else { nil } } }
+        }
+
         /// The source each `started` event named, in order.
         var startedSources: [DownloadSource] {
             events.withLock { $0.compactMap { if case .started(_, _, _, _, _, let source, _) = $0 { source } else { nil } } }

@@ -1,0 +1,119 @@
+import CCurl
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+@testable import MediaCacheKit
+
+/// A title whose master lists its variant twice, on `a.test` and `b.test` (a backup
+/// stream): what fails on the copy in use comes from the next one. Scripted transfers
+/// drive the real service and title download.
+@Suite("Title copies, scripted")
+struct TitleCopiesTests {
+    static let master = "http://origin.test/master.m3u8"
+    static let segments = (0..<3).map { DownloadJobTests.file(20_000, seed: 70 + UInt64($0)) }
+
+    static func playlist(_ count: Int) -> [UInt8] {
+        Array(
+            ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+                + (0..<count).map { "#EXTINF:2,\ns\($0).ts\n" }.joined() + "#EXT-X-ENDLIST\n").utf8)
+    }
+
+    /// Requests asked, by host and name (`a.test/s1.ts`).
+    final class Asked: Sendable {
+        private let counts = Mutex<[String: Int]>([:])
+        func note(_ name: String) -> Int { counts.withLock { $0[name, default: 0] += 1; return $0[name]! } }
+        subscript(_ name: String) -> Int { counts.withLock { $0[name] ?? 0 } }
+    }
+
+    /// The master, each copy's playlist (`b.test`'s of `backupSegments`), and each
+    /// segment as `segment` answers it (nil: the segment's bytes).
+    static func origin(
+        backupSegments: Int = 3, asked: Asked,
+        segment: @escaping @Sendable (_ name: String, _ count: Int) -> [ScriptedTransfers.Step]?
+    ) throws -> DownloadJobTests.Scripted {
+        try DownloadJobTests.Scripted { request in
+            let parts = request.url.split(separator: "/")
+            let name = "\(parts[1])/\(parts.last ?? "")"
+            let count = asked.note(name)
+            let type = ("Content-Type", "application/vnd.apple.mpegurl")
+            func ok(_ body: [UInt8], _ headers: [(String, String)] = []) -> [ScriptedTransfers.Step] {
+                [.head(status: 200, headers: headers + [("Content-Length", "\(body.count)")]), .body(body), .end(CURLE_OK)]
+            }
+            switch name {
+            case "origin.test/master.m3u8":
+                let inf = "#EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360"
+                return ok(Array("#EXTM3U\n\(inf)\nhttp://a.test/v.m3u8\n\(inf)\nhttp://b.test/v.m3u8\n".utf8), [type])
+            case "a.test/v.m3u8": return ok(playlist(3), [type])
+            case "b.test/v.m3u8": return ok(playlist(backupSegments), [type])
+            default:
+                let index = Int(name.split(separator: "/").last?.dropFirst().prefix { $0.isNumber } ?? "") ?? 0
+                return segment(name, count) ?? ok(segments[index])
+            }
+        }
+    }
+
+    static let missing: [ScriptedTransfers.Step] = [.head(status: 404, headers: [("Content-Length", "0")]), .end(CURLE_OK)]
+
+    /// `a.test` lacks the second segment, and the third answers its 404 only after the
+    /// playlists were read from `b.test`: the title moves to `b.test` once, the third
+    /// segment is asked there with its fresh URL (not taken as a second copy failing),
+    /// and the first is not fetched again.
+    @Test func whatFailsOnTheFirstCopyComesFromTheNext() async throws {
+        let asked = Asked()
+        let scripted = try Self.origin(asked: asked) { name, _ in
+            switch name {
+            case "a.test/s1.ts": return Self.missing
+            case "a.test/s2.ts": return [.until({ asked["b.test/v.m3u8"] > 0 })] + Self.missing
+            default: return nil
+            }
+        }
+        let result = await scripted.download([Self.master])
+        guard case .committed(let object) = result else {
+            Issue.record("the title failed: \(result)")
+            return
+        }
+        #expect(object.isTitle)
+        #expect(asked["a.test/s0.ts"] == 1 && asked["b.test/s0.ts"] == 0)
+        #expect(asked["a.test/s1.ts"] == 1 && asked["b.test/s1.ts"] == 1)
+        #expect(asked["a.test/s2.ts"] == 1 && asked["b.test/s2.ts"] == 1)
+        #expect(asked["b.test/v.m3u8"] == 1)
+        let switches = scripted.events.notices.filter { $0.contains("trying the title's copy 2 of 2") }
+        #expect(switches.count == 1, "\(scripted.events.notices)")
+        #expect(switches.first?.contains("segment 1 of variant-0") == true, "\(switches)")
+    }
+
+    /// `b.test` cuts the title into four segments: its parts would not fit those held,
+    /// so it is not used, and the title fails with the first copy's failure.
+    @Test func aCopyCutDifferentlyIsNotUsed() async throws {
+        let asked = Asked()
+        let scripted = try Self.origin(backupSegments: 4, asked: asked) { name, _ in
+            name == "a.test/s1.ts" ? Self.missing : nil
+        }
+        let result = await scripted.download([Self.master])
+        guard case .failed(let failure) = result else {
+            Issue.record("the title did not fail: \(result)")
+            return
+        }
+        #expect(failure.message.contains("HTTP 404 for segment 1 of variant-0"), "\(failure.message)")
+        #expect(scripted.events.notices.contains { $0.contains("the title's copy 2 cannot be used: it is cut differently") })
+        #expect(["b.test/s0.ts", "b.test/s1.ts", "b.test/s2.ts"].allSatisfy { asked[$0] == 0 })
+    }
+
+    /// A server that fails with 503 is given up after two failures of one segment, not
+    /// the whole retry budget (`--retries`).
+    @Test func aServerThatKeepsFailingIsGivenUpAfterTwoFailures() async throws {
+        let asked = Asked()
+        let scripted = try Self.origin(asked: asked) { name, _ in
+            name.hasPrefix("a.test/s") ? [.head(status: 503, headers: [("Content-Length", "0")]), .end(CURLE_OK)] : nil
+        }
+        let result = await scripted.download([Self.master])
+        guard case .committed = result else {
+            Issue.record("the title failed: \(result)")
+            return
+        }
+        for index in 0..<3 {
+            #expect(asked["a.test/s\(index).ts"] <= 2 && asked["b.test/s\(index).ts"] == 1, "s\(index)")
+        }
+    }
+}
