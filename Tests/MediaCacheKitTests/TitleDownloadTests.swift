@@ -145,6 +145,39 @@ struct TitleDownloadTests {
         #expect(scripted.segmentRequests == once)
     }
 
+    /// A segment's response breaks, and the request for the rest is answered with the
+    /// rest of another version (a server that ignores `If-Range`, or another copy of the
+    /// title): it is fetched whole again, never spliced from two versions.
+    @Test func theRestOfAnotherVersionIsNeverSpliced() async throws {
+        let temporary = try TemporaryDirectory("mediacache-title")
+        defer { temporary.remove() }
+        let title = ScriptedTitle(sizes: Array(repeating: 300_000, count: 3), seed: 4)
+        let other = ScriptedTitle(sizes: [300_000, 300_000], seed: 40).segments[1]
+        let asked = Atomic<Int>(0)
+        let scripted = try Scripted(cache: temporary.path) { request in
+            guard ScriptedTitle.segment(of: request) == 1 else { return title.answer(request) }
+            switch asked.add(1, ordering: .relaxed).newValue {
+            case 1:
+                // Its head and 5 pieces, then the connection drops.
+                return Array(title.answer(request).prefix(6)) + [.end(CURLE_RECV_ERROR)]
+            default:
+                // Another version from here on, whatever If-Range says.
+                var ignoring = request
+                ignoring.headers.removeAll { $0.lowercased().hasPrefix("if-range:") }
+                return ScriptedFile(bytes: other, etag: "\"other\"", contentType: "video/mp2t", chunk: 16 << 10)
+                    .answer(ignoring)
+            }
+        }
+        let result = await scripted.download()
+        let played = try Self.playedSegments(of: result, in: scripted.service.cache)
+        let whole = played == [title.segments[0], other, title.segments[2]]
+        #expect(whole, "segment 1 is not the second version whole (\(played.map(\.count)) bytes)")
+        let ranges = scripted.transfers.requests.withLock { requests in
+            requests.filter { ScriptedTitle.segment(of: $0) == 1 }.map { ScriptedFile.header("Range", in: $0) }
+        }
+        #expect(ranges.count == 3 && ranges[1] != nil && ranges[2] == nil, "\(ranges)")
+    }
+
     /// Stopped while half its segments are held (their responses never come), the title
     /// resumes in a new service: only the missing segments are asked for.
     @Test func aStoppedTitleResumesAskingOnlyForWhatItLacks() async throws {

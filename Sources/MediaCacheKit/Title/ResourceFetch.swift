@@ -210,6 +210,16 @@ final class ResourceFetch: HTTPTransferDelegate {
                     verdict = .transient(reason: "\(head.status) with a Content-Range that is not the one asked for", retryAfter: nil)
                     return false
                 }
+                // The rest of another version (a server that ignores If-Range, another copy
+                // of the title) is never spliced onto the bytes held: all of it again.
+                if written > 0, validator != resumeValidator {
+                    sink?.restart()
+                    written = 0
+                    verdict = .transient(
+                        reason: "the rest of \(resource.label) came as another version than its first bytes; fetching it whole",
+                        retryAfter: nil)
+                    return false
+                }
                 expected = min(range?.end ?? Int64.max, answered.end + 1)
             } else {
                 if written > 0 {
