@@ -13,9 +13,14 @@ struct TitleCopiesTests {
     static let master = "http://origin.test/master.m3u8"
     static let segments = (0..<3).map { DownloadJobTests.file(20_000, seed: 70 + UInt64($0)) }
 
-    static func playlist(_ count: Int) -> [UInt8] {
+    /// A copy's own encode: other bytes for every segment and init section.
+    static let otherSegments = (0..<3).map { DownloadJobTests.file(20_000, seed: 90 + UInt64($0)) }
+    static let initSection = DownloadJobTests.file(900, seed: 80)
+    static let otherInitSection = DownloadJobTests.file(900, seed: 81)
+
+    static func playlist(_ count: Int, map: Bool = false) -> [UInt8] {
         Array(
-            ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+            ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n" + (map ? "#EXT-X-MAP:URI=\"init.mp4\"\n" : "")
                 + (0..<count).map { "#EXTINF:2,\ns\($0).ts\n" }.joined() + "#EXT-X-ENDLIST\n").utf8)
     }
 
@@ -28,14 +33,18 @@ struct TitleCopiesTests {
 
     /// The master, each copy's playlist (`b.test`'s of `backupSegments`), and each
     /// segment as `segment` answers it (nil: the segment's bytes).
+    /// `map`: the playlists name an init section; `otherEncode`: `b.test`'s files are
+    /// another encode of the title (other bytes, init section included); `copies`: 3
+    /// adds `c.test`. `answer` answers first what it has an answer for.
     static func origin(
-        backupSegments: Int = 3, asked: Asked,
+        backupSegments: Int = 3, map: Bool = false, otherEncode: Bool = false, copies: Int = 2, asked: Asked,
         segment: @escaping @Sendable (_ name: String, _ count: Int) -> [ScriptedTransfers.Step]?
     ) throws -> DownloadJobTests.Scripted {
         try DownloadJobTests.Scripted { request in
             let parts = request.url.split(separator: "/")
             let name = "\(parts[1])/\(parts.last ?? "")"
             let count = asked.note(name)
+            if let scripted = segment(name, count) { return scripted }
             let type = ("Content-Type", "application/vnd.apple.mpegurl")
             func ok(_ body: [UInt8], _ headers: [(String, String)] = []) -> [ScriptedTransfers.Step] {
                 [.head(status: 200, headers: headers + [("Content-Length", "\(body.count)")]), .body(body), .end(CURLE_OK)]
@@ -43,12 +52,16 @@ struct TitleCopiesTests {
             switch name {
             case "origin.test/master.m3u8":
                 let inf = "#EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360"
-                return ok(Array("#EXTM3U\n\(inf)\nhttp://a.test/v.m3u8\n\(inf)\nhttp://b.test/v.m3u8\n".utf8), [type])
-            case "a.test/v.m3u8": return ok(playlist(3), [type])
-            case "b.test/v.m3u8": return ok(playlist(backupSegments), [type])
+                let hosts = ["a.test", "b.test", "c.test"].prefix(copies)
+                return ok(Array(("#EXTM3U\n" + hosts.map { "\(inf)\nhttp://\($0)/v.m3u8\n" }.joined()).utf8), [type])
+            case "a.test/v.m3u8", "c.test/v.m3u8": return ok(playlist(3, map: map), [type])
+            case "b.test/v.m3u8": return ok(playlist(backupSegments, map: map), [type])
+            case "a.test/init.mp4": return ok(initSection)
+            case "b.test/init.mp4": return ok(otherEncode ? otherInitSection : initSection)
             default:
                 let index = Int(name.split(separator: "/").last?.dropFirst().prefix { $0.isNumber } ?? "") ?? 0
-                return segment(name, count) ?? ok(segments[index])
+                let other = otherEncode && name.hasPrefix("b.test/")
+                return ok(other ? otherSegments[index] : segments[index])
             }
         }
     }
@@ -98,6 +111,73 @@ struct TitleCopiesTests {
         #expect(failure.message.contains("HTTP 404 for segment 1 of variant-0"), "\(failure.message)")
         #expect(scripted.events.notices.contains { $0.contains("the title's copy 2 cannot be used: it is cut differently") })
         #expect(["b.test/s0.ts", "b.test/s1.ts", "b.test/s2.ts"].allSatisfy { asked[$0] == 0 })
+    }
+
+    /// The stored files of the committed title `result`, by stored path.
+    static func stored(_ result: DownloadResult, in cache: CacheDirectory) throws -> [String: [UInt8]] {
+        guard case .committed(let object) = result else {
+            Issue.record("the title failed: \(result)")
+            return [:]
+        }
+        let folder = (cache.absolute(object.path) as NSString).deletingLastPathComponent + "/variant-0"
+        var files: [String: [UInt8]] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) where !name.hasSuffix(".m3u8") {
+            files[name] = FileManager.default.contents(atPath: folder + "/" + name).map(Array.init)
+        }
+        return files
+    }
+
+    /// After the move to `b.test`, the init section held from `a.test` is fetched again
+    /// there. It is another encode's: the segment held from `a.test` is fetched again
+    /// too, and every stored file is `b.test`'s, never one copy's segments under the
+    /// other's init section.
+    @Test func partsHeldFromAnotherEncodeAreFetchedAgain() async throws {
+        let asked = Asked()
+        let scripted = try Self.origin(map: true, otherEncode: true, asked: asked) { name, _ in
+            name == "a.test/s1.ts" ? Self.missing : nil
+        }
+        let files = try Self.stored(await scripted.download([Self.master]), in: scripted.service.cache)
+        let expected = ["init-0.mp4": Self.otherInitSection, "s0.ts": Self.otherSegments[0], "s1.ts": Self.otherSegments[1],
+            "s2.ts": Self.otherSegments[2]]
+        let same = files == expected
+        #expect(same, "stored: \(files.mapValues(\.count)); \(scripted.events.notices)")
+        #expect(asked["a.test/s0.ts"] == 1 && asked["b.test/s0.ts"] == 1 && asked["b.test/init.mp4"] == 1)
+        #expect(scripted.events.notices.contains { $0.contains("init section 0 of variant-0 is not the same on the title's copy 2") })
+    }
+
+    /// The same encode on both servers: the init section is fetched again to confirm it,
+    /// and nothing held is fetched twice.
+    @Test func partsHeldFromTheSameEncodeAreKept() async throws {
+        let asked = Asked()
+        let scripted = try Self.origin(map: true, asked: asked) { name, _ in
+            name == "a.test/s1.ts" ? Self.missing : nil
+        }
+        let files = try Self.stored(await scripted.download([Self.master]), in: scripted.service.cache)
+        let expected = ["init-0.mp4": Self.initSection, "s0.ts": Self.segments[0], "s1.ts": Self.segments[1],
+            "s2.ts": Self.segments[2]]
+        let same = files == expected
+        #expect(same, "stored: \(files.mapValues(\.count))")
+        #expect(asked["b.test/s0.ts"] == 0 && asked["b.test/init.mp4"] == 1)
+    }
+
+    /// The first copy's playlist is gone, so the title starts on the second; a segment
+    /// the second lacks moves it to the third, not back to the second.
+    @Test func aTitleStartedOnALaterCopyMovesOnFromThere() async throws {
+        let asked = Asked()
+        let scripted = try Self.origin(copies: 3, asked: asked) { name, _ in
+            ["a.test/v.m3u8", "b.test/s1.ts"].contains(name) ? Self.missing : nil
+        }
+        let result = await scripted.download([Self.master])
+        guard case .committed = result else {
+            Issue.record("the title failed: \(result)")
+            return
+        }
+        #expect(asked["b.test/v.m3u8"] == 1 && asked["c.test/v.m3u8"] == 1 && asked["b.test/s1.ts"] == 1)
+        #expect(asked["a.test/s0.ts"] == 0 && asked["c.test/s1.ts"] == 1)
+        let notices = scripted.events.notices
+        #expect(notices.contains { $0.contains("using the copy at http://b.test/v.m3u8") }, "\(notices)")
+        #expect(notices.contains { $0.contains("trying the title's copy 3 of 3") }, "\(notices)")
+        #expect(!notices.contains { $0.contains("copy 2 of 3") }, "\(notices)")
     }
 
     /// A server that fails with 503 is given up after two failures of one segment, not

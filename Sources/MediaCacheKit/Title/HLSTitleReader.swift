@@ -7,6 +7,11 @@ final class HLSTitleReader {
         var renditions: [(SelectedRendition, HLSMediaPlaylist)]
         /// What the user should hear about the choice (a limit no variant met).
         var notes: [String]
+        /// The furthest copy a rendition's playlist came from (`TitlePlan.copies`): past
+        /// the one asked for when that one's could not be fetched.
+        var copy = 0
+        /// Which copies were given up for which, and why.
+        var copyNotes: [String] = []
     }
 
     typealias Completion = (Result<Title, JobFailure>) -> Void
@@ -18,6 +23,8 @@ final class HLSTitleReader {
     private var completion: Completion?
     private var mediaPlaylists: [Int: HLSMediaPlaylist] = [:]
     private var notes: [String] = []
+    private var furthestCopy = 0
+    private var copyNotes: [String] = []
 
     /// `copy`: read each variant listed several times from its copy of that number (its
     /// last when it has fewer), and on from there if that one fails.
@@ -67,19 +74,22 @@ final class HLSTitleReader {
         notes = choice.notes
         for (index, rendition) in choice.renditions.enumerated() {
             let copies = [rendition.uri] + rendition.backups
-            readMediaPlaylist(index, of: master, choice, from: Array(copies.dropFirst(min(copy, copies.count - 1))))
+            readMediaPlaylist(index, of: master, choice, copies: copies, from: min(copy, copies.count - 1))
         }
     }
 
-    /// The media playlist of rendition `index`, from the first of `urls` that gives one
-    /// (a variant listed again on other servers has backups).
-    private func readMediaPlaylist(_ index: Int, of master: HLSMasterPlaylist, _ choice: RenditionChoice, from urls: [String]) {
+    /// The media playlist of rendition `index`, from the first of its `copies` from
+    /// number `first` on that gives one (a variant listed again on other servers has backups).
+    private func readMediaPlaylist(
+        _ index: Int, of master: HLSMasterPlaylist, _ choice: RenditionChoice, copies: [String], from first: Int
+    ) {
         let chosen = choice.renditions
-        playlists.fetch(urls[0]) { [self] result in
+        playlists.fetch(copies[first]) { [self] result in
             switch result {
-            case .failure(let failure) where urls.count > 1:
-                notes.append("\(chosen[index].identity): \(failure.message); using the copy at \(Printable.url(urls[1]))")
-                readMediaPlaylist(index, of: master, choice, from: Array(urls.dropFirst()))
+            case .failure(let failure) where first + 1 < copies.count:
+                copyNotes.append(
+                    "\(chosen[index].identity): \(failure.message); using the copy at \(Printable.url(copies[first + 1]))")
+                readMediaPlaylist(index, of: master, choice, copies: copies, from: first + 1)
             case .failure(let failure):
                 finish(.failure(failure))
             case .success(let fetched):
@@ -89,9 +99,11 @@ final class HLSTitleReader {
                 } catch {
                     return finish(.failure(JobFailure(.badResponse, error.message)))
                 }
+                furthestCopy = max(furthestCopy, first)
                 guard mediaPlaylists.count == chosen.count else { return }
                 let renditions = chosen.indices.map { (chosen[$0], mediaPlaylists[$0]!) }
-                finish(.success(Title(master: master, renditions: renditions, notes: notes)))
+                finish(.success(
+                    Title(master: master, renditions: renditions, notes: notes, copy: furthestCopy, copyNotes: copyNotes)))
             }
         }
     }

@@ -44,7 +44,9 @@ extension TitleDownload {
             switch result {
             case .success(let title) where title.plan.shapes == plan.shapes:
                 refreshing = false
-                return takeURLs(of: title.plan, retrying: resource, failure: failure)
+                for note in title.copyNotes { job.emit(.notice(url: job.url, message: note)) }
+                copy = title.copy
+                return takeURLs(of: title.plan, retrying: resource, failure: failure, fromAnotherCopy: true)
             case .success:
                 // Its parts would not fit those held: it is another cut of the title.
                 problem = "it is cut differently"
@@ -52,7 +54,8 @@ extension TitleDownload {
                 problem = readFailure.message
             }
             job.emit(.notice(url: job.url, message: "the title's copy \(number + 1) cannot be used: \(problem)"))
-            guard number + 1 < plan.copies else {
+            // A read that failed tried every copy after this one too.
+            guard case .success = result, number + 1 < plan.copies else {
                 refreshing = false
                 return fail(failure)
             }
@@ -63,9 +66,13 @@ extension TitleDownload {
     /// What is still to fetch takes the URLs of `fresh`, and `resource`, which failed, is
     /// asked for again first; requests on their way answer with the URLs they were sent
     /// with, and one that fails is asked again with its fresh URL (`askAgain`).
-    private func takeURLs(of fresh: any TitlePlan, retrying resource: TitleResource, failure: JobFailure) {
+    private func takeURLs(
+        of fresh: any TitlePlan, retrying resource: TitleResource, failure: JobFailure, fromAnotherCopy: Bool = false
+    ) {
         let urls = Dictionary(fresh.resources.map { ($0.path, $0.url) }, uniquingKeysWith: { first, _ in first })
         guard let url = urls[resource.path] else { return fail(failure) }
+        latestURLs = urls
+        if fromAnotherCopy { confirmInitSectionsAndKeys() }
         for path in Set(running.keys).union(writing.keys) where path != resource.path {
             sentBeforeRefresh[path] = urls[path]
         }
@@ -84,6 +91,45 @@ extension TitleDownload {
         jumpsAfterRefresh = []
         for jump in jumps { jumpQueue(jump.path, at: jump.offset) }
         fill()
+    }
+
+    /// The init sections and keys held from the copy given up are fetched again from the
+    /// new one: segments of another encode, or under another key, must not be played
+    /// with them (`confirmed`).
+    private func confirmInitSectionsAndKeys() {
+        guard let plan else { return }
+        let isStructure = { (resource: TitleResource) in resource.kind == .initSection || resource.kind == .key }
+        let segmentsHeld = plan.resources.filter { !isStructure($0) && progress.held[$0.path] != nil }
+        for resource in plan.resources where isStructure(resource) {
+            guard let held = progress.held.removeValue(forKey: resource.path), let url = latestURLs[resource.path] else { continue }
+            // A key may serve several renditions; an init section, its own.
+            let dependents = segmentsHeld.filter { resource.kind == .key || $0.rendition == resource.rendition }
+            toConfirm[resource.path] = (held.sha256, dependents.map(\.path))
+            view?.note(resource.path, .from(0))
+            var again = resource
+            again.url = url
+            pending.insert(again, at: 0)
+        }
+    }
+
+    /// `resource`, an init section or key fetched again from the new copy, came as
+    /// `sha256`: if the copy given up had other bytes, the segments held from there are
+    /// of another encode (or key) and are fetched again from this one.
+    func confirmed(_ resource: TitleResource, sha256: String) {
+        guard let (before, dependents) = toConfirm.removeValue(forKey: resource.path), before != sha256, let plan else { return }
+        let again = plan.resources.filter { dependents.contains($0.path) && progress.held[$0.path] != nil }
+        guard !again.isEmpty else { return }
+        job.emit(.notice(
+            url: job.url,
+            message: "\(resource.label) is not the same on the title's copy \(copy + 1): the \(again.count) parts held "
+                + "from the copy before are fetched again"))
+        for var resource in again {
+            progress.held[resource.path] = nil
+            view?.note(resource.path, .from(0))
+            resource.url = latestURLs[resource.path] ?? resource.url
+            pending.append(resource)
+        }
+        unsaved += 1
     }
 
     /// Asks for `resource` again: with the URL the playlists read since it was sent name

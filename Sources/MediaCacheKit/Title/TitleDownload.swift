@@ -52,6 +52,11 @@ final class TitleDownload {
     /// Which of the copies the playlists name the files come from (`TitlePlan.copies`):
     /// the next once one fails, never back.
     var copy = 0
+    /// The URLs the playlists named when last read again, by stored path.
+    var latestURLs: [String: String] = [:]
+    /// Init sections and keys held from a copy given up, fetched again from the new one:
+    /// their hash there, and the segments held that depend on them (`confirmed`).
+    var toConfirm: [String: (sha256: String, dependents: [String])] = [:]
     /// Requests on their way when the playlists were read again, with the URL each has
     /// now, by stored path: one that fails after that was sent with an old URL (an expired
     /// token, a copy given up), and is asked again with the fresh one (once), not taken
@@ -78,7 +83,8 @@ final class TitleDownload {
             case .failure(let failure):
                 end(.failed(failure))
             case .success(let title):
-                for note in title.notes { job.emit(.notice(url: job.url, message: note)) }
+                for note in title.notes + title.copyNotes { job.emit(.notice(url: job.url, message: note)) }
+                copy = title.copy
                 planned(title.plan)
             }
         }
@@ -216,6 +222,7 @@ final class TitleDownload {
             failures[resource.path] = nil
             job.bytesFetched += size
             hold(resource, size: size, sha256: sha256)
+            confirmed(resource, sha256: sha256)
         case .pieceDone, .startOver:
             preconditionFailure("a piece's outcome for a whole resource")
         case .redirect(let target):

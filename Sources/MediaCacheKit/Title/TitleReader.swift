@@ -6,6 +6,10 @@ enum TitleReader {
         var plan: any TitlePlan
         /// What the user should hear about the choice (a limit no rendition met).
         var notes: [String]
+        /// The copy the files come from: the one asked for, or one after it whose
+        /// playlists could be read (`copyNotes` say why).
+        var copy: Int
+        var copyNotes: [String] = []
     }
 
     typealias Completion = (Result<Planned, JobFailure>) -> Void
@@ -19,7 +23,9 @@ enum TitleReader {
         case .hls:
             HLSTitleReader(playlists: playlists, selection: selection, copy: copy).read(url) { result in
                 completion(result.map { title in
-                    Planned(plan: HLSTitlePlan(master: title.master, renditions: title.renditions), notes: title.notes)
+                    Planned(
+                        plan: HLSTitlePlan(master: title.master, renditions: title.renditions), notes: title.notes,
+                        copy: title.copy, copyNotes: title.copyNotes)
                 })
             }
         case .dash:
@@ -46,6 +52,7 @@ enum TitleReader {
         guard !choice.representations.isEmpty else {
             return .failure(JobFailure(.badResponse, "\(Printable.url(url)) names no representation to fetch"))
         }
-        return .success(Planned(plan: DASHTitlePlan(manifest: manifest, chosen: choice.representations), notes: choice.notes))
+        return .success(
+            Planned(plan: DASHTitlePlan(manifest: manifest, chosen: choice.representations), notes: choice.notes, copy: copy))
     }
 }
