@@ -249,6 +249,64 @@ extension EndToEnd {
                     == TitleFixtures.fingerprint(entry: title.path(title.entry)))
         }
 
+        /// A backup stream whose audio has a group of its own on the second server (a
+        /// group names each rendition once): the first server lacks the audio from its
+        /// second segment on, and the title, audio included, is finished from the second.
+        @Test func aBackupStreamsOwnAudioGroupIsUsedWhenTheFirstAudioFails() throws {
+            let title = try TitleFixture.hlsMaster.make()
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin)
+            let playlist = "application/vnd.apple.mpegurl"
+            for file in title.resources {
+                let type = file.hasSuffix(".m3u8") ? playlist : "video/mp2t"
+                origin.serve("/b/" + file, Resource(file: title.path(file), contentType: type))
+            }
+            let audio = title.resources.filter { $0.hasPrefix("v3_") && $0.hasSuffix(".ts") }.sorted()
+            #expect(audio.count >= 3, "\(title.resources)")
+            var gone = Faults()
+            gone.statusSequence = Array(repeating: ScriptedStatus(404), count: 50)
+            for file in audio where file != "v3_0.ts" {
+                origin.serve("/t/" + file, Resource(file: title.path(file), contentType: "video/mp2t", faults: gone))
+            }
+            // Every group and variant again, on /b/, the groups renamed.
+            var lines: [String] = []
+            var copies: [String] = []
+            var pendingVariant: String?
+            for line in try TitleFixtures.read(title.entryPath).split(separator: "\n").map(String.init) {
+                if let variant = pendingVariant {
+                    lines += [variant, line]
+                    copies += [variant.replacingOccurrences(of: "AUDIO=\"", with: "AUDIO=\"b"), "/b/" + line]
+                    pendingVariant = nil
+                } else if line.hasPrefix("#EXT-X-STREAM-INF") {
+                    pendingVariant = line
+                } else if line.hasPrefix("#EXT-X-MEDIA:TYPE=AUDIO") {
+                    lines.append(line)
+                    copies.append(
+                        line.replacingOccurrences(of: "GROUP-ID=\"", with: "GROUP-ID=\"b").replacingOccurrences(of: "URI=\"", with: "URI=\"/b/"))
+                } else {
+                    lines.append(line)
+                }
+            }
+            let master = (lines + copies).joined(separator: "\n") + "\n"
+            origin.serve("/t/backed.m3u8", Resource(Array(master.utf8), contentType: playlist))
+            let harness = Harness()
+            let url = origin.url("/t/backed.m3u8")
+            let result = try harness.prefetch(list: url)
+            #expect(result.status == 0, "\(result.stderr)\n\(master)")
+            #expect(result.stderr.contains("trying the title's copy 2 of 2"), "\(result.stderr)")
+            #expect(!origin.requests(for: "/b/" + audio[1]).isEmpty)
+            origin.stop()
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let local = try TitleFixtures.read(path)
+            #expect(!local.contains("GROUP-ID=\"b"), "the backup's group is in the local master: \(local)")
+            let directory = (path as NSString).deletingLastPathComponent
+            let audioPlaylist = try #require(
+                try TitleFixtures.files(in: directory).first { $0.hasPrefix("audio-") && $0.hasSuffix(".m3u8") })
+            #expect(
+                try TitleFixtures.fingerprint(entry: directory + "/" + audioPlaylist)
+                    == TitleFixtures.fingerprint(entry: title.path("v3.m3u8")))
+        }
+
         /// `--max-height` chooses the best variant no taller: 144 lines takes the second
         /// variant (256x144) with its audio; the others' segments are never asked for.
         @Test func maxHeightChoosesTheBestVariantNoTaller() throws {

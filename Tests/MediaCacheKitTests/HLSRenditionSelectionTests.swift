@@ -98,6 +98,33 @@ struct HLSRenditionSelectionTests {
         #expect(all.renditions.map(\.backups) == [["https://b.example/v720/index.m3u8"], ["https://b.example/v360/index.m3u8"]])
     }
 
+    /// A backup stream whose audio is in a group of its own (a group names each
+    /// rendition once, so a second server's copy needs another group): the variants are
+    /// copies, and each audio rendition has the same-named one of the other group as its
+    /// backup; the backup's group is not fetched as more audio.
+    @Test func aBackupStreamsAudioInItsOwnGroupIsTheAudiosBackup() throws {
+        let master = """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="stereo",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="https://a.example/en.m3u8"
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="stereo",NAME="Deutsch",LANGUAGE="de",URI="https://a.example/de.m3u8"
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="stereob",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="https://b.example/en.m3u8"
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="stereob",NAME="Deutsch",LANGUAGE="de",URI="https://b.example/de.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000,RESOLUTION=1280x720,AUDIO="stereo"
+            https://a.example/v720.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000,RESOLUTION=1280x720,AUDIO="stereob"
+            https://b.example/v720.m3u8
+
+            """
+        let choice = try choose(master, RenditionSelectionOptions(allVariants: true, audioLanguages: .all))
+        #expect(choice.renditions.map(\.identity) == ["variant-0", "audio-stereo-English", "audio-stereo-Deutsch"])
+        #expect(choice.renditions.map(\.backups) == [
+            ["https://b.example/v720.m3u8"], ["https://b.example/en.m3u8"], ["https://b.example/de.m3u8"],
+        ])
+        // Groups that hold other renditions are another stream's, not a copy's.
+        let other = master.replacingOccurrences(of: "GROUP-ID=\"stereob\",NAME=\"Deutsch\"", with: "GROUP-ID=\"stereob\",NAME=\"Français\"")
+        #expect(try choose(other).renditions.first?.backups == [])
+    }
+
     @Test(arguments: [
         (RenditionSelectionOptions.AudioLanguages.matching(["en"]), ["audio-aac-English", "audio-aac-Commentary"]),
         (.matching(["DE"]), ["audio-aac-Deutsch"]),

@@ -97,23 +97,32 @@ public enum RenditionSelection {
         // A media playlist listed once per audio group (Apple's way) is one rendition,
         // fetched once; every entry naming it still brings its groups. A variant listed
         // again on another server is that rendition's backup, not another rendition.
+        let groups = RenditionGroups(master)
         var variantURIs: Set<String> = []
         var copies: [HLSVariant] = []
         var chosen: [SelectedRendition] = []
+        // The variants chosen, each with its copies on other servers, in order.
+        var chosenVariants: [(index: Int, copies: [Int])] = []
         for index in variants where variantURIs.insert(master.variants[index].uri).inserted {
-            let copy = Self.whatItIs(master.variants[index])
+            let copy = groups.whatItIs(master.variants[index])
             guard !copies.contains(copy) else { continue }
             copies.append(copy)
-            let backups = streams.filter { $0 != index && Self.whatItIs(master.variants[$0]) == copy }
-                .map { master.variants[$0].uri }.filter { $0 != master.variants[index].uri }
+            let others = streams.filter {
+                $0 != index && groups.whatItIs(master.variants[$0]) == copy && master.variants[$0].uri != master.variants[index].uri
+            }
+            chosenVariants.append((index, others))
             chosen.append(
-                SelectedRendition(identity: "variant-\(index)", kind: .variant, uri: master.variants[index].uri, backups: backups))
+                SelectedRendition(
+                    identity: "variant-\(index)", kind: .variant, uri: master.variants[index].uri,
+                    backups: distinct(others.map { master.variants[$0].uri })))
         }
-        let audioGroups = distinct(variants.compactMap { master.variants[$0].audioGroup })
-        let subtitleGroups = distinct(variants.compactMap { master.variants[$0].subtitlesGroup })
-        // Grouped once: with every variant chosen, there may be as many groups as renditions.
-        let audioByGroup = Dictionary(grouping: master.renditions.filter { $0.type == .audio }, by: \.groupID)
-        let subtitlesByGroup = Dictionary(grouping: master.renditions.filter { $0.type == .subtitles }, by: \.groupID)
+        // Every entry of a chosen playlist brings its groups; a copy's are its backups'.
+        let playlists = Set(chosenVariants.map { master.variants[$0.index].uri })
+        let entries = variants.filter { playlists.contains(master.variants[$0].uri) }
+        let audioGroups = distinct(entries.compactMap { master.variants[$0].audioGroup })
+        let subtitleGroups = distinct(entries.compactMap { master.variants[$0].subtitlesGroup })
+        let audioByGroup = groups.audio
+        let subtitlesByGroup = groups.subtitles
         var audio = audioGroups.flatMap {
             audioRenditions(audioByGroup[$0] ?? [], options.audioLanguages)
         }
@@ -132,22 +141,25 @@ public enum RenditionSelection {
                 // No URI: its media is inside the variant's segments. The same URI as
                 // something already chosen: one playlist, fetched once.
                 guard let uri = rendition.uri, chosenURIs.insert(uri).inserted else { continue }
+                // Its copies: the rendition of the same name in the group each copy of its
+                // variant names (a backup stream's audio lives in a group of its own).
+                let variantCopies = chosenVariants.first {
+                    let variant = master.variants[$0.index]
+                    return (kind == .audio ? variant.audioGroup : variant.subtitlesGroup) == rendition.groupID
+                }?.copies ?? []
+                let backups = variantCopies.compactMap { copy -> String? in
+                    let variant = master.variants[copy]
+                    let group = kind == .audio ? variant.audioGroup : variant.subtitlesGroup
+                    let groupRenditions = group.flatMap { kind == .audio ? audioByGroup[$0] : subtitlesByGroup[$0] } ?? []
+                    return groupRenditions.first { $0.name == rendition.name }?.uri
+                }
                 chosen.append(
                     SelectedRendition(
                         identity: RenditionIdentity.of(kind, group: rendition.groupID, name: rendition.name),
-                        kind: kind, uri: uri))
+                        kind: kind, uri: uri, backups: distinct(backups.filter { $0 != uri })))
             }
         }
         return RenditionChoice(renditions: chosen, notes: notes)
-    }
-
-    /// A variant without where it is: two variants alike in everything else are copies of
-    /// one stream (RFC 8216 6.2.1's redundant streams; content steering's pathways).
-    private static func whatItIs(_ variant: HLSVariant) -> HLSVariant {
-        var copy = variant
-        copy.uri = ""
-        copy.line = 0
-        return copy
     }
 
     /// `items` without repeats, in order of first appearance.
