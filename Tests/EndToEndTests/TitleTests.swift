@@ -307,6 +307,37 @@ extension EndToEnd {
                     == TitleFixtures.fingerprint(entry: title.path("v3.m3u8")))
         }
 
+        /// A title that fails before it holds anything is kept for `resume` as a file is:
+        /// when what failed may go better later (503), not when it will not (404), which
+        /// leaves nothing behind.
+        @Test func aTitleFailingWithNothingHeldIsKeptOnlyWhenItMayGoBetter() throws {
+            let title = try TitleFixture.hlsTS.make()
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin)
+            var gone = Faults()
+            gone.statusSequence = Array(repeating: ScriptedStatus(404), count: 20)
+            let segments = title.resources.filter { $0.hasSuffix(".ts") }
+            for segment in segments {
+                origin.serve("/t/" + segment, Resource(file: title.path(segment), contentType: "video/mp2t", faults: gone))
+            }
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            let lost = try harness.prefetch(list: url)
+            #expect(lost.status == 1 && lost.stderr.contains("not kept for resume: fix the URL"), "\(lost.stderr)")
+            #expect(try harness.run(["resume"]).stderr.contains("nothing to resume"))
+
+            var busy = Faults()
+            busy.statusSequence = Array(repeating: ScriptedStatus(503), count: 2)
+            for segment in segments {
+                origin.serve("/t/" + segment, Resource(file: title.path(segment), contentType: "video/mp2t", faults: busy))
+            }
+            let later = try harness.prefetch(list: url, ["--retries", "1"])
+            #expect(later.status == 1 && later.stderr.contains("kept for resume: `mediacache resume` tries again"), "\(later.stderr)")
+            let resumed = try harness.run(["resume"])
+            #expect(resumed.status == 0 && resumed.stderr.contains("1 done, 0 failed"), "\(resumed.stderr)")
+            #expect(try harness.run(["path", url]).status == 0)
+        }
+
         /// `--max-height` chooses the best variant no taller: 144 lines takes the second
         /// variant (256x144) with its audio; the others' segments are never asked for.
         @Test func maxHeightChoosesTheBestVariantNoTaller() throws {

@@ -323,18 +323,24 @@ final class TitleDownload {
     func end(_ result: DownloadResult) {
         guard !ended else { return }
         ended = true
-        if case .failed = result { checkpoint() }
-        stopFetches()
         var result = result
         if case .failed(var failure) = result {
             failure.title = counts(listingMissing: true)
-            failure.keptForResume = !progress.held.isEmpty || !progress.partial.isEmpty
-                || pieced.values.contains { $0.partial != nil }
+            let holds = !progress.held.isEmpty || !progress.partial.isEmpty || pieced.values.contains { $0.partial != nil }
+                || onTheirWay.contains { $0.bytesWritten > 0 && $0.validator != nil }
+            // As a file's: what may go better later (a 503, a timeout) stays for `resume`;
+            // a definite failure with nothing held leaves nothing behind.
+            failure.keptForResume = holds || !failure.isDefinite
             if failure.keptForResume {
-                failure.message += "; the \(progress.held.count) parts held are kept: run again to fetch the rest"
+                checkpoint()
+            } else {
+                let staging = staging
+                job.partial.diskQueue.async { FileSystem.removeTree(staging) }
             }
+            if holds { failure.message += "; the \(progress.held.count) parts held are kept: run again to fetch the rest" }
             result = .failed(failure)
         }
+        stopFetches()
         job.finish(result)
     }
 }
