@@ -75,6 +75,16 @@ struct PiecedTitleDownloadTests {
         #expect(scripted.transfers.bytesTaken.load(ordering: .relaxed) == title.file.count + playlistReads * title.playlist.count)
     }
 
+    /// A fresh run says nothing of resuming: a file to fetch in pieces is not a part held
+    /// (it said "resuming: 1 of 2 parts of the title are held" on an empty cache).
+    @Test func aFreshTitleInPiecesIsNotResumed() async throws {
+        let title = SingleFileTitle(size: 1_000_003, count: 7, seed: 13)
+        let scripted = try DownloadJobTests.Scripted(minFragment: 64 << 10) { title.answer($0) }
+        let result = await scripted.download([TitleDownloadTests.url])
+        #expect(try Self.committedFile(result, in: scripted.service.cache).bytes == title.file)
+        #expect(!scripted.events.notices.contains { $0.hasPrefix("resuming") }, "\(scripted.events.notices)")
+    }
+
     /// A run that stopped once every piece was on disk, before the file was hashed (its
     /// progress names all of it as pieces): the next run hashes it and commits, asking
     /// the origin for none of it.

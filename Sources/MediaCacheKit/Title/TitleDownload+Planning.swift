@@ -51,6 +51,7 @@ extension TitleDownload {
             }
             progress = loaded
             pending = plan.resources.filter { progress.held[$0.path] == nil }
+            let held = plan.resources.count - pending.count
             let planner = FragmentPlanner(minFragment: options.minFragment)
             for resource in pending {
                 guard PiecedFile.isPieced(resource, minFragment: options.minFragment) else { continue }
@@ -58,8 +59,8 @@ extension TitleDownload {
                     resource: resource, partial: progress.partial.removeValue(forKey: resource.path),
                     planner: planner, connections: options.connectionsPerFile)
             }
+            // Files fetched in pieces are not pending one by one, nor held.
             pending.removeAll { pieced[$0.path] != nil }
-            let held = plan.resources.count - pending.count
             if held > 0 {
                 job.emit(.notice(url: job.url, message: "resuming: \(held) of \(plan.resources.count) parts of the title are held"))
             }
