@@ -3,9 +3,9 @@ import NIOCore
 import Synchronization
 
 /// The connections of `serve` and which of them wait for a request, so that at the
-/// connection cap those idle longest are closed to make room (as nginx drains up to 32
-/// of its keep-alive connections when it runs out) instead of a new client waiting in
-/// the backlog until an idle timeout frees a place.
+/// connection cap the one idle longest is closed to make room (as nginx reuses its
+/// keep-alive connections when it runs out) instead of a new client waiting in the
+/// backlog until an idle timeout frees a place.
 final class IdleConnections: Sendable {
     private struct Entry {
         let channel: any Channel
@@ -46,7 +46,7 @@ final class IdleConnections: Sendable {
             change(&state)
             return state.takeOwedEviction()
         }
-        if owed { closeOldestIdle(upTo: 1) }
+        if owed { closeOldestIdle() }
     }
 
     /// The server's count of connections fell below its cap: it accepts again, so no
@@ -62,26 +62,26 @@ final class IdleConnections: Sendable {
         _ = state.withLock { $0.entries.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
-    /// Closes up to `limit` of the connections idle longest (silent ones, ones part-way
-    /// through a request head, keep-alive ones between requests); how many. None when
-    /// every connection is being answered or not yet known: the next to become idle is
-    /// closed then.
+    /// Closes the connection idle longest (a silent one, one part-way through a request
+    /// head, or a keep-alive one between requests); false when every connection is
+    /// being answered or not yet known, and then the next to become idle is closed.
     @discardableResult
-    func closeOldestIdle(upTo limit: Int) -> Int {
-        let oldest = state.withLock { state -> [any Channel] in
-            let idle = state.entries.compactMap { key, entry in entry.idleSince.map { (key, $0) } }
-            guard !idle.isEmpty else {
+    func closeOldestIdle() -> Bool {
+        let oldest = state.withLock { state -> (any Channel)? in
+            var oldest: (key: ObjectIdentifier, since: ContinuousClock.Instant)?
+            for (key, entry) in state.entries {
+                guard let since = entry.idleSince else { continue }
+                if oldest.map({ since < $0.since }) ?? true { oldest = (key, since) }
+            }
+            guard let oldest else {
                 state.evictionOwed = true
-                return []
+                return nil
             }
-            let chosen = idle.count <= limit ? idle : Array(idle.sorted { $0.1 < $1.1 }.prefix(limit))
-            return chosen.compactMap { key, _ in
-                state.entries[key]?.idleSince = nil  // closing: never picked twice
-                return state.entries[key]?.channel
-            }
+            state.entries[oldest.key]?.idleSince = nil  // closing: never picked twice
+            return state.entries[oldest.key]?.channel
         }
-        for channel in oldest { channel.close(promise: nil) }
-        return oldest.count
+        oldest?.close(promise: nil)
+        return oldest != nil
     }
 }
 
@@ -99,13 +99,8 @@ struct EvictingConnectionLimit: AvailableConnectionsDelegate {
 
     mutating func connectionOpened() {
         count += 1
-        // A batch, not one: behind a flood of silent connections, closing one per accept
-        // let a player through only after every one queued ahead of it.
-        if count >= maximum { connections.closeOldestIdle(upTo: Self.drainBatch) }
+        if count >= maximum { connections.closeOldestIdle() }
     }
-
-    /// As nginx's `ngx_drain_connections`.
-    static let drainBatch = 32
 
     mutating func connectionClosed() {
         count -= 1

@@ -243,14 +243,14 @@ extension EndToEnd {
             }
             defer { clients.forEach { close($0) } }
             #expect(clients.count >= 250, "only \(clients.count) connections were made")
-            // A connection accepted at the cap closes a batch of the oldest idle ones, so
-            // the silent ones queued in the backlog ahead of the player go through in a
-            // few rounds (one by one, it took 10 s on a loaded CI machine), never after
-            // the idle timeout's minute.
+            // Each connection accepted at the cap closes the oldest idle one, so the
+            // silent ones queued in the backlog ahead of the player go through one by one:
+            // well under a second here, seconds on a loaded machine (10 s was seen in CI),
+            // never the idle timeout's minute.
             let started = Date()
             let page = try CurlResponse.fetch(server.baseURL + "/", timeout: 40)
             let waited = Date().timeIntervalSince(started)
-            #expect(page.status == 200 && waited < 10, "status \(page.status) after \(waited) s")
+            #expect(page.status == 200 && waited < 30, "status \(page.status) after \(waited) s")
             #expect(RawHTTP.isClosedByPeer(clients[0]), "the oldest idle connection is still open")
             #expect(server.process.process.isRunning)
         }

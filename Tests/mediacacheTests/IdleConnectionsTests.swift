@@ -5,7 +5,7 @@ import Testing
 
 @testable import MediaCacheServe
 
-/// `serve`'s connection cap makes room by closing the connections idle longest, also
+/// `serve`'s connection cap makes room by closing the connection idle longest, also
 /// when the cap fills before any new connection's pipeline is set up.
 @Suite("Idle connections")
 struct IdleConnectionsTests {
@@ -25,26 +25,8 @@ struct IdleConnectionsTests {
         Thread.sleep(forTimeInterval: 0.002)
         connections.opened(newer)
         connections.busy(busy)
-        #expect(connections.closeOldestIdle(upTo: 1) == 1)
+        #expect(connections.closeOldestIdle())
         #expect(busy.isActive && !older.isActive && newer.isActive)
-    }
-
-    /// A batch goes at once, the oldest first: a player behind a flood of silent
-    /// connections waits for one round of closes, not one per connection ahead of it.
-    @Test func aBatchOfTheOldestIdleIsClosedAtOnce() throws {
-        let connections = IdleConnections()
-        var channels: [EmbeddedChannel] = []
-        for _ in 0..<5 {
-            let channel = try Self.connected()
-            connections.opened(channel)
-            channels.append(channel)
-            Thread.sleep(forTimeInterval: 0.002)
-        }
-        connections.busy(channels[0])
-        #expect(connections.closeOldestIdle(upTo: 3) == 3)
-        #expect(channels.map(\.isActive) == [true, false, false, false, true])
-        #expect(connections.closeOldestIdle(upTo: 3) == 1)
-        #expect(channels.map(\.isActive) == [true, false, false, false, false])
     }
 
     /// A burst of new connections fills the cap before any of them is known: nothing can
@@ -52,7 +34,7 @@ struct IdleConnectionsTests {
     /// (it waited for an idle timeout before).
     @Test func aCapFilledBeforeAnyConnectionIsKnownIsMadeRoomInOnce() throws {
         let connections = IdleConnections()
-        #expect(connections.closeOldestIdle(upTo: 1) == 0)
+        #expect(!connections.closeOldestIdle())
         let (first, second) = (try Self.connected(), try Self.connected())
         connections.opened(first)
         #expect(!first.isActive, "the owed eviction was not made")
@@ -67,7 +49,7 @@ struct IdleConnectionsTests {
         let (answered, next) = (try Self.connected(), try Self.connected())
         connections.opened(answered)
         connections.busy(answered)
-        #expect(connections.closeOldestIdle(upTo: 1) == 0)
+        #expect(!connections.closeOldestIdle())
         connections.belowCap()
         connections.closed(answered)
         connections.opened(next)
@@ -82,12 +64,12 @@ struct IdleConnectionsTests {
         let connections = IdleConnections()
         let (evicted, arriving) = (try Self.connected(), try Self.connected())
         connections.opened(evicted)
-        #expect(connections.closeOldestIdle(upTo: 1) == 1)
+        #expect(connections.closeOldestIdle())
         #expect(!evicted.isActive)
         // The count: the evicted one ended (below the cap), the arriving one was accepted
         // at the cap, with none known idle.
         connections.belowCap()
-        #expect(connections.closeOldestIdle(upTo: 1) == 0)
+        #expect(!connections.closeOldestIdle())
         connections.closed(evicted)
         connections.opened(arriving)
         #expect(!arriving.isActive, "the server is full and made no room")
