@@ -180,6 +180,27 @@ struct TitleCopiesTests {
         #expect(!notices.contains { $0.contains("copy 2 of 3") }, "\(notices)")
     }
 
+    /// The copy moved to has a playlist that keeps failing (503): after two failures, as
+    /// for a segment, the next copy's is read, and the run says so.
+    @Test func aCopyWhosePlaylistKeepsFailingIsPassedForTheNext() async throws {
+        let asked = Asked()
+        let busy: [ScriptedTransfers.Step] = [.head(status: 503, headers: [("Content-Length", "0")]), .end(CURLE_OK)]
+        let scripted = try Self.origin(copies: 3, asked: asked) { name, _ in
+            switch name {
+            case "a.test/s1.ts": return Self.missing
+            case "b.test/v.m3u8": return busy
+            default: return nil
+            }
+        }
+        let result = await scripted.download([Self.master])
+        guard case .committed = result else {
+            Issue.record("the title failed: \(result)")
+            return
+        }
+        #expect(asked["b.test/v.m3u8"] == 2 && asked["c.test/s1.ts"] == 1)
+        #expect(scripted.events.notices.contains { $0.contains("using the copy at http://c.test/v.m3u8") }, "\(scripted.events.notices)")
+    }
+
     /// A server that fails with 503 is given up after two failures of one segment, not
     /// the whole retry budget (`--retries`).
     @Test func aServerThatKeepsFailingIsGivenUpAfterTwoFailures() async throws {

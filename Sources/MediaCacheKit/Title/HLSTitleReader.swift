@@ -84,7 +84,10 @@ final class HLSTitleReader {
         _ index: Int, of master: HLSMasterPlaylist, _ choice: RenditionChoice, copies: [String], from first: Int
     ) {
         let chosen = choice.renditions
-        playlists.fetch(copies[first]) { [self] result in
+        // With another copy to read, a server that keeps failing is given up as soon as a
+        // segment's would be.
+        let retries = first + 1 < copies.count ? TitleDownload.failuresBeforeAnotherCopy - 1 : nil
+        playlists.fetch(copies[first], retries: retries) { [self] result in
             switch result {
             case .failure(let failure) where first + 1 < copies.count:
                 copyNotes.append(

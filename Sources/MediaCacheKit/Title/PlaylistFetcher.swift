@@ -36,8 +36,9 @@ final class PlaylistFetcher {
         return exchange.transfer(transfer, didReceive: chunk)
     }
 
-    /// Fetches `url`, refusing a body over `maxBytes` (an HLS playlist's limit by default).
-    func fetch(_ url: String, maxBytes: Int = PlaylistText.maxBytes, completion: @escaping Completion) {
+    /// Fetches `url`, refusing a body over `maxBytes` (an HLS playlist's limit by default);
+    /// `retries`: fewer than `--retries` (another copy can be read instead).
+    func fetch(_ url: String, maxBytes: Int = PlaylistText.maxBytes, retries: Int? = nil, completion: @escaping Completion) {
         if entry?.url == url {
             if entry?.answer == nil {
                 entry?.waiting = (maxBytes, completion)
@@ -46,7 +47,7 @@ final class PlaylistFetcher {
             }
             return
         }
-        fetch(url, maxBytes: maxBytes, hops: 0, failures: 0, completion: completion)
+        fetch(url, maxBytes: maxBytes, retries: retries ?? job.options.retries, hops: 0, failures: 0, completion: completion)
     }
 
     /// The entry's answer, once: its body if it arrived whole, else the playlist is asked
@@ -57,11 +58,13 @@ final class PlaylistFetcher {
         if case .success(let response) = entry.answer, response.body.count <= maxBytes {
             completion(.success((response.body, entry.url)))
         } else {
-            fetch(entry.url, maxBytes: maxBytes, hops: 0, failures: 0, completion: completion)
+            fetch(entry.url, maxBytes: maxBytes, retries: job.options.retries, hops: 0, failures: 0, completion: completion)
         }
     }
 
-    private func fetch(_ url: String, maxBytes: Int, hops: Int, failures: Int, completion: @escaping Completion) {
+    private func fetch(
+        _ url: String, maxBytes: Int, retries: Int, hops: Int, failures: Int, completion: @escaping Completion
+    ) {
         let options = job.options
         let request = job.source.request(url: url, urlOrigin: URLParts(url)?.origin, rangeHeaders: [], options: options)
         HTTPExchange.start(
@@ -70,14 +73,14 @@ final class PlaylistFetcher {
             guard let self else { return }
             let shown = Printable.url(url)
             func retry(_ reason: String, retryAfter: Double?) {
-                guard failures < options.retries else {
+                guard failures < retries else {
                     completion(.failure(JobFailure(.retriesExhausted, "the playlist \(shown) failed \(failures + 1) times, last: \(reason)")))
                     return
                 }
                 let delay = job.retryPolicy.delay(attempt: failures + 1, retryAfter: retryAfter)
                 job.emit(.retry(url: job.url, attempt: failures + 1, delay: delay, reason: "the playlist \(shown): \(reason)"))
                 _ = job.loop.after(delay) { [weak self] in
-                    self?.fetch(url, maxBytes: maxBytes, hops: hops, failures: failures + 1, completion: completion)
+                    self?.fetch(url, maxBytes: maxBytes, retries: retries, hops: hops, failures: failures + 1, completion: completion)
                 }
             }
             switch outcome {
@@ -92,7 +95,7 @@ final class PlaylistFetcher {
                     completion(.failure(JobFailure(.redirect, "the playlist \(shown) redirected too often or to no usable URL")))
                     return
                 }
-                fetch(target, maxBytes: maxBytes, hops: hops + 1, failures: failures, completion: completion)
+                fetch(target, maxBytes: maxBytes, retries: retries, hops: hops + 1, failures: failures, completion: completion)
             case .success(let response) where response.head.status == 200:
                 completion(.success((response.body, url)))
             case .success(let response) where RetryPolicy.isTransient(status: response.head.status):

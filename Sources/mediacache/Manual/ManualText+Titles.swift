@@ -23,10 +23,15 @@ extension ManualText {
                 """
                 path prints the title's local master playlist (index.m3u8) or MPD (index.mpd), \
                 whose URIs are all relative: \
-                ffmpeg, mpv and VLC play it offline. A segment that cannot be had fails the title \
-                and names it; what was fetched is kept and the next run fetches only the rest, \
-                even when the URLs carry new tokens. Live playlists and DRM are refused with a \
-                message.
+                ffmpeg, mpv and VLC play it offline. A variant listed again at another URL (an HLS \
+                backup stream, with audio groups of its own or not) and several DASH BaseURLs \
+                are copies of the title on other servers: a segment that fails on the copy in \
+                use (at once for 404, after two failures for 503 or a dead server) moves the \
+                title to the next copy, matched by place; init sections and keys are checked \
+                there, and a copy cut differently is not used. A segment that cannot be had \
+                fails the title and names it; what was fetched is kept and the next run fetches \
+                only the rest, even when the URLs carry new tokens. Live playlists and DRM are \
+                refused with a message.
                 """),
             .text(
                 """
