@@ -100,8 +100,11 @@ extension TitleDownload {
         guard let plan else { return }
         let isStructure = { (resource: TitleResource) in resource.kind == .initSection || resource.kind == .key }
         let segmentsHeld = plan.resources.filter { !isStructure($0) && progress.held[$0.path] != nil }
-        for resource in plan.resources where isStructure(resource) {
-            guard let held = progress.held.removeValue(forKey: resource.path), let url = latestURLs[resource.path] else { continue }
+        // A key written into the playlist (`data:`) was never fetched from a server.
+        for resource in plan.resources where isStructure(resource) && !DataURI.isDataURI(resource.url) {
+            guard let url = latestURLs[resource.path], !DataURI.isDataURI(url),
+                let held = progress.held.removeValue(forKey: resource.path)
+            else { continue }
             // A key may serve several renditions; an init section, its own.
             let dependents = segmentsHeld.filter { resource.kind == .key || $0.rendition == resource.rendition }
             toConfirm[resource.path] = (held.sha256, dependents.map(\.path))

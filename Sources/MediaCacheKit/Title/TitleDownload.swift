@@ -220,6 +220,7 @@ final class TitleDownload {
                 return fail(JobFailure(.badResponse, error.message))
             }
             failures[resource.path] = nil
+            sentBeforeRefresh[resource.path] = nil
             job.bytesFetched += size
             hold(resource, size: size, sha256: sha256)
             confirmed(resource, sha256: sha256)
