@@ -47,6 +47,23 @@ extension EndToEnd {
             return (path, result.stdout)
         }
 
+        /// A master playlist listing one variant at each of `copies` (the same stream on
+        /// other servers: backup streams).
+        static func masterOfCopies(_ copies: [String]) -> Resource {
+            let inf = "#EXT-X-STREAM-INF:BANDWIDTH=1000000,RESOLUTION=320x240"
+            let text = "#EXTM3U\n" + copies.map { "\(inf)\n\($0)\n" }.joined()
+            return Resource(Array(text.utf8), contentType: "application/vnd.apple.mpegurl")
+        }
+
+        /// Whether the cached title at `url` has a variant that plays frame for frame as
+        /// `title`'s entry.
+        static func cachedVariantPlays(_ title: StreamingTitle, _ harness: Harness, _ url: String) throws -> Bool {
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let directory = (path as NSString).deletingLastPathComponent
+            return try TitleFixtures.fingerprint(entry: directory + "/variant-0/index.m3u8")
+                == TitleFixtures.fingerprint(entry: title.path(title.entry))
+        }
+
         /// Every kind of HLS title is cached and plays, with the origin stopped, frame for
         /// frame as the origin's; the bytes of every media file are the origin's.
         @Test(arguments: [
@@ -157,9 +174,7 @@ extension EndToEnd {
             let title = try TitleFixture.hlsTS.make()
             let origin = try TestOrigin()
             try Self.serve(title, on: origin)
-            let inf = "#EXT-X-STREAM-INF:BANDWIDTH=1000000,RESOLUTION=320x240"
-            let master = "#EXTM3U\n\(inf)\n\(origin.url("/gone/\(title.entry)"))\n\(inf)\n/t/\(title.entry)\n"
-            origin.serve("/m/master.m3u8", Resource(Array(master.utf8), contentType: "application/vnd.apple.mpegurl"))
+            origin.serve("/m/master.m3u8", Self.masterOfCopies([origin.url("/gone/\(title.entry)"), "/t/" + title.entry]))
             let harness = Harness()
             let url = origin.url("/m/master.m3u8")
             let result = try harness.prefetch(list: url)
@@ -167,12 +182,9 @@ extension EndToEnd {
             #expect(result.stderr.contains("using the copy at"), "\(result.stderr)")
             #expect(origin.requests(for: "/gone/\(title.entry)").count >= 1)
             origin.stop()
-            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            let directory = (path as NSString).deletingLastPathComponent
-            #expect(
-                try TitleFixtures.fingerprint(entry: directory + "/variant-0/index.m3u8")
-                    == TitleFixtures.fingerprint(entry: title.path(title.entry)))
+            #expect(try Self.cachedVariantPlays(title, harness, url))
             // One entry: the copy's own is not another rendition.
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             let local = try TitleFixtures.read(path)
             #expect(local.components(separatedBy: "#EXT-X-STREAM-INF").count == 2, "\(local)")
         }
@@ -187,9 +199,7 @@ extension EndToEnd {
             let playlist = "application/vnd.apple.mpegurl"
             origin.serve("/p/\(title.entry)", Resource(file: title.path(title.entry), contentType: playlist))
             origin.serve("/p/seg0.ts", Resource(file: title.path("seg0.ts"), contentType: "video/mp2t"))
-            let inf = "#EXT-X-STREAM-INF:BANDWIDTH=1000000,RESOLUTION=320x240"
-            let master = "#EXTM3U\n\(inf)\n/p/\(title.entry)\n\(inf)\n/t/\(title.entry)\n"
-            origin.serve("/m/master.m3u8", Resource(Array(master.utf8), contentType: playlist))
+            origin.serve("/m/master.m3u8", Self.masterOfCopies(["/p/" + title.entry, "/t/" + title.entry]))
             let harness = Harness()
             let url = origin.url("/m/master.m3u8")
             let result = try harness.prefetch(list: url, ["-x", "1"])
@@ -203,11 +213,7 @@ extension EndToEnd {
                 #expect(origin.requests(for: "/t/" + segment).count == 1, "\(segment)")
             }
             origin.stop()
-            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            let directory = (path as NSString).deletingLastPathComponent
-            #expect(
-                try TitleFixtures.fingerprint(entry: directory + "/variant-0/index.m3u8")
-                    == TitleFixtures.fingerprint(entry: title.path(title.entry)))
+            #expect(try Self.cachedVariantPlays(title, harness, url))
         }
 
         /// The first copy's server fails every segment with 503 (it is down behind its
@@ -229,9 +235,7 @@ extension EndToEnd {
                         file: title.path(file), contentType: isPlaylist ? "application/vnd.apple.mpegurl" : "video/mp2t",
                         faults: isPlaylist ? Faults() : down))
             }
-            let inf = "#EXT-X-STREAM-INF:BANDWIDTH=1000000,RESOLUTION=320x240"
-            let master = "#EXTM3U\n\(inf)\n\(failing.url("/p/" + title.entry))\n\(inf)\n/t/\(title.entry)\n"
-            backup.serve("/m/master.m3u8", Resource(Array(master.utf8), contentType: "application/vnd.apple.mpegurl"))
+            backup.serve("/m/master.m3u8", Self.masterOfCopies([failing.url("/p/" + title.entry), "/t/" + title.entry]))
             let harness = Harness()
             let url = backup.url("/m/master.m3u8")
             let result = try harness.prefetch(list: url, ["--retries", "8"])
@@ -242,11 +246,7 @@ extension EndToEnd {
             #expect(!media.isEmpty && media.count <= 2 * segments.count, "\(media.map(\.path))")
             failing.stop()
             backup.stop()
-            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            let directory = (path as NSString).deletingLastPathComponent
-            #expect(
-                try TitleFixtures.fingerprint(entry: directory + "/variant-0/index.m3u8")
-                    == TitleFixtures.fingerprint(entry: title.path(title.entry)))
+            #expect(try Self.cachedVariantPlays(title, harness, url))
         }
 
         /// A backup stream whose audio has a group of its own on the second server (a
