@@ -16,9 +16,10 @@ struct DownloadJobTests {
         let service: DownloadService
         let events = EventLog()
 
+        /// `cache`: a cache of the caller's (another service's before), not a fresh one.
         init(
             connections: Int = 4, minFragment: Int64 = 256 << 10, retries: Int = 5, tier: TierSource? = nil,
-            answer: @escaping @Sendable (HTTPRequest) -> [ScriptedTransfers.Step]
+            cache: String? = nil, answer: @escaping @Sendable (HTTPRequest) -> [ScriptedTransfers.Step]
         ) throws {
             temporary = try TemporaryDirectory("mediacache-job")
             transfers = ScriptedTransfers(answer: answer)
@@ -30,7 +31,7 @@ struct DownloadJobTests {
             options.maxRetryDelay = 0.05
             let events = self.events
             service = try DownloadService(
-                cache: CacheDirectory(root: temporary.path + "/cache"), options: options,
+                cache: CacheDirectory(root: cache ?? temporary.path + "/cache"), options: options,
                 events: { event in events.append(event) }, committed: nil, tier: tier,
                 executor: transfers)
         }

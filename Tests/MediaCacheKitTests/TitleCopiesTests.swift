@@ -37,10 +37,10 @@ struct TitleCopiesTests {
     /// another encode of the title (other bytes, init section included); `copies`: 3
     /// adds `c.test`. `answer` answers first what it has an answer for.
     static func origin(
-        backupSegments: Int = 3, map: Bool = false, otherEncode: Bool = false, copies: Int = 2, asked: Asked,
-        segment: @escaping @Sendable (_ name: String, _ count: Int) -> [ScriptedTransfers.Step]?
+        backupSegments: Int = 3, map: Bool = false, otherEncode: Bool = false, copies: Int = 2, cache: String? = nil,
+        asked: Asked, segment: @escaping @Sendable (_ name: String, _ count: Int) -> [ScriptedTransfers.Step]?
     ) throws -> DownloadJobTests.Scripted {
-        try DownloadJobTests.Scripted { request in
+        try DownloadJobTests.Scripted(cache: cache) { request in
             let parts = request.url.split(separator: "/")
             let name = "\(parts[1])/\(parts.last ?? "")"
             let count = asked.note(name)
@@ -199,6 +199,42 @@ struct TitleCopiesTests {
         }
         #expect(asked["b.test/v.m3u8"] == 2 && asked["c.test/s1.ts"] == 1)
         #expect(scripted.events.notices.contains { $0.contains("using the copy at http://c.test/v.m3u8") }, "\(scripted.events.notices)")
+    }
+
+    /// A run that moved to `b.test` is stopped; the next goes on from `b.test`, whose
+    /// files it holds (another encode than `a.test`'s): nothing is asked of `a.test`, and
+    /// every stored file is `b.test`'s.
+    @Test func aResumedTitleGoesOnFromTheCopyItMovedTo() async throws {
+        let temporary = try TemporaryDirectory("mediacache-copies")
+        defer { temporary.remove() }
+        let cache = temporary.path + "/cache"
+        let firstAsked = Asked()
+        let first = try Self.origin(map: true, otherEncode: true, cache: cache, asked: firstAsked) { name, _ in
+            switch name {
+            case "a.test/s1.ts": return Self.missing
+            case "b.test/s2.ts": return [.silence]
+            default: return nil
+            }
+        }
+        let handle = first.service.submit(JobRequest(entry: ListEntry(urls: [Self.master])))
+        let staging = TitleLayout.staging(key: CacheKey(identity: Self.master), in: first.service.cache)
+        let saved = await TitleDownloadTests.eventually(seconds: 10) {
+            let progress = TitleProgress.load(staging: staging)
+            return progress.copy == 1 && progress.held["variant-0/s1.ts"] != nil && progress.held["variant-0/s0.ts"] != nil
+        }
+        #expect(saved, "no checkpoint on the second copy: \(first.events.notices)")
+        first.service.shutdown()
+        _ = await handle.result()
+
+        let asked = Asked()
+        let second = try Self.origin(map: true, otherEncode: true, cache: cache, asked: asked) { _, _ in nil }
+        let files = try Self.stored(await second.download([Self.master]), in: second.service.cache)
+        let expected = ["init-0.mp4": Self.otherInitSection, "s0.ts": Self.otherSegments[0], "s1.ts": Self.otherSegments[1],
+            "s2.ts": Self.otherSegments[2]]
+        let same = files == expected
+        #expect(same, "stored: \(files.mapValues(\.count)); \(second.events.notices)")
+        #expect(asked["a.test/v.m3u8"] == 0 && asked["a.test/s2.ts"] == 0 && asked["b.test/s2.ts"] == 1)
+        #expect(second.events.notices.contains { $0.contains("going on from the title's copy 2") }, "\(second.events.notices)")
     }
 
     /// A server that fails with 503 is given up after two failures of one segment, not

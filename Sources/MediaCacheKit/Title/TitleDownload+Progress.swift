@@ -57,6 +57,7 @@ extension TitleDownload {
         checkpointing = true
         unsaved = 0
         var snapshot = progress
+        snapshot.copy = copy > 0 ? copy : nil
         for fetch in onTheirWay { snapshot.keepPartial(of: fetch) }
         for (path, file) in pieced { snapshot.partial[path] = file.partial }
         let state = snapshot.jobState(of: job.request, createdAt: createdAt)

@@ -75,8 +75,23 @@ final class TitleDownload {
 
     var filesDirectory: String { staging + "/" + TitleLayout.filesFolder }
 
-    /// Reads the title's playlist from `url` (where the job found it) and goes on from there.
+    /// Reads the title's playlist from `url` (where the job found it) and goes on from
+    /// there: from the copy an earlier run moved to, whose files it holds (read off the
+    /// loop first).
     func start(url: String) {
+        let (staging, loop, job) = (staging, loop, job)
+        job.partial.diskQueue.async {
+            let saved = TitleProgress.savedCopy(staging: staging)
+            loop.post { job.onTitle { $0.start(url: url, copy: saved) } }
+        }
+    }
+
+    private func start(url: String, copy saved: Int) {
+        guard !ended else { return }
+        copy = saved
+        if saved > 0 {
+            job.emit(.notice(url: job.url, message: "going on from the title's copy \(saved + 1), which the last run moved to"))
+        }
         read(url) { [self] result in
             guard !ended else { return }
             switch result {

@@ -18,6 +18,9 @@ struct TitleProgress: Sendable, Codable, Equatable {
     /// Resources on their way at the checkpoint: the bytes of each already on disk, and
     /// the version they are of (its `If-Range` value), so a resume asks for the rest only.
     var partial: [String: Partial] = [:]
+    /// The copy of the title (`TitlePlan.copies`) the files held come from, when not the
+    /// first: a resumed run reads its playlists from there, so its files fit them.
+    var copy: Int?
 
     struct Partial: Sendable, Codable, Equatable {
         /// Where the bytes held end: the file is at least this long.
@@ -59,6 +62,15 @@ struct TitleProgress: Sendable, Codable, Equatable {
                 && (FileSystem.fileSize(files + path) ?? 0) >= partial.bytes
         }
         return progress
+    }
+
+    /// The copy the progress saved in `staging` was made from; 0 when none says.
+    static func savedCopy(staging: String) -> Int {
+        let path = staging + "/" + TitleLayout.progressFile
+        guard let bytes = try? FileSystem.readAll(path),
+            let progress = try? JSONDecoder().decode(TitleProgress.self, from: Data(bytes))
+        else { return 0 }
+        return max(0, progress.copy ?? 0)
     }
 
     /// Drops what is no longer the title's: held files of renditions `plan` does not
@@ -115,6 +127,7 @@ struct TitleProgress: Sendable, Codable, Equatable {
         var json = JSONBytes(reservingCapacity: 128 * (held.count + partial.count) + 64)
         json.object { json in
             json.key("version", version)
+            if let copy { json.key("copy", copy) }
             json.key("shapes") { json in
                 for (identity, shape) in shapes { json.key(identity, shape) }
             }
