@@ -20,6 +20,18 @@ struct URLCanonicalFormTests {
         ("http://[::1]/x", "http://[::1]/x"),
         ("http://a.example/p@th:80/x", "http://a.example/p@th:80/x"),
         ("http://a.example/x?r=http://B.example:80/", "http://a.example/x?r=http://B.example:80/"),
+        ("http://a.example/sub/%c3%bcn%C3%AF.mp4", "http://a.example/sub/%C3%BCn%C3%AF.mp4"),
+        ("http://a.example/sub/ünï.mp4", "http://a.example/sub/%C3%BCn%C3%AF.mp4"),
+        ("http://a.example/%7Euser/%41%2d%2E_.mp4", "http://a.example/~user/A-._.mp4"),
+        ("http://a.example/a%2fb%20c.mp4", "http://a.example/a%2Fb%20c.mp4"),
+        ("http://a.example/./sub/../hello.txt", "http://a.example/hello.txt"),
+        ("http://a.example/a/b/..", "http://a.example/a/"),
+        ("http://a.example/a/./b/.", "http://a.example/a/b/"),
+        ("http://a.example/../../x", "http://a.example/x"),
+        ("http://a.example/%2E%2E/x", "http://a.example/x"),
+        ("http://a.example/x?q=%7e%2f&r=ü", "http://a.example/x?q=~%2F&r=%C3%BC"),
+        ("http://a.example/x?a=../b", "http://a.example/x?a=../b"),
+        ("http://a.example/100%", "http://a.example/100%"),
     ])
     func spellingsOfOneResourceAreOne(spelling: String, canonical: String) {
         #expect(URLCanonicalForm.of(spelling) == canonical)
@@ -35,6 +47,7 @@ struct URLCanonicalFormTests {
         let key = CacheKey(identity: "https://cdn.example/v.mp4")
         #expect(CacheKey(identity: "HTTPS://CDN.Example:443/v.mp4#t=3") == key)
         #expect(CacheKey(identity: "https://cdn.example/V.mp4") != key)
+        #expect(CacheKey(identity: "https://cdn.example/a/../%76.mp4") == key)
         #expect(CacheKey(identity: "https://user:secret@cdn.example/v.mp4") == CacheKey(identity: "https://user@CDN.example/v.mp4"))
     }
 }

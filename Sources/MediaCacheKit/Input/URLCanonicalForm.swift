@@ -1,11 +1,15 @@
 /// The one spelling the cache files an http(s) URL under. Spellings that differ only
-/// where RFC 3986 (6.2.2, 6.2.3) says they name the same resource — the scheme's and
-/// host's case, the scheme's default port, an empty path — and a `#fragment`, which
-/// never reaches the server, are one object, not several.
+/// where RFC 3986 (6.2.2, 6.2.3) says they name the same resource are one object, not
+/// several: the scheme's and host's case, the scheme's default port, an empty path,
+/// how a character is escaped, `.` and `..` segments, and a `#fragment`, which never
+/// reaches the server.
 enum URLCanonicalForm {
     /// `string` with its scheme and host lowercased, `:80` (http) or `:443` (https) and
-    /// its fragment dropped, and an empty path written `/`; anything that is not an
-    /// http(s) URL unchanged. The user information, path and query keep their case.
+    /// its fragment dropped, an empty path written `/`, and in its path and query every
+    /// escape of a letter, digit, `-`, `.`, `_` or `~` decoded, every other escape in
+    /// upper case, and every byte outside ASCII escaped (an IRI's `ü` is `%C3%BC`); `.`
+    /// and `..` segments are removed from the path. Anything that is not an http(s) URL
+    /// is unchanged. The user information, path and query keep their case.
     static func of(_ string: String) -> String {
         let bytes = Array(string.utf8)
         guard let colon = bytes.prefix(6).firstIndex(of: UInt8(ascii: ":")) else { return string }
@@ -30,9 +34,78 @@ enum URLCanonicalForm {
             let defaultPort = Array((scheme.count == 4 ? "80" : "443").utf8)
             if !port.isEmpty && !port.elementsEqual(defaultPort) { canonical += bytes[portColon..<authorityEnd] }
         }
-        if authorityEnd == end || bytes[authorityEnd] == UInt8(ascii: "?") { canonical.append(UInt8(ascii: "/")) }
-        canonical += bytes[authorityEnd..<end]
+        let queryStart = bytes[authorityEnd..<end].firstIndex(of: UInt8(ascii: "?")) ?? end
+        canonical += withoutDotSegments(escapes(bytes[authorityEnd..<queryStart]))
+        canonical += escapes(bytes[queryStart..<end])
         return String(decoding: canonical, as: UTF8.self)
+    }
+
+    /// `part` with unreserved characters unescaped, other escapes in upper case, and
+    /// bytes outside ASCII escaped.
+    private static func escapes(_ part: ArraySlice<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(part.count)
+        var index = part.startIndex
+        while index < part.endIndex {
+            let byte = part[index]
+            if byte == UInt8(ascii: "%"), index + 2 < part.endIndex, let high = hexValue(part[index + 1]),
+                let low = hexValue(part[index + 2])
+            {
+                let decoded = high << 4 | low
+                if isUnreserved(decoded) {
+                    out.append(decoded)
+                } else {
+                    out += [byte, upperHex(high), upperHex(low)]
+                }
+                index += 3
+            } else if byte >= 0x80 {
+                out += [UInt8(ascii: "%"), upperHex(byte >> 4), upperHex(byte & 0xF)]
+                index += 1
+            } else {
+                out.append(byte)
+                index += 1
+            }
+        }
+        return out
+    }
+
+    /// An absolute path without `.` and `..` segments (RFC 3986 5.2.4); `/` when empty.
+    private static func withoutDotSegments(_ path: [UInt8]) -> [UInt8] {
+        guard !path.isEmpty else { return [UInt8(ascii: "/")] }
+        let segments = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
+        guard segments.contains(where: { $0.elementsEqual([0x2E]) || $0.elementsEqual([0x2E, 0x2E]) }) else { return path }
+        var kept: [ArraySlice<UInt8>] = []
+        for (position, segment) in segments.enumerated() {
+            let isLast = position == segments.count - 1
+            if segment.elementsEqual([0x2E]) {
+                if isLast { kept.append([]) }
+            } else if segment.elementsEqual([0x2E, 0x2E]) {
+                if !kept.isEmpty { kept.removeLast() }
+                if isLast { kept.append([]) }
+            } else {
+                kept.append(segment)
+            }
+        }
+        let joined = kept.reduce(into: [UInt8]()) { out, segment in out += [UInt8(ascii: "/")] + segment }
+        return joined.isEmpty ? [UInt8(ascii: "/")] : joined
+    }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || [0x2D, 0x2E, 0x5F, 0x7E].contains(byte)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static func upperHex(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
     private static func lowercased(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
