@@ -148,6 +148,23 @@ extension EndToEnd {
             #expect(try harness.cachedBytes(origin.url("/plain.mp4")) == bytes)
         }
 
+        /// A failure kept for `resume` is listed by `status` as `resume` would take it: once
+        /// `rm` has removed what was kept, no longer as one it tries again.
+        @Test func statusSaysWhetherAFailureIsStillKept() throws {
+            var busy = Faults()
+            busy.statusSequence = Array(repeating: ScriptedStatus(503), count: 20)
+            serve(busy)
+            let url = origin.url("/f.mp4")
+            let result = try harness.prefetch(list: url, ["--retries", "0"])
+            #expect(result.status == 1 && result.stderr.contains("kept for resume: `mediacache resume`"), "\(result.stderr)")
+            #expect(try harness.run(["status"]).stdout.contains("(resume tries it again)"))
+            #expect(try harness.run(["rm", url]).status == 0)
+            let status = try harness.run(["status"]).stdout
+            #expect(status.contains("(no longer kept)") && !status.contains("resume tries it again"), "\(status)")
+            let json = try harness.run(["status", "--json"]).stdout
+            #expect(json.contains("\"kept_for_resume\":false"), "\(json)")
+        }
+
         @Test func notFoundFailsThatEntryOnly() throws {
             serve(Faults())
             let result = try harness.prefetch(list: origin.url("/nope.mp4") + "\n" + origin.url("/f.mp4"))

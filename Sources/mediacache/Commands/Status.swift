@@ -81,14 +81,18 @@ struct Status: ParsableCommand {
                 Terminal.out("failed in the last run (\(Printable.name(failures.finishedAt)) UTC):")
             }
             for failure in failures.failures {
+                // What was kept may be gone since (`rm`, `gc`, or nothing could be saved).
+                let kept = failure.keptForResume
+                    && (partialKeys.contains(CacheKey(identity: failure.url))
+                        || jobs.contains { $0.state.entry.urls.map(URLCredentials.withoutPassword).contains(failure.url) })
                 if json {
                     Terminal.out(
                         JSONEvent.encode([
                             "state": "failed", "url": failure.url, "code": failure.code, "reason": failure.message,
-                            "kept_for_resume": failure.keptForResume,
+                            "kept_for_resume": kept,
                         ]))
                 } else {
-                    let next = failure.keptForResume ? "resume tries it again" : "not kept for resume"
+                    let next = kept ? "resume tries it again" : failure.keptForResume ? "no longer kept" : "not kept for resume"
                     Terminal.out("  \(Printable.url(failure.url)): \(Printable.name(failure.message, limit: 2000)) (\(next))")
                 }
             }
