@@ -33,9 +33,18 @@ struct MediaCacheCommand: AsyncParsableCommand {
         MemoryTuning.limitMallocArenas()
         IndexNotices.observe { Terminal.err("mediacache: warning: \($0)") }
         let given = Array(CommandLine.arguments.dropFirst())
-        if given.count == 2, given[0] == "help", let topic = HelpTopics.text(for: given[1]) {
-            Terminal.out(topic)
-            return
+        if given.count == 2, given[0] == "help" {
+            if let topic = HelpTopics.text(for: given[1]) {
+                Terminal.out(topic)
+                return
+            }
+            let commands = configuration.subcommands.map { $0._commandName } + ["help"]
+            if !commands.contains(given[1]) {
+                Terminal.err(
+                    "mediacache: no command or help topic '\(Printable.name(given[1], limit: 40))'; topics: "
+                        + HelpTopics.topics.map(\.name).joined(separator: ", ") + "; commands: `mediacache --help`")
+                Foundation.exit(ExitStatus.usage.rawValue)
+            }
         }
         let hoisted = LeadingOptions.hoisted(given, commands: configuration.subcommands)
         var problem = ForeignOptions.problem(in: given)

@@ -305,5 +305,9 @@ extension EndToEnd.Prefetch {
         let prefetch = try MediaCacheProcess.run(["help", "prefetch"])
         #expect(prefetch.status == 0)
         #expect(prefetch.stdout.contains("-i, --input-file <list>"))
+        // Neither a topic nor a command: said, not answered with the general help.
+        let bogus = try MediaCacheProcess.run(["help", "bogus"])
+        #expect(bogus.status == 2 && bogus.stdout.isEmpty, "\(bogus.stdout)")
+        #expect(bogus.stderr.contains("no command or help topic 'bogus'; topics: list-format, titles"), "\(bogus.stderr)")
     }
 }
