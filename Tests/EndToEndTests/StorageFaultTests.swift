@@ -59,6 +59,33 @@ extension EndToEnd {
             #expect(try harness.run(["verify"]).status == 0)
         }
 
+        /// A stream no range can continue (no Content-Length, no Range) fills the disk: its
+        /// bytes are given back, the entry is kept for `resume` (and `status` lists it),
+        /// and the resume once there is room starts it again and is exact.
+        @Test(.enabled(if: TmpfsMount.available, "needs root and mount"))
+        func aStreamThatFillsTheDiskGivesItsBytesBack() throws {
+            let mount = try TmpfsMount(at: harness.scratch.cache, size: "8m")
+            defer { mount.unmount() }
+            let bytes = TestBytes.make(12 << 20, seed: 105)
+            var stream = Faults()
+            stream.chunked = true
+            stream.ignoreRange = true
+            origin.serve("/stream.bin", Resource(bytes, faults: stream))
+            let full = try harness.prefetch(list: origin.url("/stream.bin"))
+            #expect(full.status == 1 && full.stderr.contains("the disk is full"), "\(full.stderr)")
+            #expect(full.stderr.contains("kept for resume"), "\(full.stderr)")
+            let held = (try? FileManager.default.subpathsOfDirectory(atPath: harness.scratch.cache + "/partial")) ?? []
+            let sizes = held.compactMap { try? FileManager.default.attributesOfItem(atPath: harness.scratch.cache + "/partial/" + $0)[.size] as? Int }
+            #expect(sizes.reduce(0, +) < 1 << 20, "the stream's bytes still fill the disk: \(held) \(sizes)")
+            let status = try harness.run(["status"])
+            #expect(status.stdout.contains("stream.bin"), "\(status.stdout) \(status.stderr)")
+
+            try mount.remount("size=64m")
+            let resumed = try harness.run(["resume"])
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/stream.bin")) == bytes)
+        }
+
         /// The disk fills up while a download is half done: the run fails clearly, the
         /// saved progress survives, and once there is room the resume is exact.
         @Test(.enabled(if: TmpfsMount.available, "needs root and mount"))

@@ -269,7 +269,15 @@ final class DownloadJob: @unchecked Sendable {
         // A dead link leaves no folder behind: 200,000 of them made `status` slow.
         failure.keptForResume = keepPartial && !(failure.isDefinite && state.completed.isEmpty)
         if failure.keptForResume {
-            partial.releaseUnheld(state.completed, length: state.length)
+            if state.rangesSupported {
+                partial.releaseUnheld(state.completed, length: state.length)
+            } else {
+                // A stream no range can continue starts again from byte 0: its bytes are
+                // given back now (a full disk is the usual end of such a stream), and the
+                // entry alone is kept for the next run.
+                state.discardData()
+                partial.releaseAll()
+            }
             checkpoint()
         } else {
             partial.remove()

@@ -188,6 +188,13 @@ final class PartialFile: @unchecked Sendable {
         try file.preallocate(length: length)
     }
 
+    /// Gives back every byte of the data file: what a failed stream wrote, which no range
+    /// can continue. On the disk queue, before the checkpoint that follows.
+    func releaseAll() {
+        guard let file = dataFile else { return }
+        diskQueue.async { try? file.truncate(length: 0) }
+    }
+
     /// Gives back the space reserved for bytes never received, when a failed download
     /// is kept for a later run: what it holds on disk is then what it has. Hole punching
     /// is file-system work: on the disk queue, before the checkpoint that follows.
