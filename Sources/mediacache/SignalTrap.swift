@@ -4,17 +4,17 @@ import Synchronization
 
 /// Stop requests for long commands: SIGINT, SIGTERM and SIGHUP, and the reader of stdout
 /// going away (EPIPE, reported by `Terminal`; SIGPIPE itself is ignored process-wide).
-/// The first request prints `message` and calls `onFirst` (or just sets the flag the
-/// command polls); a second signal exits at once.
+/// The first request prints `message` and calls `onFirst` with the status a run stopped
+/// by it exits with (or just sets the flag the command polls); a second signal exits at once.
 final class SignalTrap: Sendable {
     /// The first stop request's signal.
     private let caught = Mutex<Int32?>(nil)
     /// Kept for the life of the trap (a released source stops delivering).
     private let sources: Mutex<[(number: Int32, source: any DispatchSourceSignal)]>
     private let message: String
-    private let onFirst: (@Sendable () -> Void)?
+    private let onFirst: (@Sendable (ExitCode) -> Void)?
 
-    init(message: String, onFirst: (@Sendable () -> Void)? = nil) {
+    init(message: String, onFirst: (@Sendable (ExitCode) -> Void)? = nil) {
         self.message = message
         self.onFirst = onFirst
         var trapped: [(number: Int32, source: any DispatchSourceSignal)] = []
@@ -48,7 +48,7 @@ final class SignalTrap: Sendable {
             } else {
                 Terminal.err("\nmediacache: \(message) (press Ctrl-C again to quit at once)")
             }
-            onFirst?()
+            onFirst?(ExitStatus.interrupted(by: number))
         } else if number != SIGPIPE {
             exit(ExitStatus.interrupted(by: number).rawValue)
         }

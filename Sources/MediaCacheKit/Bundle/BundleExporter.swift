@@ -51,14 +51,18 @@ public final class BundleExporter {
         return BundleManifest(created: Date(), generator: "mediacache \(MediaCacheVersion.string)", entries: entries)
     }
 
-    /// Writes the bundle to `path` (atomically: a temporary name, renamed when complete).
+    /// Writes the bundle to `path` (atomically: a temporary name, renamed when complete);
+    /// `writing` is told the temporary name, the file to remove if the process must end
+    /// before it is complete.
     public func export(
         _ manifest: BundleManifest, to path: String, options: ExportOptions,
-        progress: (ExportProgress) -> Void = { _ in }, isCancelled: () -> Bool = { false }
+        progress: (ExportProgress) -> Void = { _ in }, isCancelled: () -> Bool = { false },
+        writing: (String) -> Void = { _ in }
     ) throws -> ExportSummary {
         let started = Date()
         let total = manifest.entries.reduce(Int64(0)) { $0 + $1.size }
         let writer = try BundleWriter(destination: path, level: options.compressionLevel, threads: options.threads)
+        writing(writer.temporary)
         try writer.writeManifest(manifest)
         var done: Int64 = 0
         for (number, entry) in manifest.entries.enumerated() {
@@ -78,6 +82,7 @@ public final class BundleExporter {
             done += entry.size
             progress(ExportProgress(objectsDone: number + 1, objects: manifest.entries.count, bytesDone: done, bytes: total))
         }
+        if isCancelled() { throw BundleError.cancelled }
         let size = try writer.finish()
         return ExportSummary(
             objects: manifest.entries.count, bytes: total, bundleSize: size,

@@ -68,7 +68,7 @@ struct DownloadRun {
         let placer = ObjectPlacer(
             cache: cache, report: PlacementPrinter.reporter(json: json, quiet: quiet, printer: printer))
         let batch = PrefetchBatch(service: service, placer: placer)
-        let trap = SignalTrap(message: "stopping, saving progress") {
+        let trap = SignalTrap(message: "stopping, saving progress") { _ in
             stopReading()
             batch.cancel()
             pusher?.cancel()

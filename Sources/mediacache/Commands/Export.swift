@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MediaCacheKit
+import Synchronization
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -80,7 +81,14 @@ struct Export: ParsableCommand {
         if let threads { options.threads = threads }
 
         let exporter = try CommandInputs.usingCache(directory) { try BundleExporter(cache: directory) }
-        let interrupt = SignalTrap(message: "stopping and removing temporary files")
+        // The compressor cannot be stopped halfway through what it holds (seconds at a high
+        // level): a stop removes the unfinished bundle and ends the run at once.
+        let unfinished = Mutex<String?>(nil)
+        let interrupt = SignalTrap(message: "stopping and removing temporary files") { status in
+            if let path = unfinished.withLock({ $0 }) { unlink(path) }
+            Terminal.err("mediacache: export failed: interrupted; temporary files were removed")
+            Foundation.exit(status.rawValue)
+        }
         let line = ByteProgressLine(label: "exporting", enabled: Terminal.stderrIsTerminal && !quiet)
         do {
             let manifest = try exporter.manifest(for: selection, options: options)
@@ -90,7 +98,7 @@ struct Export: ParsableCommand {
             let summary = try exporter.export(
                 manifest, to: bundle, options: options,
                 progress: { line.update(done: $0.bytesDone, total: $0.bytes, detail: "\($0.objectsDone)/\($0.objects) objects") },
-                isCancelled: { interrupt.isSet })
+                isCancelled: { interrupt.isSet }, writing: { path in unfinished.withLock { $0 = path } })
             line.clear()
             if !quiet {
                 let rate = summary.seconds > 0 ? Double(summary.bytes) / summary.seconds : 0

@@ -68,7 +68,7 @@ struct Push: ParsableCommand {
             }
         }
         let pusher = TierPusher(store: store, objects: objects, events: printer.handle)
-        let trap = SignalTrap(message: "stopping; unfinished uploads resume at the next push") { pusher.cancel() }
+        let trap = SignalTrap(message: "stopping; unfinished uploads resume at the next push") { _ in pusher.cancel() }
         if names.isEmpty { pusher.pushNoted() }
         for object in selected { pusher.push(object) }
         pusher.finish()

@@ -104,7 +104,7 @@ struct Serve: AsyncParsableCommand {
         let group = ServeGroup.make(
             server: server, engine: engine, watch: CacheWatch(directory: directory, identity: directory.identity()),
             background: background)
-        let trap = SignalTrap(message: "stopping, saving progress") {
+        let trap = SignalTrap(message: "stopping, saving progress") { _ in
             Task { await group.triggerGracefulShutdown() }
         }
         var failure: (any Error)?
