@@ -12,6 +12,21 @@ extension EndToEnd {
 
         init() throws { origin = try TestOrigin() }
 
+        /// An MP4 the origin serves cut short (its boxes do not tile it) is not cached,
+        /// and the run says so; as the same bytes would fail the same way, nothing is kept
+        /// for `resume`, and the summary does not promise it.
+        @Test func aTruncatedMP4IsRefusedAndNotKeptForResume() throws {
+            let source = try MediaSample.videoMP4.make(in: harness.scratch.path)
+            let bytes = try #require(TestBytes.read(source))
+            origin.serve("/cut.mp4", Resource(Array(bytes.prefix(bytes.count * 2 / 3)), contentType: "video/mp4"))
+            let url = origin.url("/cut.mp4")
+            let result = try harness.prefetch(list: url)
+            #expect(result.status == 1 && result.stderr.contains("the MP4 structure is damaged"), "\(result.stderr)")
+            #expect(result.stderr.contains("not kept for resume"), "\(result.stderr)")
+            #expect(try harness.run(["resume"]).stderr.contains("nothing to resume"))
+            #expect(try harness.run(["status"]).stdout.contains("(not kept for resume)"))
+        }
+
         @Test(arguments: [MediaSample.videoMP4, MediaSample.audioM4A])
         func lateMoovIsFetchedFirstAndRelocated(sample: MediaSample) throws {
             let source = try sample.make(in: harness.scratch.path)
