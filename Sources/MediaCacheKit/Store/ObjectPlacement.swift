@@ -32,13 +32,25 @@ public enum ObjectPlacement {
     /// Places the object stored at `source` as `directory/name`, creating `directory`.
     /// A copy (another file system) may be read by anyone, as a download's is, unless
     /// `isSecret` (a title's key): then by its owner alone, as the cached file is.
+    /// What stands where a folder of `path` should be: a file on the way to it.
+    private static func whyNoFolder(at path: String) -> String? {
+        var current = path
+        while !current.isEmpty && current != "/" {
+            if let type = FileSystem.entryType(current) {
+                return type == S_IFDIR ? nil : "\(current) is a file, not a folder"
+            }
+            current = FileSystem.parent(of: current)
+        }
+        return nil
+    }
+
     public static func place(
         objectAt source: String, in directory: String, name: String, isSecret: Bool = false
     ) throws(Failure) -> Placed {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw Failure(description: "cannot create the folder \(directory): \(error.localizedDescription)")
+            throw Failure(description: "cannot create the folder \(directory): \(whyNoFolder(at: directory) ?? "\(error)")")
         }
         var original = stat()
         guard lstat(source, &original) == 0 else {
