@@ -89,6 +89,19 @@ extension EndToEnd {
             #expect(try harness.cachedBytes(origin.url("/clip.mp4")) == bytes)
         }
 
+        /// Cached relocated by an earlier run, asked for with `--no-faststart`: the run
+        /// says the cached file is not the origin's layout, and how to have that.
+        @Test func noFaststartOnARelocatedObjectIsSaid() throws {
+            let source = try MediaSample.videoMP4.make(in: harness.scratch.path)
+            origin.serve("/clip.mp4", Resource(try #require(TestBytes.read(source)), contentType: "video/mp4"))
+            let url = origin.url("/clip.mp4")
+            #expect(try harness.prefetch(list: url).status == 0)
+            let again = try harness.prefetch(list: url, ["--no-faststart"])
+            #expect(again.status == 0 && again.stderr.contains("already cached"), "\(again.stderr)")
+            #expect(again.stderr.contains("cached with its moov moved to the front (faststart)"), "\(again.stderr)")
+            #expect(again.stderr.contains("`mediacache rm URL`, then prefetch it again"), "\(again.stderr)")
+        }
+
         @Test func alreadyFaststartFileIsStoredAsItIs() throws {
             let source = try MediaSample.videoMP4.make(in: harness.scratch.path, faststart: true)
             let bytes = try #require(TestBytes.read(source))

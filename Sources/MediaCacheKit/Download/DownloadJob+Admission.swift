@@ -32,12 +32,12 @@ extension DownloadJob {
         loop.preconditionOnLoop()
         phase = .preparing(afterWaiting: afterWaiting)
         let (key, objects, partial, loop) = (key, service.objects, partial, loop)
-        let (request, spares, selection) = (request, service.spareFiles, options.renditions)
+        let (request, spares, selection, faststart) = (request, service.spareFiles, options.renditions, options.faststart)
         let (forPlayers, shown) = (download.priority == .interactive, foreignShown)
         partial.diskQueue.async { [weak self] in
             let preparation = Self.prepare(
-                key: key, request: request, selection: selection, objects: objects, partial: partial, spares: spares,
-                forPlayers: forPlayers)
+                key: key, request: request, selection: selection, faststart: faststart, objects: objects, partial: partial,
+                spares: spares, forPlayers: forPlayers)
             // Committed by the download readers were reading: whether it is their bytes.
             let whole = shown.flatMap { shown in
                 preparation.cachedObject.map {
@@ -100,12 +100,19 @@ extension DownloadJob {
     /// disk queue. `forPlayers`: players wait for it, and may read another process's
     /// download of the key.
     private static func prepare(
-        key: CacheKey, request: JobRequest, selection: RenditionSelectionOptions, objects: ObjectStore,
+        key: CacheKey, request: JobRequest, selection: RenditionSelectionOptions, faststart: Bool, objects: ObjectStore,
         partial: PartialFile, spares: SpareDataFiles?, forPlayers: Bool
     ) -> Preparation {
-        /// A cached title fetched by another choice of renditions is not fetched again by
-        /// this one: the user hears so, and how to have it.
+        /// A cached title fetched by another choice of renditions, or an MP4 relocated
+        /// before this run's `--no-faststart`, is not fetched again by this one: the user
+        /// hears so, and how to have it.
         func cached(_ intact: IntactObject) -> Preparation {
+            if !faststart, intact.object.faststart == .relocated {
+                return .alreadyCached(
+                    intact.object,
+                    note: "cached with its moov moved to the front (faststart), not as the origin sent it as "
+                        + "--no-faststart asks; to have the origin's layout, `mediacache rm URL`, then prefetch it again")
+            }
             let wanted = request.entry.renditions.applied(to: selection)
             guard let chosen = intact.titleManifest?.selection, chosen != wanted else {
                 return .alreadyCached(intact.object, note: nil)
