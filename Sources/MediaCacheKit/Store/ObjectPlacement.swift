@@ -29,9 +29,6 @@ public enum ObjectPlacement {
     /// The most names tried before giving up (`name.1.ext` ... `name.999.ext`).
     static let maximumRenames = 999
 
-    /// Places the object stored at `source` as `directory/name`, creating `directory`.
-    /// A copy (another file system) may be read by anyone, as a download's is, unless
-    /// `isSecret` (a title's key): then by its owner alone, as the cached file is.
     /// What stands where a folder of `path` should be: a file on the way to it.
     private static func whyNoFolder(at path: String) -> String? {
         var current = path
@@ -44,6 +41,9 @@ public enum ObjectPlacement {
         return nil
     }
 
+    /// Places the object stored at `source` as `directory/name`, creating `directory`.
+    /// A copy (another file system) may be read by anyone, as a download's is, unless
+    /// `isSecret` (a title's key): then by its owner alone, as the cached file is.
     public static func place(
         objectAt source: String, in directory: String, name: String, isSecret: Bool = false
     ) throws(Failure) -> Placed {
