@@ -191,13 +191,24 @@ extension EndToEnd {
 
         @Test func aLoginErrorSaysHowToLogIn() throws {
             var faults = Faults()
-            faults.statusSequence = [ScriptedStatus(403)]
+            faults.statusSequence = [ScriptedStatus(401)]
             serve(faults)
             let result = try harness.prefetch(list: origin.url("/f.mp4"))
             #expect(result.status == 1)
             #expect(result.stderr.contains(
-                "HTTP 403 Forbidden; the origin wants a login: give its cookies (--load-cookies FILE), a header "
+                "HTTP 401 Unauthorized; the origin wants a login: give its cookies (--load-cookies FILE), a header "
                     + "(-H 'Authorization: ...', or header= in the list) or a netrc login (--netrc)"), "\(result.stderr)")
+        }
+
+        /// Forbidden is not only a missing login: an expired signed URL, a referer check.
+        @Test func aForbiddenAnswerNamesItsLikelyCauses() throws {
+            var faults = Faults()
+            faults.statusSequence = [ScriptedStatus(403)]
+            serve(faults)
+            let result = try harness.prefetch(list: origin.url("/f.mp4"))
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("HTTP 403 Forbidden; the origin refuses it: if it needs a login, give its cookies"), "\(result.stderr)")
+            #expect(result.stderr.contains("a signed URL may have expired (take a fresh one), or the origin may check the Referer (--referer)"))
         }
 
         @Test func changeDuringDownloadRestartsAsOneVersion() throws {

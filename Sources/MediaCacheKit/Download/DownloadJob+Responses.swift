@@ -304,9 +304,14 @@ extension DownloadJob: HTTPTransferDelegate {
         switch status {
         case 401 where URLCredentials.withoutPassword(url) != url:
             "; the origin refused the user name and password in the URL: check them"
-        case 401, 403:
+        case 401:
             "; the origin wants a login: give its cookies (--load-cookies FILE), a header (-H 'Authorization: ...', "
                 + "or header= in the list) or a netrc login (--netrc)"
+        // Forbidden is also an expired signed URL, a referer check, or no access at all.
+        case 403:
+            "; the origin refuses it: if it needs a login, give its cookies (--load-cookies FILE), a header "
+                + "(-H 'Authorization: ...', or header= in the list) or a netrc login (--netrc); a signed URL may have "
+                + "expired (take a fresh one), or the origin may check the Referer (--referer)"
         case 407: "; the proxy wants a login: give it as --proxy http://USER:PASSWORD@HOST:PORT"
         case 404, 410: "; check the URL"
         default: "; check the URL and the headers sent with it"
