@@ -48,18 +48,18 @@ enum URLCanonicalForm {
         var index = part.startIndex
         while index < part.endIndex {
             let byte = part[index]
-            if byte == UInt8(ascii: "%"), index + 2 < part.endIndex, let high = hexValue(part[index + 1]),
-                let low = hexValue(part[index + 2])
+            if byte == UInt8(ascii: "%"), index + 2 < part.endIndex, let high = HexDigit.value(part[index + 1]),
+                let low = HexDigit.value(part[index + 2])
             {
                 let decoded = high << 4 | low
                 if isUnreserved(decoded) {
                     out.append(decoded)
                 } else {
-                    out += [byte, upperHex(high), upperHex(low)]
+                    out += [byte, HexDigit.upper(high), HexDigit.upper(low)]
                 }
                 index += 3
             } else if byte >= 0x80 {
-                out += [UInt8(ascii: "%"), upperHex(byte >> 4), upperHex(byte & 0xF)]
+                out += [UInt8(ascii: "%"), HexDigit.upper(byte >> 4), HexDigit.upper(byte & 0xF)]
                 index += 1
             } else {
                 out.append(byte)
@@ -93,19 +93,6 @@ enum URLCanonicalForm {
     private static func isUnreserved(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || [0x2D, 0x2E, 0x5F, 0x7E].contains(byte)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
-    private static func upperHex(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
     private static func lowercased(_ bytes: ArraySlice<UInt8>) -> [UInt8] {

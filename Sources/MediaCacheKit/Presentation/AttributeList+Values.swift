@@ -49,7 +49,7 @@ extension AttributeList {
         guard !digits.isEmpty else { throw PlaylistSyntaxError("\(name) has no digits after 0x") }
         var nibbles: [UInt8] = digits.count % 2 == 1 ? [0] : []
         for digit in digits {
-            guard let value = Self.hexValue(digit) else {
+            guard let value = HexDigit.value(digit) else {
                 throw PlaylistSyntaxError("\(name) is not hexadecimal: \(PlaylistSyntaxError.quote(text))")
             }
             nibbles.append(value)
@@ -108,15 +108,6 @@ extension AttributeList {
 
     private static func isDigit(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 
