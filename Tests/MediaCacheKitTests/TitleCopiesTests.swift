@@ -145,6 +145,42 @@ struct TitleCopiesTests {
         #expect(scripted.events.notices.contains { $0.contains("init section 0 of variant-0 is not the same on the title's copy 2") })
     }
 
+    /// What was on its way from `a.test` when the title moved arrives afterwards: a late
+    /// init section is fetched again from `b.test` to compare, and a late segment is
+    /// fetched again once `b.test`'s init section differs, before or after that is
+    /// known (`afterTheCheck`). Every stored file is `b.test`'s.
+    @Test(arguments: [
+        (["a.test/init.mp4", "a.test/s0.ts"], false), (["a.test/init.mp4"], false), (["a.test/s0.ts"], false),
+        (["a.test/s0.ts"], true),
+    ])
+    func partsArrivingFromTheCopyGivenUpAreCheckedToo(late: [String], afterTheCheck: Bool) async throws {
+        let asked = Asked()
+        let checked = Mutex<Double?>(nil)
+        let scripted = try Self.origin(map: true, otherEncode: true, asked: asked) { name, _ in
+            if name == "a.test/s1.ts" { return Self.missing }
+            if name == "b.test/init.mp4" {
+                let body = Self.otherInitSection
+                return [.head(status: 200, headers: [("Content-Length", "\(body.count)")]), .body(body),
+                    .until({ checked.withLock { $0 = $0 ?? Date().timeIntervalSinceReferenceDate }; return true }),
+                    .end(CURLE_OK)]
+            }
+            guard late.contains(name) else { return nil }
+            let gate: @Sendable () -> Bool = {
+                guard asked["b.test/s1.ts"] > 0 else { return false }
+                guard afterTheCheck else { return true }
+                return checked.withLock { $0.map { Date().timeIntervalSinceReferenceDate - $0 > 0.3 } ?? false }
+            }
+            let body = name.hasSuffix("init.mp4") ? Self.initSection : Self.segments[0]
+            return [.until(gate), .head(status: 200, headers: [("Content-Length", "\(body.count)")]), .body(body), .end(CURLE_OK)]
+        }
+        let files = try Self.stored(await scripted.download([Self.master]), in: scripted.service.cache)
+        let expected = ["init-0.mp4": Self.otherInitSection, "s0.ts": Self.otherSegments[0], "s1.ts": Self.otherSegments[1],
+            "s2.ts": Self.otherSegments[2]]
+        let same = files == expected
+        #expect(same, "stored: \(files.mapValues(\.count)); \(scripted.events.notices)")
+        #expect(asked["a.test/s0.ts"] == 1 && asked["b.test/s0.ts"] == 1 && asked["b.test/init.mp4"] == 1)
+    }
+
     /// The same encode on both servers: the init section is fetched again to confirm it,
     /// and nothing held is fetched twice.
     @Test func partsHeldFromTheSameEncodeAreKept() async throws {

@@ -98,20 +98,41 @@ extension TitleDownload {
     /// with them (`confirmed`).
     private func confirmInitSectionsAndKeys() {
         guard let plan else { return }
-        let isStructure = { (resource: TitleResource) in resource.kind == .initSection || resource.kind == .key }
-        let segmentsHeld = plan.resources.filter { !isStructure($0) && progress.held[$0.path] != nil }
-        // A key written into the playlist (`data:`) was never fetched from a server.
-        for resource in plan.resources where isStructure(resource) && !DataURI.isDataURI(resource.url) {
-            guard let url = latestURLs[resource.path], !DataURI.isDataURI(url),
-                let held = progress.held.removeValue(forKey: resource.path)
-            else { continue }
-            // A key may serve several renditions; an init section, its own.
-            let dependents = segmentsHeld.filter { resource.kind == .key || $0.rendition == resource.rendition }
-            toConfirm[resource.path] = (held.sha256, dependents.map(\.path))
-            view?.note(resource.path, .from(0))
-            var again = resource
-            again.url = url
-            pending.insert(again, at: 0)
+        for resource in plan.resources where resource.isStructure {
+            guard let held = progress.held[resource.path] else { continue }
+            confirmAgain(resource, heldAs: held.sha256)
+        }
+    }
+
+    /// `resource`, an init section or key held from a copy given up as `sha256`, is
+    /// fetched again from the copy in use, the segments held that are played with it
+    /// waiting on the answer. A key written into the playlist (`data:`) was never
+    /// fetched from a server.
+    private func confirmAgain(_ resource: TitleResource, heldAs sha256: String) {
+        guard let plan, !DataURI.isDataURI(resource.url), let url = latestURLs[resource.path], !DataURI.isDataURI(url)
+        else { return }
+        let dependents = plan.resources.filter { $0.isPlayed(with: resource) && progress.held[$0.path] != nil }
+        progress.held[resource.path] = nil
+        toConfirm[resource.path] = (sha256, dependents.map(\.path))
+        view?.note(resource.path, .from(0))
+        var again = resource
+        again.url = url
+        pending.insert(again, at: 0)
+    }
+
+    /// `resource` came whole from a copy given up after the move (it was on its way): an
+    /// init section or key is fetched again from the copy in use to compare; a segment
+    /// is kept unless one it is played with is known to differ there, and waits with
+    /// the others held while that is not known yet.
+    func arrivedFromACopyGivenUp(_ resource: TitleResource, sha256: String) {
+        guard let plan else { return }
+        if resource.isStructure { return confirmAgain(resource, heldAs: sha256) }
+        let structures = plan.resources.filter { $0.isStructure && resource.isPlayed(with: $0) }
+        if structures.contains(where: { differsAcrossCopies.contains($0.path) }) {
+            return fetchAgainFromThisCopy([resource])
+        }
+        for structure in structures where toConfirm[structure.path] != nil {
+            toConfirm[structure.path]?.dependents.append(resource.path)
         }
     }
 
@@ -120,13 +141,19 @@ extension TitleDownload {
     /// of another encode (or key) and are fetched again from this one.
     func confirmed(_ resource: TitleResource, sha256: String) {
         guard let (before, dependents) = toConfirm.removeValue(forKey: resource.path), before != sha256, let plan else { return }
+        differsAcrossCopies.insert(resource.path)
         let again = plan.resources.filter { dependents.contains($0.path) && progress.held[$0.path] != nil }
         guard !again.isEmpty else { return }
         job.emit(.notice(
             url: job.url,
             message: "\(resource.label) is not the same on the title's copy \(copy + 1): the \(again.count) parts held "
                 + "from the copy before are fetched again"))
-        for var resource in again {
+        fetchAgainFromThisCopy(again)
+    }
+
+    /// Held `resources` of a copy given up are fetched again from the copy in use.
+    private func fetchAgainFromThisCopy(_ resources: [TitleResource]) {
+        for var resource in resources {
             progress.held[resource.path] = nil
             view?.note(resource.path, .from(0))
             resource.url = latestURLs[resource.path] ?? resource.url

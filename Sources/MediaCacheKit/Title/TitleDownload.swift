@@ -57,6 +57,11 @@ final class TitleDownload {
     /// Init sections and keys held from a copy given up, fetched again from the new one:
     /// their hash there, and the segments held that depend on them (`confirmed`).
     var toConfirm: [String: (sha256: String, dependents: [String])] = [:]
+    /// Init sections and keys found to differ from one copy to the next: a segment of a
+    /// copy given up that arrives late is not played with them.
+    var differsAcrossCopies: Set<String> = []
+    /// The copy each request on its way was asked of, by stored path.
+    var sentToCopy: [String: Int] = [:]
     /// Requests on their way when the playlists were read again, with the URL each has
     /// now, by stored path: one that fails after that was sent with an old URL (an expired
     /// token, a copy given up), and is asked again with the fresh one (once), not taken
@@ -187,6 +192,8 @@ final class TitleDownload {
     /// waiting for a connection to its host (the title's own ones included).
     func fetch(_ resource: TitleResource, url: String?, hops: Int, forPlayer: Bool = false) {
         let url = url ?? resource.url
+        // A redirect's target belongs to the copy the request was first sent to.
+        if hops == 0 { sentToCopy[resource.path] = copy }
         // Resumed from the first bytes held without a gap (a file fetched in pieces before may have more).
         let held = progress.partial.removeValue(forKey: resource.path)
             .map { (bytes: $0.held.contiguousPrefix, validator: $0.validator) }
@@ -238,7 +245,12 @@ final class TitleDownload {
             sentBeforeRefresh[resource.path] = nil
             job.bytesFetched += size
             hold(resource, size: size, sha256: sha256)
-            confirmed(resource, sha256: sha256)
+            // Held when the playlists are read from the next copy, it is dealt with then.
+            if let sentTo = sentToCopy.removeValue(forKey: resource.path), sentTo != copy, !refreshing {
+                arrivedFromACopyGivenUp(resource, sha256: sha256)
+            } else {
+                confirmed(resource, sha256: sha256)
+            }
         case .pieceDone, .startOver:
             preconditionFailure("a piece's outcome for a whole resource")
         case .redirect(let target):

@@ -33,3 +33,14 @@ public struct TitleResource: Sendable, Hashable, Codable {
     /// file, 0 for an init section or a key.
     public var segments = 0
 }
+
+extension TitleResource {
+    /// An init section or a key: what segments are played with, not media itself.
+    var isStructure: Bool { kind == .initSection || kind == .key }
+
+    /// Whether this media is played with `structure`: a key may serve several
+    /// renditions; an init section, its own.
+    func isPlayed(with structure: TitleResource) -> Bool {
+        !isStructure && (structure.kind == .key || structure.rendition == rendition)
+    }
+}
