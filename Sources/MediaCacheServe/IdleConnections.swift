@@ -15,17 +15,13 @@ final class IdleConnections: Sendable {
 
     private struct State {
         var entries: [ObjectIdentifier: Entry] = [:]
-        /// The cap was reached while no connection could be closed: the next one to
-        /// become idle is. A connection is counted when it is accepted but known here
-        /// only once its pipeline is set up, so a burst of new ones can fill the cap
-        /// before any of them is; without this, the server would stop accepting until
-        /// an idle timeout.
-        var evictionOwed = false
-
-        mutating func takeOwedEviction() -> Bool {
-            defer { evictionOwed = false }
-            return evictionOwed
-        }
+        /// Connections accepted at the cap while none could be closed: as many of the next
+        /// to become idle are. A connection is counted when it is accepted but known here
+        /// only once its pipeline is set up, and NIO accepts several per wakeup of the
+        /// listening socket whatever the cap says; so a burst of new ones can go past the
+        /// cap before any of them is known. Owing one eviction for all of them left the
+        /// server over its cap, accepting nobody until an idle timeout.
+        var evictionsOwed = 0
     }
 
     private let state = Mutex(State())
@@ -40,48 +36,50 @@ final class IdleConnections: Sendable {
         changeMakingOwedRoom { $0.entries[ObjectIdentifier(channel)]?.idleSince = .now }
     }
 
-    /// A connection became known or idle: one is closed now if an eviction is owed.
+    /// A connection became known or idle: evictions owed are made now.
     private func changeMakingOwedRoom(_ change: (inout State) -> Void) {
         let owed = state.withLock { state in
             change(&state)
-            return state.takeOwedEviction()
+            defer { state.evictionsOwed = 0 }
+            return state.evictionsOwed
         }
-        if owed { closeOldestIdle() }
+        if owed > 0 { closeOldestIdle(owed) }
     }
 
     /// The server's count of connections fell below its cap: it accepts again, so no
     /// eviction is owed. Only the count says so: a connection known here to have ended
     /// may have had its place taken already (the count and this list learn of an end in
-    /// either order), and dropping the eviction then left the server full and not
+    /// either order), and dropping the evictions then left the server full and not
     /// accepting until an idle timeout.
     func belowCap() {
-        state.withLock { $0.evictionOwed = false }
+        state.withLock { $0.evictionsOwed = 0 }
     }
 
     func closed(_ channel: any Channel) {
         _ = state.withLock { $0.entries.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
-    /// Closes the connection idle longest (a silent one, one part-way through a request
-    /// head, or a keep-alive one between requests); false when every connection is
-    /// being answered or not yet known, and then the next to become idle is closed.
+    /// Closes the `count` connections idle longest (silent ones, ones part-way through a
+    /// request head, keep-alive ones between requests); false when not one could be
+    /// closed. Those it could not close, every connection being answered or not yet
+    /// known, are closed as connections become idle.
     @discardableResult
-    func closeOldestIdle() -> Bool {
-        let oldest = state.withLock { state -> (any Channel)? in
-            var oldest: (key: ObjectIdentifier, since: ContinuousClock.Instant)?
-            for (key, entry) in state.entries {
-                guard let since = entry.idleSince else { continue }
-                if oldest.map({ since < $0.since }) ?? true { oldest = (key, since) }
+    func closeOldestIdle(_ count: Int = 1) -> Bool {
+        let oldest = state.withLock { state -> [any Channel] in
+            // A connection that has ended but whose end has not reached this list yet
+            // would free no place when closed.
+            let idle = state.entries.compactMap { key, entry in
+                entry.channel.isActive ? entry.idleSince.map { (key: key, since: $0) } : nil
             }
-            guard let oldest else {
-                state.evictionOwed = true
-                return nil
+            let chosen = idle.sorted { $0.since < $1.since }.prefix(count).map(\.key)
+            state.evictionsOwed += count - chosen.count
+            return chosen.compactMap { key in
+                state.entries[key]?.idleSince = nil  // closing: never picked twice
+                return state.entries[key]?.channel
             }
-            state.entries[oldest.key]?.idleSince = nil  // closing: never picked twice
-            return state.entries[oldest.key]?.channel
         }
-        oldest?.close(promise: nil)
-        return oldest != nil
+        for channel in oldest { channel.close(promise: nil) }
+        return !oldest.isEmpty
     }
 }
 

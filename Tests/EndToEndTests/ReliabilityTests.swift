@@ -250,13 +250,11 @@ extension EndToEnd {
             let started = Date()
             let page = try CurlResponse.fetch(server.baseURL + "/", timeout: 40)
             let waited = Date().timeIntervalSince(started)
-            // A known, intermittent defect (2 of 6 full runs on 2026-11-29, under the load
-            // of three test processes): the server at its cap evicted nothing and the player
-            // had no answer in 40 s. Recorded, not hidden, until it is found and fixed.
-            withKnownIssue("serve at its connection cap sometimes makes no room under load", isIntermittent: true) {
-                #expect(page.status == 200 && waited < 30, "status \(page.status) after \(waited) s")
-                #expect(RawHTTP.isClosedByPeer(clients[0]), "the oldest idle connection is still open")
-            }
+            // The server once stayed over its cap after such a burst, owing one eviction
+            // for several connections accepted while none was known, and the player had
+            // no answer within 40 s (IdleConnectionsTests has that race on its own).
+            #expect(page.status == 200 && waited < 30, "status \(page.status) after \(waited) s")
+            #expect(RawHTTP.isClosedByPeer(clients[0]), "the oldest idle connection is still open")
             #expect(server.process.process.isRunning)
         }
 
