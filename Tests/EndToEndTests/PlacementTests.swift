@@ -77,6 +77,10 @@ extension EndToEnd {
             let cached = try harness.run(["path", origin.url("/media/clip.mp4")]).stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(Self.inode(cached) != nil && Self.inode(cached) == Self.inode(folder + "/clip.mp4"))
+            // Read-only: writing the user's file in place would change the cached object.
+            let mode = (try FileManager.default.attributesOfItem(atPath: folder + "/clip.mp4")[.posixPermissions] as? NSNumber)?
+                .intValue
+            #expect(mode == 0o444)
 
             // The name `ls` shows is the name the run's lines showed, and a name `path`
             // and `info` take: out=, else the whole URL (never a bare "clip.mp4" that

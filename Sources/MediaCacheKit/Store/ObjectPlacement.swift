@@ -9,7 +9,9 @@ import Foundation
 /// system shares blocks). The name appears whole or not at all, and never replaces a
 /// file: a taken name becomes `name.1.ext`, `name.2.ext`... as aria2 names them, unless
 /// it already is this object. The cache stays the source of truth: the copy is the
-/// user's, and `rm` leaves it alone.
+/// user's, and `rm` leaves it alone. A hard link is the object itself, so the object is
+/// made read-only first: a tag editor or script writing the user's file in place would
+/// change the cached bytes (`verify` would find it; players would get it first).
 public enum ObjectPlacement {
     public enum Method: String, Sendable {
         case linked, copied
@@ -67,6 +69,8 @@ public enum ObjectPlacement {
                 continue
             }
             if copy == nil {
+                // Best effort: an object this user may not change cannot be changed through the link either.
+                _ = chmod(source, isSecret ? 0o400 : 0o444)
                 if link(source, path) == 0 { return Placed(path: path, method: .linked) }
                 switch errno {
                 case EEXIST: continue

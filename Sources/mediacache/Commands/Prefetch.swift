@@ -9,8 +9,8 @@ struct Prefetch: ParsableCommand {
         discussion: """
             Each argument is a URL (http:// or https://) or a list file; -i FILE names a \
             list too, as in aria2. With -d DIR (or dir= in a list) each finished file also \
-            appears as DIR/NAME: a hard link to the cached object on the same file system, \
-            else a copy, never a partial file; a name already taken becomes NAME.1.ext. A \
+            appears as DIR/NAME: a hard link to the cached object on the same file system \
+            (read-only: copy it to change it), else a copy, never a partial file; a name already taken becomes NAME.1.ext. A \
             streaming title appears as a folder DIR/NAME/ that plays offline. \
             A list is a file in aria2's input-file format (a URL line, then indented key=value \
             options: out=, dir=, header=, checksum=, cache-key=, user-agent=, referer=, \
