@@ -55,6 +55,8 @@ struct MediaCacheCommand: AsyncParsableCommand {
             Terminal.err("mediacache: \(problem)")
             Foundation.exit(ExitStatus.usage.rawValue)
         }
+        // Known once parsed: a usage error found when it runs names its usage.
+        var parsed: ParsableCommand.Type?
         do {
             let arguments = try ConfigArguments.expand(
                 hoisted, commands: configurableCommands,
@@ -67,6 +69,7 @@ struct MediaCacheCommand: AsyncParsableCommand {
                 return
             }
             var command = try parseAsRoot(arguments)
+            parsed = type(of: command)
             // Before any dispatch source exists: libdispatch traps when it has too few.
             if descriptors < FileDescriptorLimit.minimumForARun {
                 SummaryPrinter.printRunFailure(
@@ -89,6 +92,12 @@ struct MediaCacheCommand: AsyncParsableCommand {
             if let ambiguous = error as? AmbiguousName {
                 Terminal.err("mediacache: \(ambiguous)")
                 Foundation.exit(ExitStatus.someFailed.rawValue)
+            }
+            if let parsed, error is ValidationError {
+                Terminal.err(
+                    "Error: \(error)\nUsage: \(usageString(for: parsed))\n"
+                        + "  See 'mediacache \(parsed._commandName) --help' for more information.")
+                Foundation.exit(ExitStatus.usage.rawValue)
             }
             if exitCode(for: error) == .validationFailure {
                 Terminal.err(fullMessage(for: error))

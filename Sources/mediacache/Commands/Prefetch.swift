@@ -45,7 +45,7 @@ struct Prefetch: ParsableCommand {
     @OptionGroup(title: "Streaming titles") var titles: TitleOptions
 
     func validate() throws {
-        if try lists.classified().isEmpty {
+        if lists.isEmpty {
             throw ValidationError("give at least one URL or list file (or - for standard input)")
         }
         _ = try parsedShard()

@@ -14,11 +14,13 @@ struct ListInputOptions: ParsableArguments {
         completion: .file())
     var inputFiles: [String] = []
 
-    /// A word that is neither a URL nor a file stops the command here, before anything runs.
-    func validate() throws {
-        _ = try classified()
-    }
+    /// Whether any URL or list was given; what each word is, `classified` says when the
+    /// command runs. Not in `validate`: ArgumentParser validates before it reports an
+    /// unknown option, and `--cache-dri DIR` would be "DIR is neither a URL nor a list
+    /// file" instead of a suggestion of `--cache-dir`.
+    var isEmpty: Bool { inputs.isEmpty && inputFiles.isEmpty }
 
+    /// A word that is neither a URL nor a file is a usage error, before anything runs.
     func classified() throws -> ListInputs {
         try ListInputs(arguments: inputs, inputFiles: inputFiles)
     }
