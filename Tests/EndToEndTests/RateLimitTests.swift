@@ -23,6 +23,12 @@ extension EndToEnd {
         }
 
         /// MiB per second the origin sent for `paths` together.
+        /// The most the origin may seem to send a file of 2-3 MiB held to 512 KiB/s: it is
+        /// done writing while up to a few hundred KiB are still in the sockets' buffers,
+        /// and the limit lets an eighth of a second through at the start (0.56 MiB/s was
+        /// seen on a loaded machine).
+        static let mostForHalfAMebibyte = 0.6
+
         func originRate(_ paths: [String]) throws -> Double {
             let records = origin.requests.filter { paths.contains($0.path) }
             return try #require(RequestRecord.sendRate(records)) / Self.mebibyte
@@ -83,7 +89,7 @@ extension EndToEnd {
             #expect(try harness.cachedBytes(origin.url("/limited.bin")) == limited)
             #expect(try harness.cachedBytes(origin.url("/free.bin")) == free)
             let rate = try originRate(["/limited.bin"])
-            #expect(rate >= 0.45 && rate <= 0.55, "the limited file came at \(rate) MiB/s")
+            #expect(rate >= 0.45 && rate <= Self.mostForHalfAMebibyte, "the limited file came at \(rate) MiB/s")
             // Not held to the limit: at least twice the limited rate. The free file's own
             // speed is the test origin's on a loaded machine (it sends from a 32 KiB
             // buffer), which came to 2.0 MiB/s once with three suites running at once.
@@ -103,7 +109,7 @@ extension EndToEnd {
             let result = try harness.prefetch(list: list, ["-j", "2", "--max-download-limit", "512K"], timeout: 60)
             #expect(result.status == 0, "\(result.stderr)")
             let rate = try originRate(["/each.bin"])
-            #expect(rate >= 0.45 && rate <= 0.55, "the file came at \(rate) MiB/s")
+            #expect(rate >= 0.45 && rate <= Self.mostForHalfAMebibyte, "the file came at \(rate) MiB/s")
             // Twice is enough to tell unlimited from held (a loaded machine serves 2 MiB slower).
             #expect(try originRate(["/own.bin"]) > 2 * rate)
         }
