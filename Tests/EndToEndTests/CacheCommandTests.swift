@@ -195,6 +195,9 @@ extension EndToEnd {
             #expect(object["state"] as? String == "cached")
             #expect(object["size"] as? Int == 300_000)
             #expect((object["sha256"] as? String)?.count == 64)
+            // What nobody gave is null, not a "-" a script would take for a value.
+            #expect(object["name"] is NSNull, "\(cached.stdout)")
+            #expect(!cached.stdout.contains(#":"-""#), "\(cached.stdout)")
 
             var faults = Faults()
             faults.bytesPerSecond = 500_000
@@ -216,6 +219,7 @@ extension EndToEnd {
             #expect((job["bytes_done"] as? Int).map { $0 > 0 } == true, "\(partialJSON.stdout)")
             #expect(job["ranges_supported"] as? Bool == true, "\(partialJSON.stdout)")
             #expect(job["headers"] as? [String] == ["Authorization: (hidden)"], "\(partialJSON.stdout)")
+            #expect(job["checksum"] is NSNull, "\(partialJSON.stdout)")
 
             let unknown = try harness.run(["info", origin.url("/nope.mp4")])
             #expect(unknown.status == 1)

@@ -23,6 +23,9 @@ struct Info: ParsableCommand {
         return json ? NSNull() : "unknown"
     }
 
+    /// A value the origin (or the list) never gave: null in JSON, `-` for people.
+    private func absent(_ value: String?) -> Any { value ?? (json ? NSNull() : "-") }
+
     func run() throws {
         let directory = cache.directory
         guard try CommandInputs.cacheExists(directory), FileManager.default.fileExists(atPath: directory.indexPath) else {
@@ -39,9 +42,9 @@ struct Info: ParsableCommand {
             fields = [
                 ("state", present ? state ?? "cached" : "missing file"), ("url", URLCredentials.masked(object.url)),
                 ("mirrors", object.mirrors.map(URLCredentials.masked)), ("cache_key", URLCredentials.masked(object.cacheKey)), ("key", object.key), ("path", path), ("size", object.size),
-                ("sha256", object.sha256), ("content_type", object.contentType ?? "-"),
-                ("faststart", object.faststart.rawValue), ("etag", object.etag ?? "-"),
-                ("last_modified", object.lastModified ?? "-"), ("name", object.name ?? "-"),
+                ("sha256", object.sha256), ("content_type", absent(object.contentType)),
+                ("faststart", object.faststart == .notMP4 ? absent(nil) : object.faststart.rawValue), ("etag", absent(object.etag)),
+                ("last_modified", absent(object.lastModified)), ("name", absent(object.name)),
                 ("added", List.date(object.addedAt)), ("last_used", List.date(object.lastUsedAt)),
             ]
             if let title {
@@ -61,8 +64,8 @@ struct Info: ParsableCommand {
             if !isTitle {
                 fields += [
                     ("bytes_done", state.bytesDone), ("length", Self.length(state.length, json: json)),
-                    ("etag", state.validators.etag ?? "-"), ("last_modified", state.validators.lastModified ?? "-"),
-                    ("checksum", state.entry.checksum?.description ?? "-"),
+                    ("etag", absent(state.validators.etag)), ("last_modified", absent(state.validators.lastModified)),
+                    ("checksum", absent(state.entry.checksum?.description)),
                 ]
             }
             fields += [
