@@ -68,11 +68,15 @@ extension EndToEnd {
             origin.serve("/watch/6", Resource(episode, contentType: "video/mp4"))
             let folder = harness.scratch.path + "/Videos/new"
             let list = "\(origin.url("/media/clip.mp4"))\n\(origin.url("/watch/6"))\n  out=Episode 6.mp4\n"
+                + "\(origin.url("/watch/7"))\n  out=Season 1/Episode 7.mp4\n"
+            origin.serve("/watch/7", Resource(episode, contentType: "video/mp4"))
             let result = try harness.prefetch(list: list, ["-d", folder])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("saved    \(folder)/clip.mp4"), "\(result.stderr)")
             #expect(TestBytes.read(folder + "/clip.mp4") == clip)
             #expect(TestBytes.read(folder + "/Episode 6.mp4") == episode)
+            // Folders in out= are made inside the folder, as aria2 makes them.
+            #expect(TestBytes.read(folder + "/Season 1/Episode 7.mp4") == episode)
             // Same file system: the cached object itself, no second copy on disk.
             let cached = try harness.run(["path", origin.url("/media/clip.mp4")]).stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -98,7 +102,7 @@ extension EndToEnd {
             let again = try harness.prefetch(list: list, ["-d", folder])
             #expect(again.status == 0, "\(again.stderr)")
             #expect(again.stderr.contains("saved    \(folder)/clip.mp4 (already there)"), "\(again.stderr)")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["Episode 6.mp4", "clip.mp4"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["Episode 6.mp4", "Season 1", "clip.mp4"])
 
             // `rm` forgets the object; the user's file stays.
             #expect(try harness.run(["rm", origin.url("/media/clip.mp4")]).status == 0)

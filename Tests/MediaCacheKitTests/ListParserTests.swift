@@ -445,6 +445,19 @@ struct ObjectPlacementNameTests {
         #expect(ObjectPlacement.fileName(outName: "..", url: "https://h/x", key: "cd", pathExtension: nil) == "cd")
     }
 
+    /// `out=` names folders inside the entry's folder, as aria2's does; never above it.
+    @Test func outMayNameFoldersInsideTheEntrysFolder() {
+        #expect(ObjectPlacement.splitOutName("Season 1/E01.mp4") == ("Season 1", "E01.mp4"))
+        #expect(ObjectPlacement.splitOutName("/a//./b/E01.mp4") == ("a/b", "E01.mp4"))
+        #expect(ObjectPlacement.splitOutName("E01.mp4") == (nil, "E01.mp4"))
+        #expect(ObjectPlacement.splitOutName("a/../../E01.mp4") == ("a/_/_", "E01.mp4"))
+        #expect(ObjectPlacement.splitOutName(nil) == (nil, nil))
+        let parsed = ListParser.parse("https://h/a.mp4\n  out=../a.mp4\nhttps://h/b.mp4\n  out=Season 1/\n", file: "l.txt")
+        #expect(parsed.errors.map(\.line) == [2, 4])
+        #expect(parsed.errors.first?.message.contains("out= ../a.mp4 leaves its folder (..)") == true)
+        #expect(parsed.entries.map(\.outName) == [nil, nil])
+    }
+
     @Test func takenNamesAreNumberedBeforeTheExtension() {
         #expect(ObjectPlacement.numbered("clip.mp4", 0) == "clip.mp4")
         #expect(ObjectPlacement.numbered("clip.mp4", 2) == "clip.2.mp4")

@@ -21,11 +21,13 @@ public final class ObjectPlacer: Sendable {
 
     /// Places `object` as `entry` asks; nothing when it names no folder.
     public func place(_ object: CachedObject, for entry: ListEntry) {
-        guard let directory = entry.directory else { return }
+        guard let folder = entry.directory else { return }
         let url = entry.url
-        if object.isTitle, let folder = object.titleDirectory {
+        let (subfolders, outName) = ObjectPlacement.splitOutName(entry.outName)
+        let directory = subfolders.map { folder + "/" + $0 } ?? folder
+        if object.isTitle, let titleFolder = object.titleDirectory {
             // A folder of its playlists and members, which plays as the cache's copy does.
-            let name = TitlePlacement.folderName(outName: entry.outName, url: url, key: object.key)
+            let name = TitlePlacement.folderName(outName: outName, url: url, key: object.key)
             let cache = cache
             group.enter()
             queue.async { [self] in
@@ -36,7 +38,7 @@ public final class ObjectPlacer: Sendable {
                         throw ObjectPlacement.Failure(description: "the cached title is damaged (`mediacache verify` says how)")
                     }
                     return try TitlePlacement.place(
-                        titleIn: cache.absolute(folder), manifest: manifest, in: directory, name: name)
+                        titleIn: cache.absolute(titleFolder), manifest: manifest, in: directory, name: name)
                 }
                 if case .failure = outcome { failures.add(1, ordering: .relaxed) }
                 report(url, outcome)
@@ -45,7 +47,7 @@ public final class ObjectPlacer: Sendable {
         }
         let source = cache.absolute(object.path)
         let name = ObjectPlacement.fileName(
-            outName: entry.outName, url: entry.url, key: object.key, pathExtension: URLParts.shortExtension(of: object.path))
+            outName: outName, url: entry.url, key: object.key, pathExtension: URLParts.shortExtension(of: object.path))
         group.enter()
         queue.async { [self] in
             defer { group.leave() }

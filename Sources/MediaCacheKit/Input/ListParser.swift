@@ -192,6 +192,11 @@ public enum ListParser {
                 guard !ControlCharacters.occur(in: value, allowingTab: true) else {
                     return error(number, "out= name contains control characters; ignored")
                 }
+                // Folders in it are made inside the entry's folder, as aria2 does; never above it.
+                if value.split(separator: "/").contains("..") {
+                    return error(number, "out= \(value) leaves its folder (..): name a file inside it, e.g. out=Season 1/E01.mp4")
+                }
+                if value.hasSuffix("/") { return error(number, "out= \(value) names a folder: end it with the file's name") }
                 current!.outName = value
             case "dir":
                 guard !value.isEmpty else { return error(number, "dir= needs a folder") }

@@ -103,6 +103,18 @@ public enum ObjectPlacement {
         return name
     }
 
+    /// `out=` may name folders inside the entry's folder, as aria2's does (`out=Season
+    /// 1/E01.mp4`): those folders, joined (nil: none), and the name at the end. Empty and
+    /// `.` segments are dropped, and a `..` one stays inside as `_` (the list parser
+    /// refuses it, so this is for entries saved by other versions).
+    public static func splitOutName(_ out: String?) -> (folders: String?, name: String?) {
+        guard let out else { return (nil, nil) }
+        var segments = out.split(separator: "/", omittingEmptySubsequences: true).map(String.init).filter { $0 != "." }
+        segments = segments.map { $0 == ".." ? "_" : $0 }
+        guard let name = segments.popLast() else { return (nil, nil) }
+        return (segments.isEmpty ? nil : segments.joined(separator: "/"), name)
+    }
+
     /// `clip.mp4`, `clip.1.mp4`, `clip.2.mp4`...
     static func numbered(_ name: String, _ attempt: Int) -> String {
         guard attempt > 0 else { return name }

@@ -36,7 +36,7 @@ enum ManualText {
                 "  cache-key=catalog/b",
             ]),
             .list([
-                .init("out=NAME", .literal, "Display and export name, and the file's name in dir=; never a path."),
+                .init("out=NAME", .literal, "Display and export name, and the file's name in dir=, which may name folders inside it (Season 1/E01.mp4), never above it."),
                 .init("dir=DIR", .literal, "Also put the finished file in DIR (as prefetch -d DIR does for every entry)."),
                 .init("header=Name: value", .literal, "A request header (repeatable); sent only to that URL's host."),
                 .init(
