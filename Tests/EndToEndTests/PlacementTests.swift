@@ -109,6 +109,27 @@ extension EndToEnd {
             #expect(TestBytes.read(folder + "/clip.mp4") == clip)
         }
 
+        /// A file the origin names (`Content-Disposition`, as aria2 reads it) gets that
+        /// name in the folder, from the cache too (a later run); `out=` still wins.
+        @Test func theOriginsNameForAFileIsItsNameInTheFolder() throws {
+            let bytes = TestBytes.make(50_000, seed: 65)
+            var resource = Resource(bytes, contentType: "video/mp4")
+            resource.contentDisposition = #"attachment; filename="Episode 7.mp4"; filename*=UTF-8''%C3%89pisode%207.mp4"#
+            origin.serve("/download", resource)
+            let url = origin.url("/download?id=7")
+            let folder = harness.scratch.path + "/Videos"
+            let result = try harness.prefetch(list: url, ["-d", folder])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(TestBytes.read(folder + "/Épisode 7.mp4") == bytes, "\(result.stderr)")
+            let later = try harness.prefetch(list: url, ["-d", folder + "/later"])
+            #expect(later.status == 0, "\(later.stderr)")
+            #expect(TestBytes.read(folder + "/later/Épisode 7.mp4") == bytes, "\(later.stderr)")
+            #expect(try harness.run(["info", url]).stdout.contains("Épisode 7.mp4"))
+            let named = try harness.prefetch(list: url + "\n  out=Mine.mp4\n", ["-d", folder + "/named"])
+            #expect(named.status == 0, "\(named.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/named") == ["Mine.mp4"])
+        }
+
         @Test func aTakenNameIsNumberedAndAnEntrysDirWins() throws {
             let bytes = TestBytes.make(50_000, seed: 63)
             origin.serve("/a.mp4", Resource(bytes, contentType: "video/mp4"))

@@ -15,6 +15,8 @@ public struct Resource: Sendable {
     public var faults: Faults
     /// A cookie or login the request must carry (none by default).
     public var access = AccessRule()
+    /// Sent as `Content-Disposition` with every answer of the file when non-nil.
+    public var contentDisposition: String?
 
     /// The default for `etag:`/`lastModified:` parameters: derive a value.
     /// (A sentinel, so that passing `nil` explicitly still means "send none".)

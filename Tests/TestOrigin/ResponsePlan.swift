@@ -100,6 +100,7 @@ struct ResponsePlan {
             }
         }
         head.add("Content-Type", resource.contentType)
+        if let disposition = resource.contentDisposition { head.add("Content-Disposition", disposition) }
         if let encoding = faults.contentEncoding { head.add("Content-Encoding", encoding) }
         let chunked = faults.chunked || faults.missingLastChunk
         if chunked {

@@ -144,6 +144,6 @@ public final class BundleExporter {
             urlsRedacted: urls.redacted,
             title: title.map { title in
                 .init(format: title.manifest.format, files: title.manifest.members.count, segments: title.manifest.segmentCount)
-            })
+            }, originName: object.originName)
     }
 }

@@ -282,7 +282,7 @@ public final class BundleImporter {
             key: key, cacheKey: entry.cacheKey, path: relative, size: entry.size, sha256: entry.sha256,
             faststart: entry.faststart, url: entry.url, mirrors: entry.mirrors, name: entry.name,
             contentType: entry.contentType, validators: (entry.validators.etag, entry.validators.lastModified),
-            addedAt: entry.added, lastUsedAt: now)
+            addedAt: entry.added, lastUsedAt: now, originName: entry.originName)
         // With --replace, the old row goes first: a crash in between leaves an unlisted
         // file (harmless, replaced by the next import), never a row over other bytes.
         if previous != nil { try index.remove(key: key) }

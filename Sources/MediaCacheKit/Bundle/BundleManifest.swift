@@ -47,6 +47,8 @@ public struct BundleManifest: Sendable, Codable, Equatable {
         /// `size` is all of them together. Absent for a file, so bundles without titles
         /// read as before.
         public var title: TitleInfo? = nil
+        /// The file's name as its origin gave it (`Content-Disposition`); absent when none.
+        public var originName: String? = nil
 
         public struct TitleInfo: Sendable, Codable, Equatable {
             public var format: PresentationFormat
@@ -72,6 +74,7 @@ public struct BundleManifest: Sendable, Codable, Equatable {
             case cacheKey = "cache_key"
             case contentType = "content_type"
             case urlsRedacted = "urls_redacted"
+            case originName = "origin_name"
         }
 
         /// The names `path` accepts for the object after import.
@@ -133,7 +136,8 @@ enum BundleManifestCodec {
             guard let key = CacheKey(hex: entry.key) else { return "\(at): key is not 64 lowercase hex digits" }
             guard keys.insert(entry.key).inserted else { return "\(at): key \(entry.key) is listed twice" }
             let strings = [entry.url, entry.cacheKey, entry.faststart.rawValue] + entry.mirrors
-                + [entry.name, entry.contentType, entry.validators.etag, entry.validators.lastModified].compactMap { $0 }
+                + [entry.name, entry.contentType, entry.validators.etag, entry.validators.lastModified, entry.originName]
+                .compactMap { $0 }
             if strings.contains(where: { $0.utf8.count > maximumStringBytes }) { return "\(at): a field is too long" }
             // These become headers when the object is served.
             let headerValues = [entry.contentType, entry.validators.etag, entry.validators.lastModified].compactMap { $0 }

@@ -92,6 +92,7 @@ extension DownloadJob: HTTPTransferDelegate {
         let facts = source.describe(answerFrom: url, head: head)
         state.finalURL = facts.finalURL
         state.contentType = facts.contentType
+        state.originName = facts.originName
         fragment.accepted = true
         beginFetching()
     }

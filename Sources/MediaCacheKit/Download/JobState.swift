@@ -16,6 +16,8 @@ public struct JobState: Sendable, Codable, Equatable {
     /// The URL the probe was redirected to last.
     public var finalURL: String?
     public var contentType: String?
+    /// The file's name as the origin gives it (`Content-Disposition`); nil in older states.
+    public var originName: String?
     /// False once the origin is known to ignore or mishandle Range: one stream from 0.
     public var rangesSupported: Bool
     public var completed: RangeSet
@@ -57,6 +59,7 @@ public struct JobState: Sendable, Codable, Equatable {
         completed = RangeSet()
         epoch = JobState.newEpoch()
         contentType = nil
+        originName = nil
         finalURL = nil
     }
 }

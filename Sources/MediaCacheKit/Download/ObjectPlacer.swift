@@ -47,7 +47,7 @@ public final class ObjectPlacer: Sendable {
         }
         let source = cache.absolute(object.path)
         let name = ObjectPlacement.fileName(
-            outName: outName, url: entry.url, key: object.key, pathExtension: URLParts.shortExtension(of: object.path))
+            outName: outName ?? object.originName, url: entry.url, key: object.key, pathExtension: URLParts.shortExtension(of: object.path))
         group.enter()
         queue.async { [self] in
             defer { group.leave() }

@@ -65,7 +65,7 @@ struct OriginSource: Source {
     func lengthProblem(_ length: Int64?) -> String? { nil }
 
     func describe(answerFrom url: String, head: HTTPResponseHead) -> AnswerFacts {
-        AnswerFacts(finalURL: url, contentType: head.mediaType)
+        AnswerFacts(finalURL: url, contentType: head.mediaType, originName: head.dispositionName)
     }
 
     func readersData(state: JobState) -> DownloadData {

@@ -59,6 +59,8 @@ struct AnswerFacts: Equatable {
     /// stored name's extension come from it. Nil when the URL says nothing of the file.
     var finalURL: String?
     var contentType: String?
+    /// The file's name as the origin gives it (`Content-Disposition`).
+    var originName: String? = nil
 }
 
 /// Why a source is being left.

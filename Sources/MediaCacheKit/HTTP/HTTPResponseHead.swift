@@ -42,6 +42,9 @@ public struct HTTPResponseHead: Sendable, Equatable {
     public var location: String? { value("location") }
     public var acceptsByteRanges: Bool { value("accept-ranges")?.lowercased().contains("bytes") ?? false }
 
+    /// The file name the origin gives its answer (`Content-Disposition`), a name only.
+    public var dispositionName: String? { value("content-disposition").flatMap(ContentDisposition.fileName) }
+
     /// The media type without parameters, lowercased (`text/html`).
     public var mediaType: String? { value("content-type").flatMap(Self.mediaType(of:)) }
 

@@ -133,6 +133,9 @@ public final class CacheIndex: Sendable {
         migrator.registerMigration("v2: aliases by key") { db in
             try db.create(index: "aliases_key", on: "aliases", columns: ["key"])
         }
+        migrator.registerMigration("v3: the origin's file name") { db in
+            try db.alter(table: "objects") { table in table.add(column: "origin_name", .text) }
+        }
         return migrator
     }
 

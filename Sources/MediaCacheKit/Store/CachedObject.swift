@@ -24,6 +24,9 @@ public struct CachedObject: Sendable, Codable, Equatable, FetchableRecord, Persi
     public var faststart: FaststartState
     public var addedAt: Date
     public var lastUsedAt: Date
+    /// The file's name as the origin gave it (`Content-Disposition`): the name `-d` gives
+    /// it without `out=`. Nil when the origin gave none, or the row predates it.
+    public var originName: String? = nil
 }
 
 extension CachedObject {
@@ -33,12 +36,13 @@ extension CachedObject {
     init(
         key: CacheKey, cacheKey: String, path: String, size: Int64, sha256: String, faststart: FaststartState,
         url: String = "", mirrors: [String] = [], name: String? = nil, contentType: String? = nil,
-        validators: (etag: String?, lastModified: String?) = (nil, nil), addedAt: Date, lastUsedAt: Date
+        validators: (etag: String?, lastModified: String?) = (nil, nil), addedAt: Date, lastUsedAt: Date,
+        originName: String? = nil
     ) {
         self.init(
             key: key.hex, cacheKey: cacheKey, url: url, mirrors: mirrors, name: name, path: path, size: size,
             sha256: sha256, contentType: contentType, etag: validators.etag, lastModified: validators.lastModified,
-            faststart: faststart, addedAt: addedAt, lastUsedAt: lastUsedAt)
+            faststart: faststart, addedAt: addedAt, lastUsedAt: lastUsedAt, originName: originName)
     }
 }
 
@@ -70,6 +74,8 @@ extension CachedObject {
         faststart = FaststartState(rawValue: row["faststart"])
         addedAt = Self.date(row["added_at"])
         lastUsedAt = Self.date(row["last_used_at"])
+        // Nil in an index no version since has migrated (a read-only one).
+        originName = row["origin_name"]
     }
 
     public func encode(to container: inout PersistenceContainer) throws {
@@ -78,7 +84,7 @@ extension CachedObject {
 
     static let columns = [
         "key", "cache_key", "url", "mirrors", "name", "path", "size", "sha256", "content_type", "etag",
-        "last_modified", "faststart", "added_at", "last_used_at",
+        "last_modified", "faststart", "added_at", "last_used_at", "origin_name",
     ]
 
     /// Inserts or replaces a row with `rowArguments`, without the record machinery (a
@@ -92,7 +98,7 @@ extension CachedObject {
     private var rowValues: [(any DatabaseValueConvertible)?] {
         [
             key, cacheKey, url, Self.encodeMirrors(mirrors), name, path, size, sha256, contentType, etag,
-            lastModified, faststart.rawValue, IndexDate.text(addedAt), IndexDate.text(lastUsedAt),
+            lastModified, faststart.rawValue, IndexDate.text(addedAt), IndexDate.text(lastUsedAt), originName,
         ]
     }
 

@@ -88,7 +88,7 @@ struct ObjectCommitter: Sendable {
             faststart: stored.faststart, url: URLCredentials.withoutPassword(entry.url),
             mirrors: entry.urls.dropFirst().map(URLCredentials.withoutPassword), name: entry.outName,
             contentType: state.tier.map(\.contentType) ?? state.contentType, validators: validators,
-            addedAt: finishedAt, lastUsedAt: finishedAt)
+            addedAt: finishedAt, lastUsedAt: finishedAt, originName: state.originName)
         return CommitBatcher.Publication(
             source: stored.path, unnamed: stored.file, durable: stored.durable || originFlushed,
             destination: destination, object: object, aliases: entry.urls.map(URLCredentials.withoutPassword) + [entry.identity],

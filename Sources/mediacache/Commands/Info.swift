@@ -45,6 +45,7 @@ struct Info: ParsableCommand {
                 ("sha256", object.sha256), ("content_type", absent(object.contentType)),
                 ("faststart", object.faststart == .notMP4 ? absent(nil) : object.faststart.rawValue), ("etag", absent(object.etag)),
                 ("last_modified", absent(object.lastModified)), ("name", absent(object.name)),
+                ("origin_name", absent(object.originName)),
                 ("added", List.date(object.addedAt)), ("last_used", List.date(object.lastUsedAt)),
             ]
             if let title {

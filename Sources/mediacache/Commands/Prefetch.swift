@@ -27,7 +27,7 @@ struct Prefetch: ParsableCommand {
     @Option(
         name: [.short, .customLong("dir")],
         help: ArgumentHelp(
-            "Also put each finished file in this folder, named by out= or the URL (a list's dir= wins); the cache keeps it too.",
+            "Also put each finished file in this folder, named by out=, the origin's name for it, or the URL (a list's dir= wins); the cache keeps it too.",
             valueName: "dir"),
         completion: .directory)
     var dir: String?
