@@ -122,6 +122,48 @@ struct ResourceSinkTests {
         #expect(bytes == Int64(new.count))
     }
 
+    /// A whole answer after held bytes (another copy, a server that ignored the range,
+    /// `held` of `old` bytes): compared with them, the file changes only where the new
+    /// bytes differ; a player is told to start over only from there, and never when they
+    /// agree throughout; the hash is the new bytes'.
+    @Test(arguments: [
+        // The same bytes, and more: nothing a player read changes.
+        ("segment bytes held, and the rest", 13, "segment bytes held, and the rest", nil as Int64?),
+        // Another version from byte 8 on.
+        ("segment bytes held, and the rest", 20, "segment BYTES held, and more", 8),
+        // The same first bytes, but shorter than those held: cut at its end.
+        ("segment bytes held, and the rest", 20, "segment by", 10),
+    ])
+    func aWholeAnswerAfterHeldBytesIsComparedWithThem(old: String, held: Int, new: String, cutAt: Int64?) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (old, new) = (Array(old.utf8), Array(new.utf8))
+        let (path, file) = try existingFile(Array(old.prefix(held)), in: directory)
+        let notes = Mutex<[TitleInProgress.ArrivalNote]>([])
+        let result = try finish { loop, done in
+            let sink = ResourceSink(continuing: file, held: Int64(held), blocks: WriteBlocks(), on: loop) { note in
+                notes.withLock { $0.append(note) }
+            }
+            sink.restartComparing()
+            // In two passes, the first inside the held bytes.
+            new.prefix(5).withUnsafeBytes { sink.append($0) }
+            _ = loop.after(0.01) {
+                new.dropFirst(5).withUnsafeBytes { sink.append($0) }
+                sink.finish { done($0) }
+            }
+        }
+        #expect(try result.get() == Digest.sha256Hex(new))
+        #expect(FileManager.default.contents(atPath: path) == Data(new))
+        let told = notes.withLock { $0 }
+        let startsOver = told.compactMap { note -> Int64? in if case .from(let bytes) = note { bytes } else { nil } }
+        #expect(startsOver == (cutAt.map { [$0] } ?? []), "\(told)")
+        let wrote = told.compactMap { note -> Int64? in if case .wrote(let bytes) = note { bytes } else { nil } }
+        // Bytes that agree with those held are no news; new ones are told as they land.
+        if cutAt == nil { #expect(wrote.allSatisfy { $0 > Int64(held) }, "\(told)") }
+        let newBytesFrom = cutAt ?? Int64(held)
+        #expect(wrote.last == (Int64(new.count) > newBytesFrom ? Int64(new.count) : nil), "\(told)")
+    }
+
     @Test func aFailedWriteIsReportedAndStopsTheRest() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -223,9 +223,11 @@ final class ResourceFetch: HTTPTransferDelegate {
                 expected = min(range?.end ?? Int64.max, answered.end + 1)
             } else {
                 if written > 0 {
-                    // The resource changed since the held bytes (or Range is not served):
-                    // all of it again, never spliced.
-                    sink?.restart()
+                    // The resource changed since the held bytes, or it comes from another
+                    // copy of the title, or Range is not served: all of it again, never
+                    // spliced, but compared with what is held, so that a player reading
+                    // it is not cut where the bytes are the same.
+                    sink?.restartComparing()
                     written = 0
                 }
                 expected = range.map { range in head.contentLength.map { min($0, range.end) } ?? range.end } ?? head.contentLength

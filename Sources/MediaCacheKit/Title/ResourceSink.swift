@@ -77,6 +77,16 @@ final class ResourceSink {
         queue.async { [writer] in writer.tell(note) }
     }
 
+    /// The response carries the whole resource again, maybe of another version: its
+    /// bytes are compared with those on disk, and the file changes only from where they
+    /// differ (`ResourceWriter.recompare`).
+    func restartComparing() {
+        block = []
+        end = 0
+        version += 1
+        queue.async { [writer, version] in writer.recompare(version: version) }
+    }
+
     /// Takes a copy of `bytes`, which follow those appended before.
     func append(_ bytes: UnsafeRawBufferPointer) {
         if block.count + bytes.count > WriteBlocks.size { flush() }

@@ -8,6 +8,9 @@ final class ResourceWriter: Sendable {
         var file: DataFile?
         var digest = Digest(.sha256)
         var failure: SystemError?
+        /// Where the bytes of an earlier answer end that this answer's are compared with
+        /// rather than written over (`recompare`); 0 once none are.
+        var unconfirmed: Int64 = 0
     }
 
     private let path: String
@@ -92,32 +95,95 @@ final class ResourceWriter: Sendable {
 
     func tell(_ note: TitleInProgress.ArrivalNote) { notes?(note) }
 
-    func write(_ bytes: [UInt8], at offset: Int64) {
+    /// The answer carries the whole resource again (another version, another copy of
+    /// the title, or a server that ignored the range): its bytes are compared with the
+    /// ones held, which stay while they agree, so a player reading the file reads on;
+    /// where they differ, the file is cut and goes on with the new bytes.
+    func recompare(version next: Int) {
+        state.withLock { state in
+            guard state.failure == nil, state.file != nil else { return }
+            state.unconfirmed = written.load(ordering: .acquiring)
+            written.store(0, ordering: .releasing)
+            version.store(next, ordering: .releasing)
+        }
+    }
+
+    func write(_ whole: [UInt8], at offset: Int64) {
+        var cutAt: Int64?
         let upTo = state.withLock { state -> Int64? in
             guard state.failure == nil, let file = state.file else { return nil }
-            // Hashed first: the loop thread filled the block on another core, and the
-            // hash's steady reads bring it into this core's cache, where the copy into
-            // the page cache then finds it (copying it cold cost more than the hash). A
-            // write that fails fails the resource, hash and all.
-            if !isPiece { state.digest.update(bytes) }
+            var (bytes, offset) = (whole[...], offset)
             do throws(SystemError) {
-                try file.write(bytes, at: offset)
+                if offset < state.unconfirmed {
+                    let count = Int(min(Int64(bytes.count), state.unconfirmed - offset))
+                    let held = try file.read(count: count, at: offset)
+                    let agreeing = zip(held, bytes).prefix { $0 == $1 }.count
+                    offset += Int64(agreeing)
+                    bytes = bytes.dropFirst(agreeing)
+                    if offset == state.unconfirmed {
+                        state.unconfirmed = 0
+                    } else if agreeing < count {
+                        // Another version from here: the file keeps what agreed.
+                        cutAt = offset
+                        try cut(&state, file, at: offset)
+                    }
+                }
+                // Hashed first: the loop thread filled the block on another core, and the
+                // hash's steady reads bring it into this core's cache, where the copy into
+                // the page cache then finds it (copying it cold cost more than the hash). A
+                // write that fails fails the resource, hash and all.
+                if !bytes.isEmpty {
+                    // A copy only when some of them agreed with bytes held.
+                    let rest = bytes.count == whole.count ? whole : Array(bytes)
+                    if !isPiece { state.digest.update(rest) }
+                    try file.write(rest, at: offset)
+                }
             } catch {
                 fail(&state, error)
                 return nil
             }
-            written.store(offset + Int64(bytes.count), ordering: .releasing)
-            return offset + Int64(bytes.count)
+            let upTo = offset + Int64(bytes.count)
+            written.store(upTo, ordering: .releasing)
+            // Bytes that agree are no news to a player: they were there already.
+            return state.unconfirmed == 0 ? upTo : nil
         }
+        if let cutAt { notes?(.from(cutAt)) }
         if let upTo { notes?(isPiece ? .wrotePiece(ByteRange(offset, upTo)) : .wrote(upTo: upTo)) }
     }
 
-    /// The whole file's SHA-256 (nil for a piece), or why a write failed.
+    /// Cuts the file at `offset` (where another version's bytes begin), its hash then
+    /// that of the bytes kept.
+    private func cut(_ state: inout State, _ file: DataFile, at offset: Int64) throws(SystemError) {
+        state.unconfirmed = 0
+        try file.truncate(length: offset)
+        let digest = Digest(.sha256)
+        do {
+            try file.forEachBlock(length: offset) { digest.update($0) }
+        } catch {
+            throw error as? SystemError ?? SystemError("read", path: path, code: EIO)
+        }
+        state.digest = digest
+    }
+
+    /// The whole file's SHA-256 (nil for a piece), or why a write failed. An answer
+    /// that ended inside the bytes it was compared with leaves the file at its end.
     func finish() -> Result<String?, SystemError> {
-        state.withLock { state in
+        var cutAt: Int64?
+        let result = state.withLock { state -> Result<String?, SystemError> in
+            if state.failure == nil, state.unconfirmed > 0, let file = state.file {
+                let end = written.load(ordering: .acquiring)
+                do throws(SystemError) {
+                    try cut(&state, file, at: end)
+                    cutAt = end
+                } catch {
+                    fail(&state, error)
+                }
+            }
             if let failure = state.failure { return .failure(failure) }
             return .success(isPiece ? nil : state.digest.finalizeHex())
         }
+        if let cutAt { notes?(.from(cutAt)) }
+        return result
     }
 
     private func fail(_ state: inout State, _ error: SystemError) {
