@@ -181,6 +181,32 @@ struct TitleCopiesTests {
         #expect(asked["a.test/s0.ts"] == 1 && asked["b.test/s0.ts"] == 1 && asked["b.test/init.mp4"] == 1)
     }
 
+    /// `a.test` dies partway through a segment (its answer cut, then no answer at all):
+    /// the bytes it sent are kept across both failures, and `b.test`, which has the same
+    /// bytes under another ETag and sends them all again, is compared with them (a
+    /// player reading the segment reads on); the segment is stored whole and right.
+    @Test func bytesHeldFromACopyThatDiedAreKeptAndComparedWithTheNext() async throws {
+        let asked = Asked()
+        let bytes = Self.segments[1]
+        let ok: @Sendable (String) -> [ScriptedTransfers.Step] = { etag in
+            [.head(status: 200, headers: [("Content-Length", "\(bytes.count)"), ("ETag", etag)])]
+        }
+        let scripted = try Self.origin(asked: asked) { name, count in
+            switch (name, count) {
+            case ("a.test/s1.ts", 1): return ok("\"a\"") + [.body(Array(bytes.prefix(8_000))), .end(CURLE_RECV_ERROR)]
+            case ("a.test/s1.ts", _): return [.end(CURLE_COULDNT_CONNECT)]
+            case ("b.test/s1.ts", _): return ok("\"b\"") + [.body(bytes), .end(CURLE_OK)]
+            default: return nil
+            }
+        }
+        let result = await scripted.download([Self.master])
+        let files = try Self.stored(result, in: scripted.service.cache)
+        #expect(files["s1.ts"] == bytes, "\(files.mapValues(\.count))")
+        #expect(asked["b.test/s1.ts"] == 1)
+        let asks = scripted.transfers.requests.withLock { $0 }.filter { $0.url.hasSuffix("b.test/s1.ts") }
+        #expect(asks.first?.headers.contains("Range: bytes=8000-") == true, "\(asks.map(\.headers))")
+    }
+
     /// The same encode on both servers: the init section is fetched again to confirm it,
     /// and nothing held is fetched twice.
     @Test func partsHeldFromTheSameEncodeAreKept() async throws {

@@ -74,6 +74,11 @@ final class ResourceFetch: HTTPTransferDelegate {
     private var resumeFrom: Int64 = 0
     private var resumeValidator: String?
 
+    /// The version of the bytes it leaves in the file: its answer's, else (none came: a
+    /// server gone, a reset before the head) that of the bytes it continued from, which
+    /// a later fetch, maybe from another copy of the title, goes on from or compares with.
+    var heldValidator: String? { validator ?? (written > 0 ? resumeValidator : nil) }
+
     /// `resume`: the first bytes of the file at `path` are the resource's as of
     /// `validator`; the request asks for the rest, and the origin sends it all again if
     /// it changed.

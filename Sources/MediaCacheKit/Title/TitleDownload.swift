@@ -355,7 +355,7 @@ final class TitleDownload {
         if case .failed(var failure) = result {
             failure.title = counts(listingMissing: true)
             let holds = !progress.held.isEmpty || !progress.partial.isEmpty || pieced.values.contains { $0.partial != nil }
-                || onTheirWay.contains { $0.bytesWritten > 0 && $0.validator != nil }
+                || onTheirWay.contains { $0.bytesWritten > 0 && $0.heldValidator != nil }
             // As a file's: what may go better later (a 503, a timeout) stays for `resume`;
             // a definite failure with nothing held leaves nothing behind.
             failure.keptForResume = holds || !failure.isDefinite

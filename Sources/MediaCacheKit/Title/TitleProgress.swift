@@ -102,7 +102,7 @@ struct TitleProgress: Sendable, Codable, Equatable {
     /// Records what a fetch on its way, or one that stopped, holds of its resource, for
     /// the next try to continue from (nothing without a validator to resume with).
     mutating func keepPartial(of fetch: ResourceFetch) {
-        guard fetch.bytesWritten > 0, let validator = fetch.validator else { return }
+        guard fetch.bytesWritten > 0, let validator = fetch.heldValidator else { return }
         partial[fetch.resource.path] = Partial(bytes: fetch.bytesWritten, validator: validator)
     }
 
