@@ -153,7 +153,9 @@ extension EndToEnd {
             origin.serve("/t/" + missing, Resource(file: title.path(missing)))
             let healed = try harness.prefetch(list: url)
             #expect(healed.status == 0, "\(healed.stderr)")
-            let again = origin.requests.map(\.path).filter { !$0.hasSuffix(".mpd") }
+            // Init sections held are fetched again to compare (the origin may have
+            // encoded the title anew since); of the media, only what was missing.
+            let again = origin.requests.map(\.path).filter { !$0.hasSuffix(".mpd") && !$0.contains("/init-") }
             #expect(again == ["/t/" + missing], "\(again)")
             origin.stop()
             #expect(try Titles.playOffline(harness, url).frames == (try TitleFixtures.fingerprint(title)))

@@ -207,6 +207,62 @@ struct TitleCopiesTests {
         #expect(asks.first?.headers.contains("Range: bytes=8000-") == true, "\(asks.map(\.headers))")
     }
 
+    /// A run stopped by a missing segment holds the init section and the other segments;
+    /// before the next, the origin encodes the title anew under the same names and cut.
+    /// The next run fetches the init section again to compare, finds it changed, and
+    /// fetches the segments held again: never the old encode's under the new init.
+    @Test func aTitleEncodedAnewSinceTheLastRunIsNotMixed() async throws {
+        let temporary = try TemporaryDirectory("mediacache-anew")
+        defer { temporary.remove() }
+        let cache = temporary.path + "/cache"
+        let first = try Self.origin(map: true, copies: 1, cache: cache, asked: Asked()) { name, _ in
+            name == "a.test/s1.ts" ? Self.missing : nil
+        }
+        guard case .failed = await first.download([Self.master]) else {
+            Issue.record("the first run did not fail")
+            return
+        }
+        first.service.shutdown()
+
+        let asked = Asked()
+        let second = try Self.origin(map: true, copies: 1, cache: cache, asked: asked) { name, _ in
+            func ok(_ body: [UInt8]) -> [ScriptedTransfers.Step] {
+                [.head(status: 200, headers: [("Content-Length", "\(body.count)")]), .body(body), .end(CURLE_OK)]
+            }
+            if name == "a.test/init.mp4" { return ok(Self.otherInitSection) }
+            guard name.hasPrefix("a.test/s"), let index = Int(name.dropFirst("a.test/s".count).prefix { $0.isNumber }) else { return nil }
+            return ok(Self.otherSegments[index])
+        }
+        let files = try Self.stored(await second.download([Self.master]), in: second.service.cache)
+        let expected = ["init-0.mp4": Self.otherInitSection, "s0.ts": Self.otherSegments[0], "s1.ts": Self.otherSegments[1],
+            "s2.ts": Self.otherSegments[2]]
+        let same = files == expected
+        #expect(same, "stored: \(files.mapValues(\.count)); \(second.events.notices)")
+        #expect(asked["a.test/init.mp4"] == 1 && asked["a.test/s0.ts"] == 1 && asked["a.test/s2.ts"] == 1)
+        #expect(second.events.notices.contains { $0.contains("changed on the origin since the last run: the 2 parts held") },
+            "\(second.events.notices)")
+    }
+
+    /// The same encode: the init section is fetched again to compare, nothing else.
+    @Test func aTitleUnchangedSinceTheLastRunFetchesOnlyItsInitSectionAgain() async throws {
+        let temporary = try TemporaryDirectory("mediacache-anew")
+        defer { temporary.remove() }
+        let cache = temporary.path + "/cache"
+        let first = try Self.origin(map: true, copies: 1, cache: cache, asked: Asked()) { name, _ in
+            name == "a.test/s1.ts" ? Self.missing : nil
+        }
+        guard case .failed = await first.download([Self.master]) else {
+            Issue.record("the first run did not fail")
+            return
+        }
+        first.service.shutdown()
+        let asked = Asked()
+        let second = try Self.origin(map: true, copies: 1, cache: cache, asked: asked) { _, _ in nil }
+        let files = try Self.stored(await second.download([Self.master]), in: second.service.cache)
+        #expect(files["s0.ts"] == Self.segments[0] && files["init-0.mp4"] == Self.initSection)
+        #expect(asked["a.test/init.mp4"] == 1 && asked["a.test/s0.ts"] == 0 && asked["a.test/s1.ts"] == 1)
+    }
+
     /// The same encode on both servers: the init section is fetched again to confirm it,
     /// and nothing held is fetched twice.
     @Test func partsHeldFromTheSameEncodeAreKept() async throws {

@@ -63,6 +63,10 @@ extension TitleDownload {
             pending.removeAll { pieced[$0.path] != nil }
             if held > 0 {
                 job.emit(.notice(url: job.url, message: "resuming: \(held) of \(plan.resources.count) parts of the title are held"))
+                // Segments held must not be played under an init section or key the origin
+                // has replaced since (a new encode or key under the same names and cut).
+                latestURLs = Dictionary(plan.resources.map { ($0.path, $0.url) }, uniquingKeysWith: { first, _ in first })
+                confirmInitSectionsAndKeys(.sinceLastRun)
             }
             job.emit(.notice(url: job.url, message: plan.summary))
             publishView(plan)

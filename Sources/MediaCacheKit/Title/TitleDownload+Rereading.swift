@@ -96,24 +96,33 @@ extension TitleDownload {
     /// The init sections and keys held from the copy given up are fetched again from the
     /// new one: segments of another encode, or under another key, must not be played
     /// with them (`confirmed`).
-    private func confirmInitSectionsAndKeys() {
+    func confirmInitSectionsAndKeys(_ why: StructureCheck = .anotherCopy) {
         guard let plan else { return }
         for resource in plan.resources where resource.isStructure {
             guard let held = progress.held[resource.path] else { continue }
-            confirmAgain(resource, heldAs: held.sha256)
+            confirmAgain(resource, heldAs: held.sha256, why: why)
         }
+    }
+
+    /// Why init sections and keys held are fetched again to be compared.
+    enum StructureCheck {
+        /// The title moved to another copy (another server, maybe another encode).
+        case anotherCopy
+        /// An earlier run fetched them: the origin may have encoded or keyed the title
+        /// anew since, under the same names and durations.
+        case sinceLastRun
     }
 
     /// `resource`, an init section or key held from a copy given up as `sha256`, is
     /// fetched again from the copy in use, the segments held that are played with it
     /// waiting on the answer. A key written into the playlist (`data:`) was never
     /// fetched from a server.
-    private func confirmAgain(_ resource: TitleResource, heldAs sha256: String) {
+    private func confirmAgain(_ resource: TitleResource, heldAs sha256: String, why: StructureCheck = .anotherCopy) {
         guard let plan, !DataURI.isDataURI(resource.url), let url = latestURLs[resource.path], !DataURI.isDataURI(url)
         else { return }
         let dependents = plan.resources.filter { $0.isPlayed(with: resource) && progress.held[$0.path] != nil }
         progress.held[resource.path] = nil
-        toConfirm[resource.path] = (sha256, dependents.map(\.path))
+        toConfirm[resource.path] = (sha256, dependents.map(\.path), why)
         view?.note(resource.path, .from(0))
         var again = resource
         again.url = url
@@ -140,14 +149,16 @@ extension TitleDownload {
     /// `sha256`: if the copy given up had other bytes, the segments held from there are
     /// of another encode (or key) and are fetched again from this one.
     func confirmed(_ resource: TitleResource, sha256: String) {
-        guard let (before, dependents) = toConfirm.removeValue(forKey: resource.path), before != sha256, let plan else { return }
-        differsAcrossCopies.insert(resource.path)
+        guard let (before, dependents, why) = toConfirm.removeValue(forKey: resource.path), before != sha256, let plan
+        else { return }
+        if why == .anotherCopy { differsAcrossCopies.insert(resource.path) }
         let again = plan.resources.filter { dependents.contains($0.path) && progress.held[$0.path] != nil }
         guard !again.isEmpty else { return }
-        job.emit(.notice(
-            url: job.url,
-            message: "\(resource.label) is not the same on the title's copy \(copy + 1): the \(again.count) parts held "
-                + "from the copy before are fetched again"))
+        let what = switch why {
+        case .anotherCopy: "is not the same on the title's copy \(copy + 1): the \(again.count) parts held from the copy before"
+        case .sinceLastRun: "changed on the origin since the last run: the \(again.count) parts held from then"
+        }
+        job.emit(.notice(url: job.url, message: "\(resource.label) \(what) are fetched again"))
         fetchAgainFromThisCopy(again)
     }
 

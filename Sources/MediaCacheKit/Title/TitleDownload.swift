@@ -54,9 +54,9 @@ final class TitleDownload {
     var copy = 0
     /// The URLs the playlists named when last read again, by stored path.
     var latestURLs: [String: String] = [:]
-    /// Init sections and keys held from a copy given up, fetched again from the new one:
-    /// their hash there, and the segments held that depend on them (`confirmed`).
-    var toConfirm: [String: (sha256: String, dependents: [String])] = [:]
+    /// Init sections and keys held from a copy given up (or an earlier run), fetched
+    /// again: their hash then, and the segments held that depend on them (`confirmed`).
+    var toConfirm: [String: (sha256: String, dependents: [String], why: StructureCheck)] = [:]
     /// Init sections and keys found to differ from one copy to the next: a segment of a
     /// copy given up that arrives late is not played with them.
     var differsAcrossCopies: Set<String> = []
