@@ -168,9 +168,9 @@ extension DownloadJob {
             emit(.verified(url: url, sha256: object.sha256))
             finish(.committed(object))
         case .failure(let failure):
-            // The same bytes would fail the same way (a checksum, a truncated MP4):
-            // nothing is kept for a resume that could only repeat it.
-            fail(failure, keepPartial: failure.code != .checksumMismatch && failure.cause != .commit(.damagedMP4))
+            // The same bytes would fail their checksum the same way: nothing is kept
+            // for a resume that could only repeat it.
+            fail(failure, keepPartial: failure.code != .checksumMismatch)
         }
     }
 }

@@ -4,7 +4,7 @@ extension JobFailure {
         let code: Code =
             switch error {
             case .checksumMismatch: .checksumMismatch
-            case .incomplete, .damagedMP4: .badResponse
+            case .incomplete: .badResponse
             case .tierCopyDiffers: .tier
             case .shortDataFile, .cache, .unexpected: .io
             }

@@ -7,22 +7,19 @@ public enum CommitError: Error, CustomStringConvertible {
     case shortDataFile(path: String, size: Int64, expected: Int64)
     /// The bytes do not match the list's `checksum=`; nothing was cached.
     case checksumMismatch(expected: ExpectedChecksum, actual: String?)
-    /// The file starts like an MP4 but its boxes do not tile it.
-    case damagedMP4(MP4Error)
     /// A copy from the tier is not the bytes its record names; nothing was cached.
     case tierCopyDiffers(expected: String, actual: String)
     /// The cache's files or index failed.
     case cache(CacheError)
-    /// A helper threw an error outside its contract (they throw `SystemError`,
-    /// `CacheError` or `MP4Error`); kept whole for the message.
+    /// A helper threw an error outside its contract (they throw `SystemError` or
+    /// `CacheError`); kept whole for the message.
     case unexpected(any Error)
 
-    /// The commit's error for one thrown by file, index or MP4 code.
+    /// The commit's error for one thrown by file or index code.
     init(classifying error: any Error) {
         switch error {
         case let error as CacheError: self = .cache(error)
         case let error as SystemError: self = .cache(.io(error))
-        case let error as MP4Error: self = .damagedMP4(error)
         default: self = .unexpected(error)
         }
     }
@@ -36,8 +33,6 @@ public enum CommitError: Error, CustomStringConvertible {
         case .checksumMismatch(let expected, let actual):
             "checksum mismatch: the list says \(expected), the origin sent "
                 + "\(expected.algorithm.rawValue)=\(actual ?? "?"); nothing was cached"
-        case .damagedMP4(let error):
-            "the MP4 structure is damaged (\(error)); the origin's file may be truncated"
         case .tierCopyDiffers(let expected, let actual):
             "its bytes have sha256 \(actual), the record says \(expected)"
         case .cache(let error):
@@ -49,7 +44,7 @@ public enum CommitError: Error, CustomStringConvertible {
 
     /// Which of these it is, without what it carries: what a failure keeps of it.
     public enum Kind: Sendable, Equatable {
-        case incomplete, shortDataFile, checksumMismatch, damagedMP4, tierCopyDiffers, cache, unexpected
+        case incomplete, shortDataFile, checksumMismatch, tierCopyDiffers, cache, unexpected
     }
 
     public var kind: Kind {
@@ -57,7 +52,6 @@ public enum CommitError: Error, CustomStringConvertible {
         case .incomplete: .incomplete
         case .shortDataFile: .shortDataFile
         case .checksumMismatch: .checksumMismatch
-        case .damagedMP4: .damagedMP4
         case .tierCopyDiffers: .tierCopyDiffers
         case .cache: .cache
         case .unexpected: .unexpected
@@ -68,7 +62,7 @@ public enum CommitError: Error, CustomStringConvertible {
     /// tier that fails this way is fetched again from the origin.
     public var blamesTheBytes: Bool {
         switch self {
-        case .checksumMismatch, .damagedMP4, .tierCopyDiffers: true
+        case .checksumMismatch, .tierCopyDiffers: true
         case .incomplete, .shortDataFile, .cache, .unexpected: false
         }
     }

@@ -129,9 +129,14 @@ struct ObjectCommitter: Sendable {
 
     /// How an MP4 is stored; a file that starts like an MP4 but whose boxes do not tile
     /// it is damaged (usually truncated at the origin) and is not cached.
+    /// A file that starts as an MP4 but whose boxes do not tile it (a truncated file, a
+    /// trailer a camera or a tool appended) is the origin's as it is: stored so, as curl
+    /// and aria2 would save it, and recorded as not relocated, with why.
     private func faststartDecision(file: DataFile, length: Int64) throws(CommitError) -> FaststartDecision {
         do {
             return try FaststartPlanner.plan(file, length: length)
+        } catch let error as MP4Error {
+            return .skipped("its MP4 structure is damaged (\(error))")
         } catch {
             throw CommitError(classifying: error)
         }
