@@ -177,6 +177,27 @@ extension EndToEnd {
             #expect(try FileManager.default.contentsOfDirectory(atPath: harness.scratch.cache + "/runs").isEmpty)
         }
 
+        /// Ctrl-C, then the same command again, as the guide says to resume: the entries
+        /// the first run never started are done by the second, and `status` no longer
+        /// lists them as not started (it did, until a `resume` cleared them).
+        @Test func theSameCommandAgainClearsTheEntriesItDid() throws {
+            let first = TestBytes.make(2 << 20, seed: 31)
+            throttled(first, rate: 300_000, path: "/first.mp4")
+            for index in 2...3 { origin.serve("/e\(index).mp4", Resource(TestBytes.make(50_000, seed: UInt64(31 + index)))) }
+            let list = ([origin.url("/first.mp4")] + (2...3).map { origin.url("/e\($0).mp4") }).joined(separator: "\n")
+            let run = try harness.startPrefetch(list: list, ["-j", "1"])
+            #expect(Harness.waitUntil(timeout: 10) { Harness.bytesServed(origin, "/first.mp4") > 100_000 })
+            run.signal(SIGINT)
+            #expect(run.wait(timeout: 10).status == 128 + SIGINT)
+            #expect(try harness.run(["status"]).stderr.contains("2 entries not started"))
+
+            throttled(first, rate: 50_000_000, path: "/first.mp4")
+            let again = try harness.prefetch(list: list, ["-j", "1"])
+            #expect(again.status == 0, "\(again.stderr)")
+            let status = try harness.run(["status"])
+            #expect(!status.stdout.contains("not started") && status.stderr.contains("no interrupted downloads"), "\(status)")
+        }
+
         @Test func changedETagBetweenRunsStartsOver() throws {
             let old = TestBytes.make(4 << 20, seed: 1)
             throttled(old, rate: 1_000_000)

@@ -109,6 +109,11 @@ public enum RunQueue {
         return dropped
     }
 
+    /// Whether no interrupted run left entries (nothing under `runs/`).
+    public static func isEmpty(in cache: CacheDirectory) -> Bool {
+        !FileSystem.contentsOfDirectory(cache.runsDirectory).contains(where: isQueueFile)
+    }
+
     /// Forgets saved runs whose requests are done or saved again.
     public static func remove(_ files: [String]) {
         for file in files { FileSystem.remove(file) }

@@ -113,6 +113,11 @@ extension DownloadRun {
     /// Saves what the run never started (then forgets the saved runs it was given: what
     /// they held is now done, under `partial/`, or saved again) and records its failures.
     private func keepForNextRun(_ summary: PrefetchSummary, leftOver: RunQueue.Writer, savedQueues: [String]) {
+        // An interrupted run's entries that this one (the same command again) has cached
+        // are done: `status` no longer lists them as not started.
+        if !RunQueue.isEmpty(in: cache), let store = try? ObjectStore(directory: cache) {
+            _ = try? RunQueue.forget(in: cache) { store.openIntact(key: $0.key) != nil }
+        }
         do {
             try leftOver.save()
             RunQueue.remove(savedQueues)
