@@ -1,16 +1,23 @@
 import CCrypto
 
-/// Hash algorithms a list's `checksum=` may name, plus SHA-256 for the index.
+/// Hash algorithms a list's `checksum=` may name (aria2's, but Adler-32), plus SHA-256
+/// for the index.
 public enum DigestAlgorithm: String, Sendable, Codable, CaseIterable {
     case sha256 = "sha-256"
     case sha1 = "sha-1"
     case md5 = "md5"
+    case sha224 = "sha-224"
+    case sha384 = "sha-384"
+    case sha512 = "sha-512"
 
     var hexLength: Int {
         switch self {
         case .sha256: 64
         case .sha1: 40
         case .md5: 32
+        case .sha224: 56
+        case .sha384: 96
+        case .sha512: 128
         }
     }
 }
@@ -27,6 +34,9 @@ final class Digest {
             case .sha256: EVP_sha256()
             case .sha1: EVP_sha1()
             case .md5: EVP_md5()
+            case .sha224: EVP_sha224()
+            case .sha384: EVP_sha384()
+            case .sha512: EVP_sha512()
             }
         EVP_DigestInit_ex(context, md, nil)
     }

@@ -8,18 +8,16 @@ public struct ExpectedChecksum: Sendable, Codable, Equatable, CustomStringConver
         self.hex = hex.lowercased()
     }
 
-    /// Parses `ALGO=HEX`; aria2's spellings (`sha-256`, `sha256`, `SHA-1`, `md5`) are accepted.
+    /// Parses `ALGO=HEX`; aria2's spellings (`sha-256`, `sha256`, `SHA-1`, `md5`,
+    /// `sha-512`...) are accepted.
     public init(parsing text: String) throws(ChecksumParseError) {
         guard let eq = text.firstIndex(of: "=") else { throw .missingEquals }
         let name = text[..<eq].lowercased().replacingOccurrences(of: "_", with: "-")
         let value = String(text[text.index(after: eq)...]).trimmingCharacters(in: .whitespaces)
         let algorithm: DigestAlgorithm
-        switch name {
-        case "sha-256", "sha256": algorithm = .sha256
-        case "sha-1", "sha1": algorithm = .sha1
-        case "md5": algorithm = .md5
-        default: throw .unknownAlgorithm(String(text[..<eq]))
-        }
+        guard let named = DigestAlgorithm.allCases.first(where: { $0.rawValue == name || $0.rawValue.replacingOccurrences(of: "-", with: "") == name })
+        else { throw .unknownAlgorithm(String(text[..<eq])) }
+        algorithm = named
         guard value.count == algorithm.hexLength,
             value.allSatisfy({ $0.isASCII && $0.isHexDigit })
         else { throw .badDigest(algorithm, value) }
@@ -39,7 +37,7 @@ public enum ChecksumParseError: Error, Equatable, CustomStringConvertible {
         case .missingEquals:
             "checksum must look like sha-256=HEX"
         case .unknownAlgorithm(let name):
-            "unknown checksum algorithm '\(name)' (use sha-256, sha-1 or md5)"
+            "unknown checksum algorithm '\(name)' (use sha-256, sha-512, sha-384, sha-224, sha-1 or md5)"
         case .badDigest(let algorithm, let value):
             "\(algorithm.rawValue) digest must be \(algorithm.hexLength) hex digits, got '\(value)'"
         }

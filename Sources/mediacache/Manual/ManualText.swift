@@ -41,7 +41,7 @@ enum ManualText {
                 .init("header=Name: value", .literal, "A request header (repeatable); sent only to that URL's host."),
                 .init(
                     "checksum=sha-256=HEX", .literal,
-                    "Also sha-1= and md5=; checked against the origin bytes."),
+                    "Also sha-512=, sha-384=, sha-224=, sha-1= and md5=, as in aria2; checked against the origin bytes."),
                 .init(
                     "cache-key=KEY", .literal,
                     "The identity of the object, for URLs that carry expiring tokens."),
