@@ -128,6 +128,8 @@ struct HLSRenditionSelectionTests {
     @Test(arguments: [
         (RenditionSelectionOptions.AudioLanguages.matching(["en"]), ["audio-aac-English", "audio-aac-Commentary"]),
         (.matching(["DE"]), ["audio-aac-Deutsch"]),
+        // ISO 639-2, as DASH packagers write it, names the same language.
+        (.matching(["ger"]), ["audio-aac-Deutsch"]),
         (.matching(["en-GB", "de"]), ["audio-aac-Deutsch", "audio-aac-Commentary"]),
         (.all, ["audio-aac-English", "audio-aac-Deutsch", "audio-aac-Commentary"]),
     ])
@@ -138,9 +140,9 @@ struct HLSRenditionSelectionTests {
     }
 
     @Test func aLanguageNoRenditionHasFallsBackToTheDefaultAndSaysSo() throws {
-        let choice = try choose(threeVariantMaster, RenditionSelectionOptions(audioLanguages: .matching(["ja", "eng"])))
+        let choice = try choose(threeVariantMaster, RenditionSelectionOptions(audioLanguages: .matching(["ja", "kor"])))
         #expect(choice.renditions.filter { $0.kind == .audio }.map(\.identity) == ["audio-aac-English", "audio-aac-Deutsch"])
-        #expect(choice.notes == ["no audio rendition is in ja, eng; took the default audio"])
+        #expect(choice.notes == ["no audio rendition is in ja, kor; took the default audio"])
     }
 
     @Test func aGroupWithNothingMarkedIsTakenWhole() throws {
@@ -200,5 +202,23 @@ struct HLSRenditionSelectionTests {
         #expect(long.utf8.count == RenditionIdentity.maxLength)
         #expect(long != longer)
         #expect(long.hasPrefix("subtitles-g-nnn"))
+    }
+}
+
+/// A language choice (`--audio-lang de`) takes the tag in BCP 47 and in either ISO 639-2
+/// form, as DASH packagers write it (ffmpeg: `lang="deu"`).
+@Suite("Language codes")
+struct LanguageCodeTests {
+    @Test(arguments: [
+        ("de", "de"), ("deu", "de"), ("ger", "de"), ("de-AT", "de"), ("DEU", "de"), ("eng", "en"), ("en-GB", "en"),
+        ("de", "deu"), ("pt-BR", "pt-br"), ("zho", "zh"), ("chi", "zh"),
+    ])
+    func theseAreTheLanguageWanted(tag: String, wanted: String) {
+        #expect(LanguageCode.matches(tag, wanted))
+    }
+
+    @Test(arguments: [("en", "de"), ("deu", "da"), ("pt", "pt-br"), ("pt-PT", "pt-br"), ("dan", "de"), ("", "de")])
+    func theseAreNot(tag: String, wanted: String) {
+        #expect(!LanguageCode.matches(tag, wanted))
     }
 }

@@ -183,13 +183,11 @@ public enum RenditionSelection {
         }
     }
 
-    /// Whether BCP-47 tag `language` is one of `prefixes` or a subtag of one.
+    /// Whether language tag `language` is one of `prefixes` or a more specific tag of
+    /// one, in either ISO 639 form (`de` takes `deu` and `de-AT`).
     static func matches(_ language: String?, _ prefixes: [String]) -> Bool {
-        guard let language = language?.lowercased() else { return false }
-        return prefixes.contains { prefix in
-            let prefix = prefix.lowercased()
-            return language == prefix || language.hasPrefix(prefix + "-")
-        }
+        guard let language else { return false }
+        return prefixes.contains { LanguageCode.matches(language, $0) }
     }
 
     private static func fits(_ variant: HLSVariant, _ options: RenditionSelectionOptions) -> Bool {

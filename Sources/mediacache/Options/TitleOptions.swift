@@ -25,7 +25,7 @@ struct TitleOptions: ParsableArguments {
     @Option(
         name: .customLong("audio-lang"),
         help: ArgumentHelp(
-            "Audio renditions whose language starts with one of these (e.g. en,de), or 'all' (default: the default track).",
+            "Audio renditions in one of these languages (e.g. en,de; de also takes deu, ger and de-AT), or 'all' (default: the default track).",
             valueName: "langs"))
     var audioLanguages: String?
 
