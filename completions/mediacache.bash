@@ -188,7 +188,7 @@ _mediacache_prefetch() {
     repeating_flags=()
     non_repeating_flags=(--no-config -k --insecure --no-faststart --json -q --quiet --netrc --tier-push --tier-required --all-variants --version -h --help)
     repeating_options=(-i --input-file -H --header)
-    non_repeating_options=(-d --dir --shard --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --summary-interval --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang)
+    non_repeating_options=(-d --dir --shard --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --ca-certificate --cacert --summary-interval --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
@@ -240,6 +240,10 @@ _mediacache_prefetch() {
         return
         ;;
     '--max-download-limit')
+        return
+        ;;
+    '--ca-certificate'|'--cacert')
+        __mediacache_add_completions -f
         return
         ;;
     '--summary-interval')
@@ -298,7 +302,7 @@ _mediacache_resume() {
     repeating_flags=()
     non_repeating_flags=(--no-config -k --insecure --no-faststart --json -q --quiet --netrc --tier-push --tier-required --all-variants --version -h --help)
     repeating_options=(-H --header)
-    non_repeating_options=(--cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --summary-interval --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang)
+    non_repeating_options=(--cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --ca-certificate --cacert --summary-interval --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang)
     __mediacache_offer_flags_options 0
 
     # Offer option value completions
@@ -339,6 +343,10 @@ _mediacache_resume() {
         return
         ;;
     '--max-download-limit')
+        return
+        ;;
+    '--ca-certificate'|'--cacert')
+        __mediacache_add_completions -f
         return
         ;;
     '--summary-interval')
@@ -656,7 +664,7 @@ _mediacache_serve() {
     repeating_flags=()
     non_repeating_flags=(--allow-remote --no-config -k --insecure --no-faststart --json -q --quiet --netrc --tier-push --tier-required --all-variants --version -h --help)
     repeating_options=(-i --input-file -H --header)
-    non_repeating_options=(--listen --idle-timeout --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --summary-interval --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang)
+    non_repeating_options=(--listen --idle-timeout --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --ca-certificate --cacert --summary-interval --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
@@ -707,6 +715,10 @@ _mediacache_serve() {
         return
         ;;
     '--max-download-limit')
+        return
+        ;;
+    '--ca-certificate'|'--cacert')
+        __mediacache_add_completions -f
         return
         ;;
     '--summary-interval')

@@ -461,6 +461,20 @@ extension EndToEnd {
             #expect(refused.seconds < 5, "refused at once, not retried: \(refused.seconds) s")
             #expect(!refused.stderr.contains("retry "))
 
+            #expect(refused.stderr.contains("--ca-certificate"))
+
+            // A private CA named, as with curl's --cacert or CURL_CA_BUNDLE in the environment.
+            let trusted = try harness.prefetch(list: url, ["--ca-certificate", server.certificate])
+            #expect(trusted.status == 0, "\(trusted.stderr)")
+            #expect(try harness.cachedBytes(url) == content)
+            #expect(try harness.run(["rm", url]).status == 0)
+            let fromEnvironment = try MediaCacheProcess.run(
+                ["prefetch", url, "--cache-dir", harness.scratch.cache], environment: ["CURL_CA_BUNDLE": server.certificate])
+            #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
+            #expect(try harness.run(["rm", url]).status == 0)
+            let unreadable = try harness.prefetch(list: url, ["--ca-certificate", root + "/none.pem"])
+            #expect(unreadable.status == 2 && unreadable.stderr.contains("--ca-certificate: cannot read"), "\(unreadable.stderr)")
+
             let accepted = try harness.prefetch(list: url, ["--insecure"])
             #expect(accepted.status == 0, "\(accepted.stderr)")
             #expect(try harness.cachedBytes(url) == content)

@@ -88,6 +88,8 @@ final class NginxServer {
     let port: Int
     let accessLog: String
     let scheme: String
+    /// The certificate it serves (`tls: true`), which is its own CA.
+    var certificate: String { prefix + "/cert.pem" }
     private let prefix: String
     private let process = Process()
 

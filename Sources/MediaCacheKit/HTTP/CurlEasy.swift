@@ -35,6 +35,10 @@ final class CurlEasy {
         if !request.verifyTLS {
             setLong(CURLOPT_SSL_VERIFYPEER, 0)
             setLong(CURLOPT_SSL_VERIFYHOST, 0)
+        } else {
+            let authorities = CertificateAuthorities.current
+            if let file = authorities.file { setString(CURLOPT_CAINFO, file) }
+            if let directory = authorities.directory { setString(CURLOPT_CAPATH, directory) }
         }
         setLong(CURLOPT_TCP_KEEPALIVE, 1)
         setLong(CURLOPT_BUFFERSIZE, receiveBuffers?.chunkBytes ?? ReceiveBuffers.unlimitedChunkBytes(transfers: 1))

@@ -116,7 +116,7 @@ final class HTTPTransfer {
             error = TransferError(
                 kind: .untrustedCertificate,
                 message: "the TLS certificate is not trusted (\(easy.errorMessage(for: code))); "
-                    + "--insecure skips the check if you trust this server")
+                    + "for a private CA give its certificate with --ca-certificate FILE; --insecure skips the check")
         } else if code == CURLE_OUT_OF_MEMORY && head == nil {
             // libcurl's word for a head line past its 100 KiB limit (7.88 says no more);
             // the origin sends the same head again.

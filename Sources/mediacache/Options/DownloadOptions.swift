@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import MediaCacheKit
 
@@ -68,6 +69,15 @@ struct DownloadOptions: ParsableArguments {
         help: "Do not check TLS certificates (self-signed test servers); the connection is not authenticated.")
     var insecure = false
 
+    @Option(
+        name: [.customLong("ca-certificate"), .customLong("cacert")],
+        help: ArgumentHelp(
+            "Check TLS certificates against the CAs in this PEM file (a private CA), not the system's; "
+                + "CURL_CA_BUNDLE or SSL_CERT_FILE in the environment do the same.",
+            valueName: "file"),
+        completion: .file())
+    var caCertificate: String?
+
     @Flag(help: "Keep MP4/MOV bytes exactly as the origin sent them (no moov relocation).")
     var noFaststart = false
 
@@ -86,6 +96,9 @@ struct DownloadOptions: ParsableArguments {
 
     func validate() throws {
         guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 64") }
+        if let caCertificate, !FileManager.default.isReadableFile(atPath: caCertificate) {
+            throw ValidationError("--ca-certificate: cannot read \(caCertificate); give a PEM file of CA certificates")
+        }
         if let connections, !(1...32).contains(connections) {
             throw ValidationError("--connections must be between 1 and 32")
         }
@@ -127,6 +140,8 @@ struct DownloadOptions: ParsableArguments {
         options.limitRate = ByteCount.parse(limitRate) ?? 0
         options.maxDownloadLimit = ByteCount.parse(maxDownloadLimit) ?? 0
         options.verifyTLS = !insecure
+        // For the whole process: the tier's requests are checked against them too.
+        if let caCertificate { CertificateAuthorities.use(file: caCertificate) }
         options.faststart = !noFaststart
         options.renditions = titles.selection
         network.apply(to: &options)
