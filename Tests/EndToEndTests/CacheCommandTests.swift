@@ -197,6 +197,9 @@ extension EndToEnd {
             #expect((object["sha256"] as? String)?.count == 64)
             // What nobody gave is null, not a "-" a script would take for a value.
             #expect(object["name"] is NSNull, "\(cached.stdout)")
+            // Times as `ls --json` gives them: ISO 8601, UTC.
+            #expect((object["added"] as? String)?.hasSuffix("Z") == true, "\(cached.stdout)")
+            #expect((object["added"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) } != nil)
             #expect(!cached.stdout.contains(#":"-""#), "\(cached.stdout)")
 
             var faults = Faults()

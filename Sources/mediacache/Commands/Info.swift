@@ -23,6 +23,10 @@ struct Info: ParsableCommand {
         return json ? NSNull() : "unknown"
     }
 
+    /// A time as `ls` shows it: local, to the minute, for people; ISO 8601 in UTC in
+    /// JSON, as `ls --json` has it.
+    private func time(_ date: Date) -> String { json ? ISO8601DateFormatter().string(from: date) : List.date(date) }
+
     /// A value the origin (or the list) never gave: null in JSON, `-` for people.
     private func absent(_ value: String?) -> Any { value ?? (json ? NSNull() : "-") }
 
@@ -46,7 +50,7 @@ struct Info: ParsableCommand {
                 ("faststart", object.faststart == .notMP4 ? absent(nil) : object.faststart.rawValue), ("etag", absent(object.etag)),
                 ("last_modified", absent(object.lastModified)), ("name", absent(object.name)),
                 ("origin_name", absent(object.originName)),
-                ("added", List.date(object.addedAt)), ("last_used", List.date(object.lastUsedAt)),
+                ("added", time(object.addedAt)), ("last_used", time(object.lastUsedAt)),
             ]
             if let title {
                 fields += [
@@ -72,7 +76,7 @@ struct Info: ParsableCommand {
             fields += [
                 // Strings, not Substrings: JSONSerialization refuses those (the output was `{}`).
                 ("headers", (state.commandHeaders + state.entry.headers).map { String($0.prefix { $0 != ":" }) + ": (hidden)" }),
-                ("started", List.date(state.createdAt)),
+                ("started", time(state.createdAt)),
             ]
             if !isTitle { fields.append(("ranges_supported", state.rangesSupported)) }
         } else {
