@@ -130,6 +130,22 @@ extension EndToEnd {
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/named") == ["Mine.mp4"])
         }
 
+        /// One URL listed twice under two names (or folders), as aria2 takes it: fetched
+        /// once, put in both places.
+        @Test func aURLListedUnderTwoNamesIsFetchedOnceAndPutInBoth() throws {
+            let bytes = TestBytes.make(80_000, seed: 66)
+            origin.serve("/same.mp4", Resource(bytes, contentType: "video/mp4"))
+            let url = origin.url("/same.mp4")
+            let folder = harness.scratch.path + "/Videos"
+            let list = "\(url)\n  out=one.mp4\n\(url)\n  out=two.mp4\n\(url)\n  dir=\(folder)/other\n"
+            let result = try harness.prefetch(list: list, ["-d", folder])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(!result.stderr.contains("duplicate"), "\(result.stderr)")
+            #expect(TestBytes.read(folder + "/one.mp4") == bytes && TestBytes.read(folder + "/two.mp4") == bytes)
+            #expect(TestBytes.read(folder + "/other/same.mp4") == bytes)
+            #expect(Harness.bytesServed(origin, "/same.mp4") == bytes.count, "fetched more than once")
+        }
+
         @Test func aTakenNameIsNumberedAndAnEntrysDirWins() throws {
             let bytes = TestBytes.make(50_000, seed: 63)
             origin.serve("/a.mp4", Resource(bytes, contentType: "video/mp4"))

@@ -278,22 +278,29 @@ struct ListParserTests {
         #expect(list.entries.count == 1)
     }
 
-    @Test func duplicateIdentityKeepsOnlyTheFirst() throws {
+    /// A repeated URL is ignored, with a warning, unless it names a place of its own
+    /// (`out=`, `dir=`): then it is kept, to be fetched once and put in both places.
+    @Test func duplicateIdentityKeepsOnlyTheFirstUnlessItNamesAPlace() throws {
         let list = parse(
             """
             https://a.example/x.mp4
               out=first.mp4
             https://a.example/other.mp4
             https://a.example/x.mp4
+            https://a.example/x.mp4
               out=second.mp4
+            https://a.example/x.mp4
+              dir=elsewhere
             """)
         #expect(list.errors.isEmpty)
         let warning = try #require(list.warnings.first)
         #expect(list.warnings.count == 1)
         #expect(warning.line == 4)
         #expect(warning.message.contains("line 1"))
-        #expect(list.entries.map(\.url) == ["https://a.example/x.mp4", "https://a.example/other.mp4"])
-        #expect(list.entries.first?.outName == "first.mp4")
+        #expect(list.entries.map(\.url) == ["https://a.example/x.mp4", "https://a.example/other.mp4", "https://a.example/x.mp4",
+            "https://a.example/x.mp4"])
+        #expect(list.entries.map(\.outName) == ["first.mp4", nil, "second.mp4", nil])
+        #expect(list.entries.last?.directory == "elsewhere")
     }
 
     @Test func differentCacheKeysMakeTheSameURLDistinct() {

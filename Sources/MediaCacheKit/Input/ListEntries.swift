@@ -164,11 +164,15 @@ public final class ListEntries: @unchecked Sendable {
         }
     }
 
-    /// Whether `completed`, from list `index`, is the first entry of its cache key.
+    /// Whether `completed`, from list `index`, is the first entry of its cache key, or a
+    /// later one that names a place of its own (`out=`, `dir=`): it joins the first's
+    /// download, and the file is fetched once and put in both places, as aria2 saves
+    /// both names.
     private func isFirst(
         _ completed: (entry: ListEntry, line: Int), key: CacheKey, in index: Int, diagnose: (ListDiagnostic) -> Void
     ) -> Bool {
         guard let seen = firstSeen.insert(key, at: linesBefore[index] + completed.line) else { return true }
+        if completed.entry.outName != nil || completed.entry.directory != nil { return true }
         // The last list that starts before it holds it.
         let list = linesBefore.lastIndex { $0 < seen }!
         let line = seen - linesBefore[list]
