@@ -493,13 +493,20 @@ extension EndToEnd {
             var identity = Faults()
             identity.contentEncoding = "identity"
             serve(identity, media, path: "/plain.mp4")
+            // A .tar.gz labelled with its own compression (Apache's AddEncoding) is the file.
+            var labelled = Faults()
+            labelled.contentEncoding = "x-gzip"
+            let archive = try Gzip.compress(media)
+            serve(labelled, archive, path: "/a.tar.gz")
             let url = origin.url("/gz.mp4")
-            let result = try harness.prefetch(list: url + "\n" + origin.url("/plain.mp4"), ["-x", "2", "--min-fragment", "256K"])
+            let list = [url, origin.url("/plain.mp4"), origin.url("/a.tar.gz")].joined(separator: "\n")
+            let result = try harness.prefetch(list: list, ["-x", "2", "--min-fragment", "256K"])
             #expect(result.status == 1, "\(result.stderr)")
             #expect(result.stderr.contains("FAILED   \(url): the body came with Content-Encoding: gzip"))
             #expect(try harness.cachedBytes(url) == nil)
             #expect(try harness.cachedBytes(origin.url("/plain.mp4")) == media)
-            #expect(harness.scratch.objectFiles.count == 1)
+            #expect(try harness.cachedBytes(origin.url("/a.tar.gz")) == archive)
+            #expect(harness.scratch.objectFiles.count == 2)
             for request in origin.requests {
                 #expect(request.headers["accept-encoding"] == "identity")
             }

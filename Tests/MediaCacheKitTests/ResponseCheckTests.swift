@@ -7,15 +7,30 @@ struct ContentEncodingTests {
         HTTPResponseHead(status: 206, headers: encoding.map { [(name: "content-encoding", value: $0)] } ?? [])
     }
 
+    private let media = "https://h/v.mp4"
+
     @Test func identityOrNoneIsTheFile() {
-        #expect(ResponseCheck.unexpectedContentEncoding(head(nil)) == nil)
-        #expect(ResponseCheck.unexpectedContentEncoding(head("identity")) == nil)
-        #expect(ResponseCheck.unexpectedContentEncoding(head(" Identity ")) == nil)
+        #expect(ResponseCheck.unexpectedContentEncoding(head(nil), url: media) == nil)
+        #expect(ResponseCheck.unexpectedContentEncoding(head("identity"), url: media) == nil)
+        #expect(ResponseCheck.unexpectedContentEncoding(head(" Identity "), url: media) == nil)
     }
 
     @Test(arguments: ["gzip", "br", "deflate", "identity, gzip", "x-gzip"])
     func anyOtherCodingIsRefused(encoding: String) {
-        #expect(ResponseCheck.unexpectedContentEncoding(head(encoding)) == encoding)
+        #expect(ResponseCheck.unexpectedContentEncoding(head(encoding), url: media) == encoding)
+    }
+
+    /// A file compressed already, which a server labels with its compression (Apache's
+    /// `AddEncoding x-gzip .gz`): its bytes are the file, as curl and aria2 save them.
+    @Test(arguments: [
+        ("https://h/a.tar.gz", "x-gzip"), ("https://h/a.TGZ?x=1", "gzip"), ("https://h/a.zst", "zstd"), ("https://h/a.br", "br"),
+    ])
+    func theFilesOwnCompressionIsTheFile(url: String, encoding: String) {
+        #expect(ResponseCheck.unexpectedContentEncoding(head(encoding), url: url) == nil)
+    }
+
+    @Test func anotherCompressionThanTheNamesIsRefused() {
+        #expect(ResponseCheck.unexpectedContentEncoding(head("br"), url: "https://h/a.tar.gz") == "br")
     }
 
     @Test func unsatisfiedLengthReadsTheStarForm() {

@@ -102,7 +102,7 @@ struct ResponseCheck {
         }
         switch head.status {
         case 200, 206:
-            if let encoding = Self.unexpectedContentEncoding(head) { return .refuseEncoding(encoding) }
+            if let encoding = Self.unexpectedContentEncoding(head, url: asked.url) { return .refuseEncoding(encoding) }
             if let problem = head.framingProblem { return .originContradicts(problem) }
             return asked.isProbe ? probeVerdict() : fragmentVerdict()
         case 416:
@@ -220,11 +220,22 @@ struct ResponseCheck {
     /// a slice, which cannot be placed at the Range offsets or decoded piecewise; on a 200
     /// the length and validators describe the encoded form, so a resume or a checksum
     /// would not line up either. The response is refused, never stored as the media.
-    static func unexpectedContentEncoding(_ head: HTTPResponseHead) -> String? {
+    /// A Content-Encoding the bytes are not the file under; nil for identity, and for the
+    /// compression the file's own name says it is in (`x.tar.gz` with `gzip`: a server
+    /// that labels a compressed file so, as Apache's `AddEncoding` does, sends the file
+    /// as it is, which curl, wget and aria2 save).
+    static func unexpectedContentEncoding(_ head: HTTPResponseHead, url: String) -> String? {
         guard let value = head.value("content-encoding") else { return nil }
         let codings = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        return codings.allSatisfy({ $0.isEmpty || $0 == "identity" }) ? nil : value
+        let own = URLParts(url)?.pathExtension.flatMap { compressions[$0.lowercased()] } ?? []
+        return codings.allSatisfy({ $0.isEmpty || $0 == "identity" || own.contains($0) }) ? nil : value
     }
+
+    /// The content codings a file of each extension is compressed in already.
+    private static let compressions: [String: Set<String>] = [
+        "gz": ["gzip", "x-gzip"], "tgz": ["gzip", "x-gzip"], "svgz": ["gzip", "x-gzip"], "z": ["compress", "x-compress"],
+        "br": ["br"], "zst": ["zstd"], "bz2": ["bzip2", "x-bzip2"], "xz": ["xz", "x-xz"],
+    ]
 
     /// Whether a 200's `range` is all of the file its body holds.
     static func coversWhole(_ range: ContentRange, contentLength: Int64?) -> Bool {
