@@ -45,8 +45,13 @@ enum SummaryPrinter {
     static func nextStep(after failures: [JobFailure]) -> String? {
         let kept = failures.filter(\.keptForResume).count
         let dropped = failures.count - kept
+        // A full disk or an unwritable cache is mended on this machine, not in the list.
+        let disk = failures.filter { !$0.keptForResume && $0.cause == .storage }.count
         let retry = "`mediacache resume` tries again later (`mediacache rm URL` forgets one)"
-        let fix = "fix the URL or the options and run again (`mediacache status` lists them)"
+        let mend = disk == 0 ? "fix the URL or the options"
+            : disk == dropped ? "free space on the disk (or fix the cache's folder)"
+            : "fix the URL or the options (for a disk failure, the disk)"
+        let fix = "\(mend) and run again (`mediacache status` lists them)"
         switch (kept, dropped) {
         case (0, 0): return nil
         case (_, 0): return "kept for resume: \(retry)"
