@@ -207,6 +207,11 @@ extension EndToEnd {
                 "\(result.stderr)")
             #expect(result.stderr.contains("1 cached file could not be put where asked"))
             #expect(try harness.cachedBytes(origin.url("/d.mp4")) == bytes)
+            // The system's reason, not Foundation's wrapping of it.
+            let nowhere = try harness.run(["prefetch", "-d", "/proc/mediacache-nowhere", origin.url("/d.mp4")])
+            #expect(nowhere.status == 1)
+            #expect(nowhere.stderr.contains("cannot create the folder /proc/mediacache-nowhere: No such file or directory"),
+                "\(nowhere.stderr)")
         }
     }
 }

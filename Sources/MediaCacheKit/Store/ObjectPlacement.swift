@@ -43,6 +43,15 @@ public enum ObjectPlacement {
         return nil
     }
 
+    /// `path` and the folders on the way to it, with the umask's mode, as `mkdir -p`
+    /// makes them; what fails says why in the system's words.
+    private static func makeFolders(_ path: String) throws(SystemError) {
+        if FileSystem.entryType(path) == S_IFDIR { return }
+        let parent = FileSystem.parent(of: path)
+        if !parent.isEmpty, parent != path { try makeFolders(parent) }
+        if mkdir(path, 0o777) != 0, errno != EEXIST { throw SystemError("create folder", path: path) }
+    }
+
     /// Places the object stored at `source` as `directory/name`, creating `directory`.
     /// A copy (another file system) may be read by anyone, as a download's is, unless
     /// `isSecret` (a title's key): then by its owner alone, as the cached file is.
@@ -50,9 +59,10 @@ public enum ObjectPlacement {
         objectAt source: String, in directory: String, name: String, isSecret: Bool = false
     ) throws(Failure) -> Placed {
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try makeFolders(directory)
         } catch {
-            throw Failure(description: "cannot create the folder \(directory): \(whyNoFolder(at: directory) ?? "\(error)")")
+            let reason = String(cString: strerror(error.code))
+            throw Failure(description: "cannot create the folder \(directory): \(whyNoFolder(at: directory) ?? reason)")
         }
         var original = stat()
         guard lstat(source, &original) == 0 else {
