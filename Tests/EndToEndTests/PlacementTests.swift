@@ -206,7 +206,11 @@ extension EndToEnd {
                     "FAILED   \(origin.url("/d.mp4")): cached, but cannot create the folder \(blocker)/sub: \(blocker) is a file, not a folder"),
                 "\(result.stderr)")
             #expect(result.stderr.contains("1 cached file could not be put where asked"))
+            #expect(result.stderr.contains("1 done, 0 failed, 0 already cached, 1 not put where asked"), "\(result.stderr)")
             #expect(try harness.cachedBytes(origin.url("/d.mp4")) == bytes)
+            // A script reading the summary event sees it too, not only the exit code.
+            let json = try harness.run(["prefetch", "--json", "-d", blocker + "/sub", origin.url("/d.mp4")])
+            #expect(json.status == 1 && json.stdout.contains(#""not_placed":1"#), "\(json.stdout)")
             // The system's reason, not Foundation's wrapping of it.
             let nowhere = try harness.run(["prefetch", "-d", "/proc/mediacache-nowhere", origin.url("/d.mp4")])
             #expect(nowhere.status == 1)

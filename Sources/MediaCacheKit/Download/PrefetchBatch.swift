@@ -69,6 +69,7 @@ public final class PrefetchBatch: @unchecked Sendable {
         draining.wait()
         summary.unfinished += drained.load(ordering: .relaxed)
         placer?.wait()
+        summary.notPlaced = placer?.failureCount ?? 0
         summary.elapsed = TransferLoop.now() - started
         return summary
     }

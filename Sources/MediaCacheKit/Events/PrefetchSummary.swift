@@ -10,6 +10,8 @@ public struct PrefetchSummary: Sendable {
     public var interrupted = false
     /// Files left partial by an interruption, resumable later.
     public var unfinished = 0
+    /// Cached files that could not be put where their entries asked (`-d`, `dir=`).
+    public var notPlaced = 0
 
     public init() {}
 }

@@ -22,6 +22,7 @@ enum SummaryPrinter {
     static func counts(_ summary: PrefetchSummary, inputErrors: Int) -> String {
         var parts = ["\(summary.committed) done", "\(summary.failed.count) failed", "\(summary.alreadyCached) already cached"]
         if summary.unfinished > 0 { parts.append("\(summary.unfinished) unfinished") }
+        if summary.notPlaced > 0 { parts.append("\(summary.notPlaced) not put where asked") }
         if inputErrors > 0 { parts.append("\(inputErrors) bad list line\(inputErrors == 1 ? "" : "s")") }
         return parts.joined(separator: ", ")
     }
@@ -65,7 +66,7 @@ enum SummaryPrinter {
             JSONEvent.encode([
                 "event": "summary", "done": summary.committed, "failed": summary.failed.count,
                 "already_cached": summary.alreadyCached, "unfinished": summary.unfinished,
-                "bad_list_lines": inputErrors, "bytes": summary.bytesFetched,
+                "bad_list_lines": inputErrors, "not_placed": summary.notPlaced, "bytes": summary.bytesFetched,
                 "seconds": (summary.elapsed * 1000).rounded() / 1000, "interrupted": summary.interrupted,
             ]))
     }
