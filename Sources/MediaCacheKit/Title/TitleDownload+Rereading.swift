@@ -93,9 +93,9 @@ extension TitleDownload {
         fill()
     }
 
-    /// The init sections and keys held from the copy given up are fetched again from the
-    /// new one: segments of another encode, or under another key, must not be played
-    /// with them (`confirmed`).
+    /// The init sections and keys held from the copy given up (or from an earlier run)
+    /// are fetched again: segments of another encode, or under another key, must not be
+    /// played with them (`confirmed`).
     func confirmInitSectionsAndKeys(_ why: StructureCheck = .anotherCopy) {
         guard let plan else { return }
         for resource in plan.resources where resource.isStructure {
@@ -113,9 +113,9 @@ extension TitleDownload {
         case sinceLastRun
     }
 
-    /// `resource`, an init section or key held from a copy given up as `sha256`, is
-    /// fetched again from the copy in use, the segments held that are played with it
-    /// waiting on the answer. A key written into the playlist (`data:`) was never
+    /// `resource`, an init section or key held as `sha256` from a copy given up (or an
+    /// earlier run), is fetched again from the copy in use, the segments held that are
+    /// played with it waiting on the answer. A key written into the playlist (`data:`) was never
     /// fetched from a server.
     private func confirmAgain(_ resource: TitleResource, heldAs sha256: String, why: StructureCheck = .anotherCopy) {
         guard let plan, !DataURI.isDataURI(resource.url), let url = latestURLs[resource.path], !DataURI.isDataURI(url)
@@ -145,9 +145,9 @@ extension TitleDownload {
         }
     }
 
-    /// `resource`, an init section or key fetched again from the new copy, came as
-    /// `sha256`: if the copy given up had other bytes, the segments held from there are
-    /// of another encode (or key) and are fetched again from this one.
+    /// `resource`, an init section or key fetched again, came as `sha256`: if what was
+    /// held had other bytes, the segments held with it are of another encode (or key)
+    /// and are fetched again.
     func confirmed(_ resource: TitleResource, sha256: String) {
         guard let (before, dependents, why) = toConfirm.removeValue(forKey: resource.path), before != sha256, let plan
         else { return }
