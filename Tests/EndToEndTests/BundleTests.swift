@@ -152,6 +152,8 @@ extension EndToEnd {
             #expect(info.stdout.contains("mediacache bundle version 1"))
             #expect(info.stdout.contains("3 objects"))
             for file in fixture.files { #expect(info.stdout.contains(file.url)) }
+            // The target cache holds none of them (it has no index yet): "no", not "?".
+            #expect(info.stdout.components(separatedBy: "cached: no").count == 4, "\(info.stdout)")
 
             let dry = try fixture.importBundle(fixture.bundle, ["--dry-run"])
             #expect(dry.status == 0, "\(dry.stderr)")

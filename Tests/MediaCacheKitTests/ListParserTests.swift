@@ -472,3 +472,18 @@ struct ObjectPlacementNameTests {
         #expect(ObjectPlacement.numbered(".hidden", 1) == ".hidden.1")
     }
 }
+
+/// A list line with a space inside a URL: the error says why the rest is no URL.
+@Suite("List URL lines with spaces")
+struct ListURLSpaceTests {
+    @Test func theRestOfANameWithASpaceIsExplained() throws {
+        let list = ListParser.parse("https://h/My Clip.mp4\n", file: "l.txt")
+        let error = try #require(list.errors.first)
+        #expect(error.line == 1)
+        #expect(error.message.contains("not a valid URL: Clip.mp4"), "\(error.message)")
+        #expect(error.message.contains("write a space inside a URL as %20"), "\(error.message)")
+        // A word with a scheme is a mirror that is wrong, not a name cut at a space.
+        let mirror = ListParser.parse("https://h/a.mp4 ftp://h/a.mp4\n", file: "l.txt")
+        #expect(mirror.errors.first.map { !$0.message.contains("%20") } == true)
+    }
+}

@@ -413,3 +413,17 @@ struct ResponseCheckErrorPageTests {
         #expect(forText == nil)
     }
 }
+
+/// What a final status's message tells a user to do.
+@Suite("Status advice")
+struct StatusAdviceTests {
+    @Test func a401ToALoginGivenSaysToCheckIt() {
+        var request = HTTPRequest(url: "https://h/v.mp4", headers: [], stallTimeout: 10)
+        #expect(DownloadJob.advice(401, url: request.url, request: request).contains("the origin wants a login"))
+        request.client.netrcFile = "/home/u/.netrc"
+        #expect(DownloadJob.advice(401, url: request.url, request: request).contains("refused the login given"))
+        let bearer = HTTPRequest(url: "https://h/v.mp4", headers: ["Authorization: Bearer x"], stallTimeout: 10)
+        #expect(DownloadJob.advice(401, url: bearer.url, request: bearer).contains("refused the login given"))
+        #expect(DownloadJob.advice(401, url: "https://u:p@h/v.mp4").contains("user name and password in the URL"))
+    }
+}

@@ -228,7 +228,11 @@ extension DownloadJob: HTTPTransferDelegate {
         case .fatalStatus(let status):
             let reason = at(HTTPStatusText.describe(status))
             if !tryNextSource(after: .failed(reason)) {
-                fail(JobFailure(.httpStatus, reason + Self.advice(status, url: transfer.request.url), cause: .status(status)), keepPartial: true)
+                fail(
+                    JobFailure(
+                        .httpStatus, reason + Self.advice(status, url: transfer.request.url, request: transfer.request),
+                        cause: .status(status)),
+                    keepPartial: true)
             }
             return
         case .data:
@@ -300,11 +304,18 @@ extension DownloadJob: HTTPTransferDelegate {
         }
     }
 
-    /// What to do about a status from `url` that asking again will not change.
-    static func advice(_ status: Int, url: String) -> String {
-        switch status {
+    /// What to do about a status from `url` that asking again will not change;
+    /// `request`: what was sent, whose login (if any) the origin refused.
+    static func advice(_ status: Int, url: String, request: HTTPRequest? = nil) -> String {
+        let loginGiven = request.map { request in
+            request.client.netrcFile != nil || request.client.cookieFile != nil
+                || request.headers.contains { $0.lowercased().hasPrefix("authorization:") }
+        } ?? false
+        return switch status {
         case 401 where URLCredentials.withoutPassword(url) != url:
             "; the origin refused the user name and password in the URL: check them"
+        case 401 where loginGiven:
+            "; the origin refused the login given (the netrc file, the cookies or the Authorization header): check it"
         case 401:
             "; the origin wants a login: give its cookies (--load-cookies FILE), a header (-H 'Authorization: ...', "
                 + "or header= in the list) or a netrc login (--netrc)"

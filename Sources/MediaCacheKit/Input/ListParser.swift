@@ -153,9 +153,14 @@ public enum ListParser {
 
         mutating func consumeURIs(_ content: String, at number: Int) {
             let uris = content.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-            for uri in uris {
+            for (index, uri) in uris.enumerated() {
                 if let problem = URLParts.problem(with: uri) {
-                    error(number, "\(problem): \(uri)")
+                    // Not a URL after a first one that is: most likely the rest of a name
+                    // with a space in it, not a mirror.
+                    let hint = index > 0 && !uri.contains("://")
+                        ? " (the words of a URL line are mirrors of one file, split at spaces and tabs; "
+                            + "write a space inside a URL as %20)" : ""
+                    error(number, "\(problem): \(uri)\(hint)")
                     current = nil
                     skippingOptions = true
                     return

@@ -8,8 +8,8 @@ struct BundleInfo: ParsableCommand {
         abstract: "List what a bundle holds without importing it.",
         discussion: """
             Reads only the manifest (the first entry), so it is quick on any size of bundle. \
-            The last column says whether this cache already holds the object: yes, no, or \
-            other (a different version). `import --dry-run` checks every object's bytes too.
+            The last column says whether this cache already holds the object: yes, no, \
+            other (a different version), or ? (its index cannot be read). `import --dry-run` checks every object's bytes too.
             """)
 
     @Argument(help: ArgumentHelp("A bundle file made by `mediacache export`.", valueName: "bundle"), completion: .file())
@@ -39,16 +39,18 @@ struct BundleInfo: ParsableCommand {
             Terminal.out(String(decoding: try encoder.encode(manifest), as: UTF8.self))
             return
         }
-        // Only for the "cached" column: no index yet is "?", a path that cannot be a cache is exit 3.
-        let objects = try CommandInputs.cacheExists(cache.directory) && FileManager.default.fileExists(atPath: cache.directory.indexPath)
-            ? try? ObjectStore(directory: cache.directory) : nil
+        // Only for the "cached" column: no cache (or no index yet) holds nothing, an index that
+        // cannot be read is "?", and a path that cannot be a cache is exit 3.
+        let hasIndex = try CommandInputs.cacheExists(cache.directory)
+            && FileManager.default.fileExists(atPath: cache.directory.indexPath)
+        let objects = hasIndex ? try? ObjectStore(directory: cache.directory) : nil
         let total = manifest.entries.reduce(Int64(0)) { $0 + $1.size }
         Terminal.out(
             "\(bundle): mediacache bundle version \(manifest.version), created \(Self.date(manifest.created)) by "
                 + "\(Printable.name(manifest.generator)); \(manifest.entries.count) object\(manifest.entries.count == 1 ? "" : "s"), "
                 + "\(ByteCount.format(total))")
         for entry in manifest.entries {
-            var cached = "?"
+            var cached = hasIndex ? "?" : "no"
             if let objects {
                 cached = "no"
                 if let object = objects.openIntact(key: CacheKey(identity: entry.cacheKey))?.object {

@@ -40,9 +40,21 @@ struct ListInputs {
             return .list(word)
         }
         let hint = word.contains("/") && word.contains(".") && !word.hasPrefix(".") && !word.hasPrefix("/")
-            ? " (for a URL, write https://\(word))" : ""
+            ? " (for a URL, write \(likelyScheme(of: word))://\(word))" : ""
         throw ValidationError(
             "\(word) is neither a URL nor a list file: no file has that name, and a URL starts with http:// or https://\(hint)")
+    }
+
+    /// What a URL written without its scheme most likely meant: http for a local or
+    /// numbered host or a port of its own (`127.0.0.1:8080/x`, as curl would take it)
+    /// but 443 or 8443, https for a named one.
+    static func likelyScheme(of word: String) -> String {
+        let host = word.prefix { $0 != "/" }
+        let parts = host.split(separator: ":")
+        let name = parts.first.map(String.init) ?? ""
+        if let port = parts.dropFirst().first { return port == "443" || port == "8443" ? "https" : "http" }
+        let numbered = !name.isEmpty && name.allSatisfy { $0.isNumber || $0 == "." }
+        return numbered || name == "localhost" ? "http" : "https"
     }
 
     /// `scheme://…`: the parser then says whether the scheme is one mediacache fetches.
