@@ -10,8 +10,10 @@ import MediaCacheKit
 /// the cache.
 extension MediaResponder {
     /// `path` of `title`, the download of `source`; nil when the title has no such file.
+    /// `after`: the title failed a moment ago; what it does not hold gets that answer.
     func respond(
-        to request: Request, title: TitleInProgress, path: String, source: LocalSource
+        to request: Request, title: TitleInProgress, path: String, source: LocalSource,
+        after failure: RecentFailures.Recent? = nil
     ) async throws -> (Response, ServedFrom)? {
         var member: TitleInProgress.Member?
         do {
@@ -25,7 +27,8 @@ extension MediaResponder {
         } catch ReaderError.cached {
             return try await fromCommittedTitle(request: request, path: path, source: source)
         } catch {
-            return (failed(error, key: CacheKey(identity: source.entry.identity), url: source.url, ofTitle: true), .error)
+            if let failure { return (Self.failed(failure.answer, url: source.url), .error) }
+            return (failed(error, key: CacheKey(identity: source.entry.identity), url: source.url, title: title), .error)
         }
         guard let member else { return nil }
         let type = title.contentType(of: path)
@@ -81,7 +84,10 @@ extension MediaResponder {
         request: Request, source: LocalSource, path: String
     ) async throws -> (Response, ServedFrom)? {
         let key = CacheKey(identity: source.entry.identity)
-        if let recent = failures.failure(of: key) { return (Self.failed(recent, url: source.url), .error) }
+        if let recent = failures.failure(of: key) {
+            guard let title = recent.title else { return (Self.failed(recent.answer, url: source.url), .error) }
+            return try await respond(to: request, title: title, path: path, source: source, after: recent)
+        }
         let handle = service.submit(JobRequest(entry: source.entry), priority: .interactive)
         let reader = handle.reader()
         defer { reader.close() }

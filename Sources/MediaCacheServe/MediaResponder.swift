@@ -41,9 +41,12 @@ struct MediaResponder: Sendable {
         let objects = service.objects
         var found = try await BlockingWork.run { objects.openIntact(key: key) }
         if found == nil {
-            // Only a title being fetched has files: anything else asks nothing of the origin.
+            // Only a title being fetched (or one that just failed) has files: anything else
+            // asks nothing of the origin.
             let service = service
-            if try await BlockingWork.run({ service.hasPartialTitle(key: key) }) {
+            let hasFiles = try await failures.failure(of: key)?.title != nil
+                ? true : BlockingWork.run({ service.hasPartialTitle(key: key) })
+            if hasFiles {
                 return try await fromDownloadingTitle(request: request, source: source, path: path)
             }
             // Committed between the two looks: its staging folder goes after its index row.
@@ -59,7 +62,14 @@ struct MediaResponder: Sendable {
         request: Request, source: LocalSource, key: CacheKey, name: String
     ) async throws -> (Response, ServedFrom) {
         let (entry, objects) = (source.entry, service.objects)
-        if let recent = failures.failure(of: key) { return (Self.failed(recent, url: source.url), .error) }
+        if let recent = failures.failure(of: key) {
+            // A title that failed plays what it holds: its playlists are still answered.
+            if let title = recent.title {
+                return try await respond(to: request, title: title, path: title.entry, source: source, after: recent)
+                    ?? (Self.failed(recent.answer, url: source.url), .error)
+            }
+            return (Self.failed(recent.answer, url: source.url), .error)
+        }
         let handle = service.submit(JobRequest(entry: entry), priority: .interactive)
         let reader = handle.reader()
         let data: DownloadData
@@ -181,10 +191,12 @@ struct MediaResponder: Sendable {
     /// The answer for a download that failed before a byte was sent; a failure is kept
     /// for the requests that follow it (`RecentFailures`). `ofTitle`: the download is a
     /// streaming title's, whose failure may be a missing member's, not the URL's own.
-    func failed(_ error: Error, key: CacheKey, url: String, ofTitle: Bool = false) -> Response {
+    /// `title`: the failed download's view, when it was a streaming title's, whose
+    /// playlists and held files are still answered while the failure stands.
+    func failed(_ error: Error, key: CacheKey, url: String, ofTitle: Bool = false, title: TitleInProgress? = nil) -> Response {
         guard var failure = error as? JobFailure else { return PlainText.response(.serviceUnavailable, "\(error)") }
-        if ofTitle, case .status = failure.cause { failure.cause = .answer }
-        failures.record(failure, of: key)
+        if ofTitle || title != nil, case .status = failure.cause { failure.cause = .answer }
+        failures.record(failure, of: key, title: title)
         return Self.failed((failure, Int(RecentFailures.hold.components.seconds)), url: url)
     }
 

@@ -196,6 +196,38 @@ extension EndToEnd {
             #expect(try CurlResponse.fetch(last).body == answer.body)
         }
 
+        /// A title whose last segment is gone at the origin fails; for the moment its
+        /// failure stands (`RecentFailures`), a player still gets the playlist and every
+        /// segment the title holds, and only the missing one gets the failure, as a
+        /// player reading the origin itself would (it skips the hole).
+        @Test func aTitleThatFailedStillServesWhatItHolds() throws {
+            let title = try TitleFixture.hlsTS.make()
+            let segments = title.resources.filter { $0.hasSuffix(".ts") }
+            func uris(_ text: String) -> [String] { text.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") } }
+            let order = uris(try String(contentsOfFile: title.path(title.entry), encoding: .utf8))
+            let last = try #require(order.last)
+            let origin = try TestOrigin()
+            var gone = Faults()
+            gone.statusSequence = Array(repeating: ScriptedStatus(404), count: 20)
+            try Titles.serve(title, on: origin, faults: [last: gone])
+            let server = try ServeFixture(cache: harness.scratch.cache, ["-x", "1"])
+            let local = try server.localURL(origin.url("/t/" + title.entry))
+            let folder = (local as NSString).deletingLastPathComponent
+            let playlist = try CurlResponse.fetch(local)
+            #expect(playlist.status == 200)
+            let stored = uris(String(decoding: playlist.body, as: UTF8.self))
+            #expect(stored.count == order.count && segments.count >= 3)
+
+            let missing = try CurlResponse.fetch(folder + "/" + stored[stored.count - 1])
+            #expect(missing.status == 502, "\(missing.status) \(String(decoding: missing.body, as: UTF8.self))")
+            let first = try CurlResponse.fetch(folder + "/" + stored[0])
+            #expect(first.status == 200, "\(String(decoding: first.body, as: UTF8.self))")
+            let same = first.body == TestBytes.read(title.path(order[0]))
+            #expect(same, "\(first.body.count) bytes, not the origin's first segment")
+            #expect(try CurlResponse.fetch(local).status == 200)
+            #expect(try CurlResponse.fetch(folder + "/" + stored[stored.count - 1]).status == 502)
+        }
+
         /// The largest segment of `hlsTS`, served paced by `faults`, and a server on a
         /// fresh cache with `-x 1` whose title has begun (its playlist was asked for).
         func slowSegment(_ faults: (Int) -> Faults) throws -> (url: String, bytes: [UInt8], origin: TestOrigin, server: ServeFixture) {
