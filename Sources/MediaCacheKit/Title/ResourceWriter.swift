@@ -109,7 +109,6 @@ final class ResourceWriter: Sendable {
     }
 
     func write(_ whole: [UInt8], at offset: Int64) {
-        var cutAt: Int64?
         let upTo = state.withLock { state -> Int64? in
             guard state.failure == nil, let file = state.file else { return nil }
             var (bytes, offset) = (whole[...], offset)
@@ -123,8 +122,9 @@ final class ResourceWriter: Sendable {
                     if offset == state.unconfirmed {
                         state.unconfirmed = 0
                     } else if agreeing < count {
-                        // Another version from here: the file keeps what agreed.
-                        cutAt = offset
+                        // Another version from here: the file keeps what agreed, and
+                        // players are told before a byte of the new version is there.
+                        notes?(.from(offset))
                         try cut(&state, file, at: offset)
                     }
                 }
@@ -147,7 +147,6 @@ final class ResourceWriter: Sendable {
             // Bytes that agree are no news to a player: they were there already.
             return state.unconfirmed == 0 ? upTo : nil
         }
-        if let cutAt { notes?(.from(cutAt)) }
         if let upTo { notes?(isPiece ? .wrotePiece(ByteRange(offset, upTo)) : .wrote(upTo: upTo)) }
     }
 
@@ -168,13 +167,12 @@ final class ResourceWriter: Sendable {
     /// The whole file's SHA-256 (nil for a piece), or why a write failed. An answer
     /// that ended inside the bytes it was compared with leaves the file at its end.
     func finish() -> Result<String?, SystemError> {
-        var cutAt: Int64?
-        let result = state.withLock { state -> Result<String?, SystemError> in
+        state.withLock { state in
             if state.failure == nil, state.unconfirmed > 0, let file = state.file {
                 let end = written.load(ordering: .acquiring)
+                notes?(.from(end))
                 do throws(SystemError) {
                     try cut(&state, file, at: end)
-                    cutAt = end
                 } catch {
                     fail(&state, error)
                 }
@@ -182,8 +180,6 @@ final class ResourceWriter: Sendable {
             if let failure = state.failure { return .failure(failure) }
             return .success(isPiece ? nil : state.digest.finalizeHex())
         }
-        if let cutAt { notes?(.from(cutAt)) }
-        return result
     }
 
     private func fail(_ state: inout State, _ error: SystemError) {
