@@ -71,16 +71,14 @@ enum ContentDisposition {
         var bytes: [UInt8] = []
         var index = 0
         while index < encoded.count {
-            guard encoded[index] == UInt8(ascii: "%") else {
+            if encoded[index] != UInt8(ascii: "%") {
                 bytes.append(encoded[index])
                 index += 1
-                continue
+            } else {
+                guard let byte = HexDigit.escape(in: encoded, at: index) else { return nil }
+                bytes.append(byte)
+                index += 3
             }
-            guard index + 2 < encoded.count, let high = HexDigit.value(encoded[index + 1]),
-                let low = HexDigit.value(encoded[index + 2])
-            else { return nil }
-            bytes.append(high << 4 | low)
-            index += 3
         }
         switch parts[0].lowercased() {
         case "utf-8": return String(validating: bytes, as: UTF8.self)

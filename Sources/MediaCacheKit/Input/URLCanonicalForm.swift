@@ -48,14 +48,11 @@ enum URLCanonicalForm {
         var index = part.startIndex
         while index < part.endIndex {
             let byte = part[index]
-            if byte == UInt8(ascii: "%"), index + 2 < part.endIndex, let high = HexDigit.value(part[index + 1]),
-                let low = HexDigit.value(part[index + 2])
-            {
-                let decoded = high << 4 | low
+            if let decoded = HexDigit.escape(in: part, at: index) {
                 if isUnreserved(decoded) {
                     out.append(decoded)
                 } else {
-                    out += [byte, HexDigit.upper(high), HexDigit.upper(low)]
+                    out += [byte, HexDigit.upper(decoded >> 4), HexDigit.upper(decoded & 0xF)]
                 }
                 index += 3
             } else if byte >= 0x80 {

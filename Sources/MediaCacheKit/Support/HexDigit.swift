@@ -15,4 +15,13 @@ enum HexDigit {
     static func upper(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
+
+    /// The byte a `%XX` escape at `index` of `bytes` stands for; nil when none is there.
+    static func escape<Bytes: RandomAccessCollection>(in bytes: Bytes, at index: Bytes.Index) -> UInt8?
+    where Bytes.Element == UInt8 {
+        guard bytes[index] == UInt8(ascii: "%"), bytes.distance(from: index, to: bytes.endIndex) >= 3,
+            let high = value(bytes[bytes.index(index, offsetBy: 1)]), let low = value(bytes[bytes.index(index, offsetBy: 2)])
+        else { return nil }
+        return high << 4 | low
+    }
 }

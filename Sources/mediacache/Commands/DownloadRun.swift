@@ -88,7 +88,7 @@ struct DownloadRun {
         // Waits for the last checkpoints and lock releases.
         service.shutdown()
         printer.finish()
-        keepForNextRun(summary, leftOver: leftOver, savedQueues: savedQueues)
+        keepForNextRun(summary, leftOver: leftOver, savedQueues: savedQueues, objects: service.objects)
         if let pusher {
             // Uploads run behind the downloads; the run ends when they do.
             pusher.finish()
@@ -112,11 +112,13 @@ struct DownloadRun {
 extension DownloadRun {
     /// Saves what the run never started (then forgets the saved runs it was given: what
     /// they held is now done, under `partial/`, or saved again) and records its failures.
-    private func keepForNextRun(_ summary: PrefetchSummary, leftOver: RunQueue.Writer, savedQueues: [String]) {
+    private func keepForNextRun(
+        _ summary: PrefetchSummary, leftOver: RunQueue.Writer, savedQueues: [String], objects: ObjectStore
+    ) {
         // An interrupted run's entries that this one (the same command again) has cached
         // are done: `status` no longer lists them as not started.
-        if !RunQueue.isEmpty(in: cache), let store = try? ObjectStore(directory: cache) {
-            _ = try? RunQueue.forget(in: cache) { store.openIntact(key: $0.key) != nil }
+        if !RunQueue.isEmpty(in: cache) {
+            _ = try? RunQueue.forget(in: cache) { objects.openIntact(key: $0.key) != nil }
         }
         do {
             try leftOver.save()
