@@ -189,26 +189,21 @@ extension EndToEnd {
             #expect(try !harness.run(["status"]).stdout.contains("failed in the last run"))
         }
 
-        @Test func aLoginErrorSaysHowToLogIn() throws {
+        /// A 401 says how to log in; a 403 is not only a missing login (an expired signed
+        /// URL, a referer check) and names those too.
+        @Test(arguments: [
+            (401, ["HTTP 401 Unauthorized; the origin wants a login: give its cookies (--load-cookies FILE), a header "
+                + "(-H 'Authorization: ...', or header= in the list) or a netrc login (--netrc)"]),
+            (403, ["HTTP 403 Forbidden; the origin refuses it: if it needs a login, give its cookies",
+                "a signed URL may have expired (take a fresh one), or the origin may check the Referer (--referer)"]),
+        ])
+        func aRefusalSaysWhatToDo(status: Int, advice: [String]) throws {
             var faults = Faults()
-            faults.statusSequence = [ScriptedStatus(401)]
+            faults.statusSequence = [ScriptedStatus(status)]
             serve(faults)
             let result = try harness.prefetch(list: origin.url("/f.mp4"))
             #expect(result.status == 1)
-            #expect(result.stderr.contains(
-                "HTTP 401 Unauthorized; the origin wants a login: give its cookies (--load-cookies FILE), a header "
-                    + "(-H 'Authorization: ...', or header= in the list) or a netrc login (--netrc)"), "\(result.stderr)")
-        }
-
-        /// Forbidden is not only a missing login: an expired signed URL, a referer check.
-        @Test func aForbiddenAnswerNamesItsLikelyCauses() throws {
-            var faults = Faults()
-            faults.statusSequence = [ScriptedStatus(403)]
-            serve(faults)
-            let result = try harness.prefetch(list: origin.url("/f.mp4"))
-            #expect(result.status == 1)
-            #expect(result.stderr.contains("HTTP 403 Forbidden; the origin refuses it: if it needs a login, give its cookies"), "\(result.stderr)")
-            #expect(result.stderr.contains("a signed URL may have expired (take a fresh one), or the origin may check the Referer (--referer)"))
+            for line in advice { #expect(result.stderr.contains(line), "\(result.stderr)") }
         }
 
         @Test func changeDuringDownloadRestartsAsOneVersion() throws {

@@ -113,6 +113,16 @@ struct TitleCopiesTests {
         #expect(["b.test/s0.ts", "b.test/s1.ts", "b.test/s2.ts"].allSatisfy { asked[$0] == 0 })
     }
 
+    /// Every stored file is `b.test`'s other encode: none of `a.test`'s under its init section.
+    static func expectOtherEncode(
+        _ files: [String: [UInt8]], notices: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let expected = ["init-0.mp4": otherInitSection, "s0.ts": otherSegments[0], "s1.ts": otherSegments[1],
+            "s2.ts": otherSegments[2]]
+        let same = files == expected
+        #expect(same, "stored: \(files.mapValues(\.count)); \(notices)", sourceLocation: sourceLocation)
+    }
+
     /// The stored files of the committed title `result`, by stored path.
     static func stored(_ result: DownloadResult, in cache: CacheDirectory) throws -> [String: [UInt8]] {
         guard case .committed(let object) = result else {
@@ -137,10 +147,7 @@ struct TitleCopiesTests {
             name == "a.test/s1.ts" ? Self.missing : nil
         }
         let files = try Self.stored(await scripted.download([Self.master]), in: scripted.service.cache)
-        let expected = ["init-0.mp4": Self.otherInitSection, "s0.ts": Self.otherSegments[0], "s1.ts": Self.otherSegments[1],
-            "s2.ts": Self.otherSegments[2]]
-        let same = files == expected
-        #expect(same, "stored: \(files.mapValues(\.count)); \(scripted.events.notices)")
+        Self.expectOtherEncode(files, notices: scripted.events.notices)
         #expect(asked["a.test/s0.ts"] == 1 && asked["b.test/s0.ts"] == 1 && asked["b.test/init.mp4"] == 1)
         #expect(scripted.events.notices.contains { $0.contains("init section 0 of variant-0 is not the same on the title's copy 2") })
     }
@@ -174,10 +181,7 @@ struct TitleCopiesTests {
             return [.until(gate), .head(status: 200, headers: [("Content-Length", "\(body.count)")]), .body(body), .end(CURLE_OK)]
         }
         let files = try Self.stored(await scripted.download([Self.master]), in: scripted.service.cache)
-        let expected = ["init-0.mp4": Self.otherInitSection, "s0.ts": Self.otherSegments[0], "s1.ts": Self.otherSegments[1],
-            "s2.ts": Self.otherSegments[2]]
-        let same = files == expected
-        #expect(same, "stored: \(files.mapValues(\.count)); \(scripted.events.notices)")
+        Self.expectOtherEncode(files, notices: scripted.events.notices)
         #expect(asked["a.test/s0.ts"] == 1 && asked["b.test/s0.ts"] == 1 && asked["b.test/init.mp4"] == 1)
     }
 
@@ -207,17 +211,16 @@ struct TitleCopiesTests {
         #expect(asks.first?.headers.contains("Range: bytes=8000-") == true, "\(asks.map(\.headers))")
     }
 
-    /// A run on `cache` that `a.test`'s missing second segment stops, holding the init
-    /// section and the other segments for the next.
-    static func runStoppedByAMissingSegment(cache: String) async throws {
-        let first = try Self.origin(map: true, copies: 1, cache: cache, asked: Asked()) { name, _ in
+    /// A run on a new cache (`/cache` in the folder returned) that `a.test`'s missing
+    /// second segment stops, holding the init section and the other segments for the next.
+    static func runStoppedByAMissingSegment() async throws -> TemporaryDirectory {
+        let temporary = try TemporaryDirectory("mediacache-anew")
+        let first = try Self.origin(map: true, copies: 1, cache: temporary.path + "/cache", asked: Asked()) { name, _ in
             name == "a.test/s1.ts" ? Self.missing : nil
         }
-        guard case .failed = await first.download([Self.master]) else {
-            Issue.record("the first run did not fail")
-            return
-        }
+        if case .failed = await first.download([Self.master]) {} else { Issue.record("the first run did not fail") }
         first.service.shutdown()
+        return temporary
     }
 
     /// A run stopped by a missing segment holds the init section and the other segments;
@@ -225,10 +228,9 @@ struct TitleCopiesTests {
     /// The next run fetches the init section again to compare, finds it changed, and
     /// fetches the segments held again: never the old encode's under the new init.
     @Test func aTitleEncodedAnewSinceTheLastRunIsNotMixed() async throws {
-        let temporary = try TemporaryDirectory("mediacache-anew")
+        let temporary = try await Self.runStoppedByAMissingSegment()
         defer { temporary.remove() }
         let cache = temporary.path + "/cache"
-        try await Self.runStoppedByAMissingSegment(cache: cache)
 
         let asked = Asked()
         let second = try Self.origin(map: true, copies: 1, cache: cache, asked: asked) { name, _ in
@@ -240,10 +242,7 @@ struct TitleCopiesTests {
             return ok(Self.otherSegments[index])
         }
         let files = try Self.stored(await second.download([Self.master]), in: second.service.cache)
-        let expected = ["init-0.mp4": Self.otherInitSection, "s0.ts": Self.otherSegments[0], "s1.ts": Self.otherSegments[1],
-            "s2.ts": Self.otherSegments[2]]
-        let same = files == expected
-        #expect(same, "stored: \(files.mapValues(\.count)); \(second.events.notices)")
+        Self.expectOtherEncode(files, notices: second.events.notices)
         #expect(asked["a.test/init.mp4"] == 1 && asked["a.test/s0.ts"] == 1 && asked["a.test/s2.ts"] == 1)
         #expect(second.events.notices.contains { $0.contains("changed on the origin since the last run: the 2 parts held") },
             "\(second.events.notices)")
@@ -251,10 +250,9 @@ struct TitleCopiesTests {
 
     /// The same encode: the init section is fetched again to compare, nothing else.
     @Test func aTitleUnchangedSinceTheLastRunFetchesOnlyItsInitSectionAgain() async throws {
-        let temporary = try TemporaryDirectory("mediacache-anew")
+        let temporary = try await Self.runStoppedByAMissingSegment()
         defer { temporary.remove() }
         let cache = temporary.path + "/cache"
-        try await Self.runStoppedByAMissingSegment(cache: cache)
         let asked = Asked()
         let second = try Self.origin(map: true, copies: 1, cache: cache, asked: asked) { _, _ in nil }
         let files = try Self.stored(await second.download([Self.master]), in: second.service.cache)
@@ -346,10 +344,7 @@ struct TitleCopiesTests {
         let asked = Asked()
         let second = try Self.origin(map: true, otherEncode: true, cache: cache, asked: asked) { _, _ in nil }
         let files = try Self.stored(await second.download([Self.master]), in: second.service.cache)
-        let expected = ["init-0.mp4": Self.otherInitSection, "s0.ts": Self.otherSegments[0], "s1.ts": Self.otherSegments[1],
-            "s2.ts": Self.otherSegments[2]]
-        let same = files == expected
-        #expect(same, "stored: \(files.mapValues(\.count)); \(second.events.notices)")
+        Self.expectOtherEncode(files, notices: second.events.notices)
         #expect(asked["a.test/v.m3u8"] == 0 && asked["a.test/s2.ts"] == 0 && asked["b.test/s2.ts"] == 1)
         #expect(second.events.notices.contains { $0.contains("going on from the title's copy 2") }, "\(second.events.notices)")
     }
