@@ -36,14 +36,16 @@ struct LocalURLCommand: ParsableCommand {
     @OptionGroup var cache: CacheOptions
 
     func validate() throws {
-        guard let scheme = URLParts(url)?.scheme, scheme == "http" || scheme == "https" else {
-            throw ValidationError("'\(Printable.url(url))' is not an http or https URL")
-        }
-        if let problem = URLParts.problem(with: url) { throw ValidationError("\(Printable.url(url)): \(problem)") }
         try HeaderArgument.validate(headers)
     }
 
     func run() throws {
+        // Not in `validate`: ArgumentParser validates before it reports an unknown
+        // option, and `url --port 5 URL` would be "'5' is not an http or https URL".
+        guard let scheme = URLParts(url)?.scheme, scheme == "http" || scheme == "https" else {
+            throw ValidationError("'\(Printable.url(url))' is not an http or https URL")
+        }
+        if let problem = URLParts.problem(with: url) { throw ValidationError("\(Printable.url(url)): \(problem)") }
         let directory = cache.directory
         let base: String
         if let server {
