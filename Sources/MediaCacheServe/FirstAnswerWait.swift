@@ -15,8 +15,13 @@ struct FirstAnswerWait: Sendable {
 
     /// What `reader` says its data is; nil when `limit` passed first.
     func open(_ reader: DownloadReader) async throws -> DownloadData? {
-        try await withThrowingTaskGroup(of: DownloadData?.self) { group in
-            group.addTask { try await reader.open() }
+        try await bounded { try await reader.open() }
+    }
+
+    /// What `wait` answers; nil when `limit` passed first.
+    func bounded<T: Sendable>(_ wait: @escaping @Sendable () async throws -> T) async throws -> T? {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await wait() }
             group.addTask {
                 try await Task.sleep(for: limit)
                 return nil

@@ -17,7 +17,16 @@ extension MediaResponder {
     ) async throws -> (Response, ServedFrom)? {
         var member: TitleInProgress.Member?
         do {
-            member = try await title.member(path, streaming: true)
+            if title.isElsewhere {
+                // Another process fetches its files in its own order: a file far ahead
+                // may be long in coming, and the player hears so, as for any silent download.
+                guard let held = try await firstAnswer.bounded({ try await title.member(path) }) else {
+                    return (firstAnswer.timedOut(source.url), .error)
+                }
+                member = held
+            } else {
+                member = try await title.member(path, streaming: true)
+            }
             // Of a file whose length is not known yet, only all of it can be sent, as it lands.
             if case .arriving(let arriving) = member, arriving.length == nil,
                 request.method == .head || request.headers[.range] != nil

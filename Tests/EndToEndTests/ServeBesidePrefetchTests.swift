@@ -145,6 +145,63 @@ extension EndToEnd {
             _ = server
         }
 
+        /// A streaming title a `prefetch` in another process downloads (each segment paced
+        /// to about 3 s, one at a time): `serve` answers its playlists at once from what
+        /// that process planned, a segment it holds at once, one it has not reached with a
+        /// 504 after `--timeout` (it cannot jump the other's queue), and ffmpeg reads every
+        /// frame of the title while it downloads, the last ones after the other commit;
+        /// serve asks the origin nothing.
+        @Test func aTitleAPrefetchInAnotherProcessDownloadsPlaysWhileItDownloads() throws {
+            let title = try TitleFixture.hlsTS.make()
+            let segments = title.resources.filter { $0.hasSuffix(".ts") }
+            func uris(_ text: String) -> [String] { text.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") } }
+            let order = uris(try String(contentsOfFile: title.path(title.entry), encoding: .utf8))
+            let sizes = try segments.map { try #require(TestBytes.read(title.path($0))).count }
+            var slow = Faults()
+            slow.bytesPerSecond = max(1, (sizes.max() ?? 1) / 3)
+            try Titles.serve(title, on: origin, faults: Dictionary(uniqueKeysWithValues: segments.map { ($0, slow) }))
+            let url = origin.url("/t/" + title.entry)
+            let list = harness.scratch.write("titles.txt", url)
+            let prefetch = try MediaCacheProcess.start(["prefetch", list, "--cache-dir", harness.scratch.cache, "-q", "-x", "1"])
+            defer {
+                prefetch.signal(SIGKILL)
+                _ = prefetch.wait(timeout: 10)
+            }
+            let partial = harness.scratch.cache + "/partial"
+            let saved = Harness.waitUntil(timeout: 10) {
+                ((try? FileManager.default.contentsOfDirectory(atPath: partial)) ?? []).contains {
+                    $0.hasSuffix(".title") && FileManager.default.fileExists(atPath: partial + "/" + $0 + "/progress.json")
+                }
+            }
+            try #require(saved, "the prefetch saved no title progress within 10 s")
+            let server = try ServeFixture(cache: harness.scratch.cache, ["--timeout", "2"])
+            let local = try server.localURL(url)
+            let folder = (local as NSString).deletingLastPathComponent
+
+            let started = Date()
+            let playlist = try CurlResponse.fetch(local)
+            #expect(playlist.status == 200 && Date().timeIntervalSince(started) < 3, "\(playlist.status) after \(Date().timeIntervalSince(started)) s")
+            let stored = uris(String(decoding: playlist.body, as: UTF8.self))
+            #expect(stored.count == order.count && order.count >= 3, "\(stored)")
+            let first = try CurlResponse.fetch(folder + "/" + stored[0], timeout: 30)
+            #expect(first.status == 200 && first.body == TestBytes.read(title.path(order[0])), "\(first.status)")
+            let ahead = try CurlResponse.fetch(folder + "/" + stored[stored.count - 1], timeout: 30)
+            let stillRunning = prefetch.process.isRunning
+            #expect(ahead.status == 504 || !stillRunning, "\(ahead.status): the last segment came before the other process reached it")
+
+            let result = try ExternalTool.run(
+                "/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", local, "-map", "0", "-c", "copy", "-f", "framemd5", "-"],
+                timeout: 90)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout == (try TitleFixtures.fingerprint(title)))
+            #expect(Harness.waitUntil(timeout: 30) { (try? harness.run(["path", url]).status) == 0 })
+            // The origin sent each segment once: to the prefetch.
+            for segment in segments {
+                #expect(origin.requests(for: "/t/" + segment).count == 1, "\(segment): \(origin.requests(for: "/t/" + segment).count) requests")
+            }
+            _ = server
+        }
+
         /// Starts the prefetch of `path` and waits until it has saved its state once (what
         /// another process can read).
         private func startPrefetch(_ path: String = "/film.mp4", _ extra: [String] = ["-x", "2"]) throws -> MediaCacheProcess.Running {

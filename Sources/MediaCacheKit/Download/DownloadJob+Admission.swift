@@ -8,8 +8,8 @@ extension DownloadJob {
     enum Preparation {
         /// Another process (or job) holds the key's lock: its pid if known, the object
         /// when it is cached already and nothing of it is downloading, else what that
-        /// download has saved, for this one's readers.
-        case locked(holder: Int32?, cached: CachedObject?, foreign: ForeignDownload?)
+        /// download has saved (of a file or a title), for this one's readers.
+        case locked(holder: Int32?, cached: CachedObject?, foreign: ForeignDownload?, foreignTitle: ForeignTitle?)
         /// `note`: a title cached by another choice of renditions than this run's.
         case alreadyCached(CachedObject, note: String?)
         /// The lock is the job's; its saved state is loaded (`notices` say what was
@@ -20,7 +20,7 @@ extension DownloadJob {
         /// The object found cached, if that is what was found.
         var cachedObject: CachedObject? {
             switch self {
-            case .locked(_, let cached, _): cached
+            case .locked(_, let cached, _, _): cached
             case .alreadyCached(let object, _): object
             default: nil
             }
@@ -34,10 +34,11 @@ extension DownloadJob {
         let (key, objects, partial, loop) = (key, service.objects, partial, loop)
         let (request, spares, selection, faststart) = (request, service.spareFiles, options.renditions, options.faststart)
         let (forPlayers, shown) = (download.priority == .interactive, foreignShown)
+        let titleShown = foreignTitle.map { $0.heldPaths }
         partial.diskQueue.async { [weak self] in
             let preparation = Self.prepare(
                 key: key, request: request, selection: selection, faststart: faststart, objects: objects, partial: partial,
-                spares: spares, forPlayers: forPlayers)
+                spares: spares, forPlayers: forPlayers, titleShown: titleShown)
             // Committed by the download readers were reading: whether it is their bytes.
             let whole = shown.flatMap { shown in
                 preparation.cachedObject.map {
@@ -56,10 +57,10 @@ extension DownloadJob {
             return
         }
         switch preparation {
-        case .locked(_, let cached?, _):
+        case .locked(_, let cached?, _, _):
             keepForeignReaders(whole: foreignWhole)
             finish(.alreadyCached(cached))
-        case .locked(let holder, nil, let foreign):
+        case .locked(let holder, nil, let foreign, let foreignTitle):
             if !afterWaiting {
                 // This process's own earlier download of the key, still letting its lock go.
                 let reason = holder == getpid()
@@ -68,6 +69,7 @@ extension DownloadJob {
                 emit(.waiting(url: url, reason: reason))
             }
             show(foreign)
+            show(foreignTitle)
             phase = .waitingForLock(timer: loop.after(0.25) { [weak self] in self?.start(afterWaiting: true) })
         case .alreadyCached(let object, let note):
             keepForeignReaders(whole: foreignWhole)
@@ -76,6 +78,7 @@ extension DownloadJob {
         case .ready(let lock, let loaded, let notices):
             self.lock = lock
             takeOverFromForeign(loaded)
+            takeOverForeignTitle()
             for notice in notices { emit(.notice(url: url, message: notice)) }
             state = loaded
             bytesAtLastProgress = state.bytesDone
@@ -98,10 +101,11 @@ extension DownloadJob {
     /// Takes the key's lock first (two `fcntl`s), so one index read settles whether the
     /// object is already cached; then loads what an earlier run saved. Runs on the job's
     /// disk queue. `forPlayers`: players wait for it, and may read another process's
-    /// download of the key.
+    /// download of the key; `titleShown`: the files held of that process's title that
+    /// they were shown, when they were shown it.
     private static func prepare(
         key: CacheKey, request: JobRequest, selection: RenditionSelectionOptions, faststart: Bool, objects: ObjectStore,
-        partial: PartialFile, spares: SpareDataFiles?, forPlayers: Bool
+        partial: PartialFile, spares: SpareDataFiles?, forPlayers: Bool, titleShown: Set<String>?
     ) -> Preparation {
         /// A cached title fetched by another choice of renditions, or an MP4 relocated
         /// before this run's `--no-faststart`, is not fetched again by this one: the user
@@ -139,9 +143,12 @@ extension DownloadJob {
             guard let lock = taken ?? nil else {
                 let leftover = FileSystem.exists(cache.jobDirectory(key: key))
                 let cached = leftover ? nil : objects.openIntact(key: key)?.object
+                let foreign = cached == nil && leftover && forPlayers ? ForeignDownload.look(key: key, cache: cache) : nil
+                let title = cached == nil && foreign == nil && forPlayers
+                    ? ForeignTitle.look(key: key, cache: cache, withOutline: titleShown == nil, known: titleShown ?? [])
+                    : nil
                 return .locked(
-                    holder: KeyLock.holder(of: key, in: cache), cached: cached,
-                    foreign: cached == nil && leftover && forPlayers ? ForeignDownload.look(key: key, cache: cache) : nil)
+                    holder: KeyLock.holder(of: key, in: cache), cached: cached, foreign: foreign, foreignTitle: title)
             }
             // A run killed between publishing the object and removing its download left
             // the latter behind.

@@ -74,4 +74,29 @@ extension DownloadJob {
         download.activity.withLock { $0.elsewhere = false }
         if loaded.epoch != shown.epoch { download.held.startOver() }
     }
+
+    /// Shows readers another process's title as it downloads: its playlists at once, and
+    /// each file once that process has saved it as held (they wait for the rest there).
+    func show(_ title: ForeignTitle?) {
+        guard let title else { return }
+        if let view = foreignTitle {
+            view.hold(title.held)
+        } else if let outline = title.outline {
+            let view = TitleInProgress(
+                outline: outline, filesDirectory: ForeignTitle.filesDirectory(key: key, cache: cache), held: title.held)
+            foreignTitle = view
+            download.activity.withLock { $0.elsewhere = true }
+            download.held.publish(title: view)
+        }
+    }
+
+    /// The other process stopped before the title's end and this job goes on with it:
+    /// readers waiting in the other's view are let go (a player asks again, and gets
+    /// this job's view once its plan is made).
+    func takeOverForeignTitle() {
+        guard let view = foreignTitle else { return }
+        foreignTitle = nil
+        download.activity.withLock { $0.elsewhere = false }
+        download.held.withdraw(title: view)
+    }
 }

@@ -46,6 +46,9 @@ final class DownloadJob: @unchecked Sendable {
     var foreignShown: ForeignShown?
     /// That download made no progress for `--timeout`: shown again only once it does.
     var foreignStalled: (epoch: UInt64, bytes: Int64)?
+    /// What this job's readers were shown of another process's download of the key when
+    /// it is a title (`ForeignTitle`); nil when nothing.
+    var foreignTitle: TitleInProgress?
     /// `out=`, else the URL's last path component.
     private(set) lazy var name = request.entry.displayName
     var lastProgress = 0.0

@@ -205,6 +205,13 @@ enum FileSystem {
         return file
     }
 
+    /// Replaces `path` with `bytes` in one rename, not flushed: another process reading
+    /// it sees the old file or the new one whole, never a mix.
+    static func replace(_ path: String, with bytes: [UInt8]) throws(SystemError) {
+        _ = try writeTemporary(bytes, for: path)
+        try rename(temporaryPath(for: path), to: path)
+    }
+
     /// `bytes` as the whole of `path`, not flushed (a commit flushes it with the rest).
     static func writeFile(_ bytes: [UInt8], to path: String) throws(SystemError) {
         let file = try DataFile(path: path, mode: .readWrite)

@@ -131,6 +131,9 @@ final class TitleDownload {
             if let length = file.length { view.note(path, .pieces(length: length, held: file.held)) }
         }
         download.held.publish(title: view)
+        // For players of another process (`serve` beside this `prefetch`): `ForeignTitle`.
+        let (outline, staging) = (view.outline, staging)
+        job.partial.diskQueue.async { ForeignTitle.save(outline, staging: staging) }
     }
 
     /// A player waits for `path` (from `offset`, in a file fetched in pieces): it is

@@ -26,6 +26,9 @@ public final class TitleInProgress: Sendable {
     /// Asks the download (on its loop) to fetch this path before anything else: from
     /// the byte at the offset, when the file arrives in pieces.
     private let jumpQueue: @Sendable (String, Int64?) -> Void
+    /// Another process downloads it (`ForeignTitle`): a file asked for comes in that
+    /// process's order, not first.
+    public let isElsewhere: Bool
     private let state: Mutex<State>
 
     private struct State {
@@ -115,11 +118,34 @@ public final class TitleInProgress: Sendable {
             filesDirectory: filesDirectory, held: held, jumpQueue: jumpQueue)
     }
 
+    /// Another process's download of a title, as `outline` shows it (`ForeignTitle`):
+    /// its files are held as that process's saved progress says. A file asked for cannot
+    /// jump that process's queue: its reader waits for it there.
+    convenience init(outline: TitleOutline, filesDirectory: String, held: [String: Held]) {
+        self.init(
+            format: outline.format, entry: outline.entry,
+            playlists: outline.playlists.mapValues { text in
+                let bytes = Array(text.utf8)
+                return (bytes, Digest.sha256Hex(bytes))
+            },
+            arrivingFiles: Set(outline.files), kinds: outline.kinds.map { ($0.key, $0.value) },
+            filesDirectory: filesDirectory, held: held, jumpQueue: { _, _ in }, isElsewhere: true)
+    }
+
+    /// What another process needs to show this title while this one downloads it.
+    var outline: TitleOutline {
+        TitleOutline(
+            format: format, entry: entry,
+            playlists: playlists.mapValues { String(decoding: $0.bytes, as: UTF8.self) },
+            files: arrivingFiles.sorted(), kinds: kinds)
+    }
+
     private init(
         format: PresentationFormat, entry: String, playlists: [String: (bytes: [UInt8], sha256: String)],
         arrivingFiles: Set<String>, kinds: [(String, String)], filesDirectory: String, held: [String: Held],
-        jumpQueue: @escaping @Sendable (String, Int64?) -> Void
+        jumpQueue: @escaping @Sendable (String, Int64?) -> Void, isElsewhere: Bool = false
     ) {
+        self.isElsewhere = isElsewhere
         self.format = format
         self.entry = entry
         self.playlists = playlists
@@ -202,6 +228,16 @@ public final class TitleInProgress: Sendable {
     func didHold(_ path: String, _ held: Held) {
         changing { $0.held[path] = held }
     }
+
+    /// Files another process's download holds now (`ForeignTitle`).
+    func hold(_ files: [String: Held]) {
+        changing { state in
+            for (path, held) in files where arrivingFiles.contains(path) { state.held[path] = held }
+        }
+    }
+
+    /// The paths held now.
+    var heldPaths: Set<String> { state.withLock { Set($0.held.keys) } }
 
     /// What the fetch of `path` did to its file.
     func note(_ path: String, _ note: ArrivalNote) {

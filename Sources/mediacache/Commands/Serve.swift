@@ -15,7 +15,8 @@ struct Serve: AsyncParsableCommand {
             into bytes not fetched yet fetches them first. The download goes on after the \
             player leaves and is verified and cached like any prefetch. A file another \
             mediacache process is downloading into the same cache is sent from what that \
-            process has written, as it writes it (a seek there waits for that process). URLs and lists \
+            process has written, as it writes it (a seek there waits for that process); a \
+            title, from its playlists and the files it holds. URLs and lists \
             given are prefetched in the background while serving; players always come first. \
             GET and HEAD with one byte range each (bytes=a-b, a-, -n); several ranges are \
             answered with the whole object. A streaming title (HLS or DASH) plays cached or \
