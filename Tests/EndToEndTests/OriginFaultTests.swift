@@ -206,6 +206,24 @@ extension EndToEnd {
             for line in advice { #expect(result.stderr.contains(line), "\(result.stderr)") }
         }
 
+        /// Servers behind a load balancer, each naming the same bytes by its own ETag (as
+        /// nginx's, from each copy's date): the second change back to a name seen before
+        /// shows servers that vary, not a file that changes, and the file is fetched,
+        /// where it failed after six restarts; each range is asked for once more at most.
+        @Test func serversThatNameOneFileDifferentlyDoNotFailIt() throws {
+            var faults = Faults()
+            faults.etagPerRequest = ["\"aaaa-200000\"", "\"bbbb-200000\""]
+            serve(faults)
+            let result = try harness.prefetch(list: origin.url("/f.mp4"), ["-x", "4", "--min-fragment", "128K"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("the origin's servers name this file"), "\(result.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/f.mp4")) == bytes)
+            let served = Harness.bytesServed(origin, "/f.mp4")
+            #expect(served < 3 * bytes.count, "\(served) bytes served for \(bytes.count): \(origin.requests(for: "/f.mp4").map { "\($0.status) \($0.rangeHeader ?? "-") \($0.headers["if-range"] ?? "-") \($0.bodyBytesSent)" })")
+            let late = origin.requests(for: "/f.mp4").suffix(3)
+            #expect(late.allSatisfy { $0.headers["if-range"] == nil }, "\(late.map(\.headers))")
+        }
+
         @Test func changeDuringDownloadRestartsAsOneVersion() throws {
             // Every response of the old version is cut short, so ranges are requested
             // again after the origin has published a new version.

@@ -58,6 +58,9 @@ public struct Faults: Sendable {
     public var contentEncoding: String? = nil
     /// The first requests for the path get these statuses, in order; later ones are served normally.
     public var statusSequence: [ScriptedStatus] = []
+    /// Round robin over these ETags, one per request (servers behind a load balancer,
+    /// each naming its copy its own way); empty: the resource's own.
+    public var etagPerRequest: [String] = []
     /// Answer every request with `302 Found` and `Location: <redirectTo>`.
     public var redirectTo: String? = nil
 

@@ -18,6 +18,7 @@ final class RouteTable: @unchecked Sendable {
         var resource: Resource
         var generation: Int
         var statusesServed = 0
+        var requestsServed = 0
         var dropsUsed = 0
         var stallsUsed = 0
         var resetsUsed = 0
@@ -51,9 +52,13 @@ final class RouteTable: @unchecked Sendable {
             if route.statusesServed < sequence.count {
                 scripted = sequence[route.statusesServed]
                 route.statusesServed += 1
-                routes[path] = route
             }
-            return Snapshot(path: path, resource: route.resource, generation: route.generation, scriptedStatus: scripted)
+            var resource = route.resource
+            let etags = resource.faults.etagPerRequest
+            if !etags.isEmpty { resource.etag = etags[route.requestsServed % etags.count] }
+            route.requestsServed += 1
+            routes[path] = route
+            return Snapshot(path: path, resource: resource, generation: route.generation, scriptedStatus: scripted)
         }
     }
 

@@ -100,9 +100,11 @@ extension DownloadJob {
     private func startFragment(
         from start: Int64, to end: Int64?, demand: FragmentScheduler.Demand.Priority? = nil
     ) -> Fragment {
+        // No If-Range: each 206 names its version, checked at its head, so a changed file
+        // is caught there; with If-Range, its server would send the whole file first.
         issue(
             url: source.fragmentURL(answeredAt: state.finalURL), start: start, end: end, isProbe: false, sendRange: true,
-            ifRange: state.validators.ifRangeValue, compareUntil: start, demand: demand)
+            ifRange: nil, compareUntil: start, demand: demand)
     }
 
     /// A more urgent transfer (a player's, another file's) waits for this one's

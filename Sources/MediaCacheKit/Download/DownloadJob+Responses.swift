@@ -20,6 +20,7 @@ extension DownloadJob: HTTPTransferDelegate {
             attempt.suspectMediaType = check.suspectMediaType
             let fresh = state.completed.isEmpty
             state.validators = check.incoming
+            noteVersion(check.incoming)
             state.rangesSupported = rangesSupported
             return prepareDataFile(length: total, fresh: fresh, holding: transfer) { [self] in
                 let gapEnd = state.completed.gaps(within: ByteRange(0, total)).first?.end ?? total
@@ -34,6 +35,7 @@ extension DownloadJob: HTTPTransferDelegate {
                 state.discardData()
             }
             state.validators = check.incoming
+            noteVersion(check.incoming)
             state.rangesSupported = rangesSupported
             return prepareDataFile(length: length, fresh: true, holding: transfer) { [self] in
                 fragment.next = 0
@@ -57,6 +59,21 @@ extension DownloadJob: HTTPTransferDelegate {
             return false
         case .versionChanged(let reason, let announcedLength):
             if let announcedLength { lengthsAnnounced.insert(announcedLength) }
+            if !fragment.isProbe, namesAVersionSeenBefore(check.incoming) {
+                if let range = head.contentRange, head.status == 206, range.start == fragment.requestedStart,
+                    range.total == state.length
+                {
+                    fragment.responseEnd = range.end + 1
+                    fragment.accepted = true
+                    return true
+                }
+                // A whole file for an If-Range sent before the versions were found to vary.
+                if fragment.ifRange != nil {
+                    fragment.outcome = .askAgain
+                    return false
+                }
+            }
+            noteVersion(check.incoming)
             originChanged(reason)
             return false
         case .originContradicts(let reason):
@@ -224,6 +241,9 @@ extension DownloadJob: HTTPTransferDelegate {
             return
         case .errorPage(let reason):
             transientFailure(at(reason), cause: .answer, retryAfter: nil)
+            return
+        case .askAgain:
+            fillConnections()
             return
         case .fatalStatus(let status):
             let reason = at(HTTPStatusText.describe(status))

@@ -84,3 +84,34 @@ extension DownloadJob {
         attempt?.cancel(on: loop)
     }
 }
+
+/// An origin whose servers each name one file's version their own way (nginx's ETag and
+/// Last-Modified come from each server's copy's modification time): behind a load
+/// balancer, consecutive requests see the version change, then change back.
+extension DownloadJob {
+    /// If-Range for a range request of the bytes held; none once versions vary.
+    var ifRangeValue: String? { validatorsVary ? nil : state.validators.ifRangeValue }
+
+    func noteVersion(_ validators: Validators) {
+        if !versionsSeen.contains(validators) { versionsSeen.append(validators) }
+    }
+
+    /// Whether `incoming`, which differs from the version held, is one the origin named
+    /// before in this run for a file of the same length: its servers vary, the file does
+    /// not (a file changed twice, back to its earlier bytes and dates, is no likelier).
+    /// The first time, the run hears so and stops sending If-Range.
+    func namesAVersionSeenBefore(_ incoming: Validators) -> Bool {
+        guard incoming.length == state.validators.length, incoming.length != nil else { return false }
+        if validatorsVary { return true }
+        guard versionsSeen.contains(incoming) else { return false }
+        validatorsVary = true
+        let names = [state.validators, incoming].map { $0.etag ?? $0.lastModified ?? "?" }
+        emit(
+            .notice(
+                url: url,
+                message: "the origin's servers name this file differently (\(names[0]), then \(names[1]), then \(names[0]) "
+                    + "again, at one length: a load balancer over copies with their own dates?); "
+                    + "its ranges are asked for without If-Range from now on"))
+        return true
+    }
+}
