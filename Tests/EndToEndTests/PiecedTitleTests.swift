@@ -40,6 +40,21 @@ extension EndToEnd {
             return (title, origin, bytes, origin.url("/t/" + title.entry))
         }
 
+        /// A file shorter than the playlist's byte ranges of it (cut at the origin): the
+        /// title fails naming the file, whole or in pieces, instead of being committed with
+        /// holes that `verify` would pass and a player could not play.
+        @Test(arguments: [[String](), pieces])
+        func aFileShorterThanItsByteRangesFailsTheTitle(options: [String]) throws {
+            let (title, origin, bytes) = try origin()
+            origin.serve("/t/" + Self.file, Resource(Array(bytes.prefix(bytes.count - 5000)), contentType: "video/mp2t"))
+            let url = origin.url("/t/" + title.entry)
+            let result = try harness.prefetch(list: url, options)
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("the playlist and its file disagree at the origin"), "\(result.stderr)")
+            #expect(result.stderr.contains(Self.file), "\(result.stderr)")
+            #expect(try harness.run(["path", url]).status != 0)
+        }
+
         /// A prefetch of `url` in pieces, `kill -9`ed once the title's progress holds more
         /// than `ranges` ranges of its file; false if it never did.
         func killOnceSaved(_ url: String, ranges: Int) throws -> Bool {

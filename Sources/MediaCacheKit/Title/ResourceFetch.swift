@@ -206,6 +206,10 @@ final class ResourceFetch: HTTPTransferDelegate {
                 return false
             }
             validator = Validators(etag: head.value("etag"), lastModified: head.value("last-modified")).ifRangeValue
+            if let failure = rangesPastTheEnd(head) {
+                verdict = .definite(failure)
+                return false
+            }
             if let piece {
                 return acceptPiece(piece, head)
             }
@@ -245,6 +249,14 @@ final class ResourceFetch: HTTPTransferDelegate {
             }
             accepted = true
             sink?.note(.accepted(length: expected))
+        case 416 where range != nil:
+            let length = ResponseCheck.unsatisfiedLength(head).map { " (it holds \($0) bytes)" } ?? ""
+            verdict = .definite(
+                JobFailure(
+                    .badResponse,
+                    "the playlist's byte ranges of \(resource.label) (\(Printable.url(url))) lie past the end of its file"
+                        + "\(length): the origin answered HTTP 416; the playlist and its file disagree at the origin",
+                    cause: .status(416)))
         case _ where head.isRedirect:
             guard let location = head.location, let target = URLParts.resolve(location, against: url) else {
                 verdict = .definite(JobFailure(.redirect, "HTTP \(head.status) without a usable Location for \(resource.label) (\(Printable.url(url)))"))
@@ -260,6 +272,18 @@ final class ResourceFetch: HTTPTransferDelegate {
                     cause: .status(head.status)))
         }
         return true
+    }
+
+    /// The playlist's byte ranges of a file reach past the end the origin gives it: those
+    /// segments would be holes in the title, never filled by asking again.
+    private func rangesPastTheEnd(_ head: HTTPResponseHead) -> JobFailure? {
+        guard let range = resource.range else { return nil }
+        let total = head.status == 206 ? head.contentRange?.total : head.contentLength
+        guard let total, range.end > total else { return nil }
+        return JobFailure(
+            .badResponse,
+            "\(resource.label) (\(Printable.url(url))) holds \(total) bytes, but the playlist's byte ranges of it reach "
+                + "byte \(range.end): the playlist and its file disagree at the origin; the title cannot be whole")
     }
 
     /// A piece is taken from a 206 for its own bytes of the version its file holds.
