@@ -691,6 +691,27 @@ extension EndToEnd {
             #expect(kinds.firstIndex(of: "started")! < kinds.firstIndex(of: "committed")!, "\(kinds)")
         }
 
+        /// An empty answer where a playlist or MPD is expected (by its name, or by the type
+        /// of a 200 at another name) is refused, not cached for good as an empty object; an empty
+        /// file of another kind is still an empty file.
+        @Test func anEmptyPlaylistIsNotCached() throws {
+            let origin = try TestOrigin()
+            origin.serve("/a/index.m3u8", Resource([], contentType: "text/plain"))
+            var whole = Faults()
+            whole.ignoreRange = true
+            origin.serve("/a/manifest", Resource([], contentType: "application/dash+xml", faults: whole))
+            origin.serve("/a/empty.bin", Resource([]))
+            let harness = Harness()
+            for path in ["/a/index.m3u8", "/a/manifest"] {
+                let result = try harness.prefetch(list: origin.url(path))
+                #expect(result.status == 1, "\(path): \(result.stderr)")
+                #expect(result.stderr.contains("empty body where"), "\(path): \(result.stderr)")
+                #expect(try harness.run(["path", origin.url(path)]).status != 0, "\(path) was cached")
+            }
+            let plain = try harness.prefetch(list: origin.url("/a/empty.bin"))
+            #expect(plain.status == 0, "\(plain.stderr)")
+        }
+
         /// Live titles and DRM are refused with a message that says so; the run's other
         /// entries still complete.
         @Test func liveAndDRMTitlesAreRefused() throws {

@@ -126,6 +126,18 @@ extension DownloadJob {
     func commit() {
         loop.preconditionOnLoop()
         guard let file = partial.dataFile else { return }
+        // An empty answer at a playlist's URL (or labelled one) would stay cached as the
+        // title, for good: an origin mid-publish or misconfigured.
+        if state.length == 0, source.kind == .origin, let format = expectedPresentation {
+            let what = format == .hls ? "an HLS playlist" : "a DASH MPD"
+            fail(
+                JobFailure(
+                    .notMedia,
+                    "the origin answered with an empty body where \(what) is expected (by its name or Content-Type): "
+                        + "nothing was cached; try again once the origin serves it"),
+                keepPartial: false)
+            return
+        }
         // An empty file had no first bytes to show it is one.
         if case .fetching = phase { announceFileStart() }
         let hasher = attempt?.hasher

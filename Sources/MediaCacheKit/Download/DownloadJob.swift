@@ -100,6 +100,14 @@ final class DownloadJob: @unchecked Sendable {
 
     func emit(_ event: PrefetchEvent) { service.emit(event) }
 
+    /// The streaming format the answer was expected to be, by its Content-Type or by the
+    /// name of the URL listed or answering; nil for a plain file.
+    var expectedPresentation: PresentationFormat? {
+        PresentationDetection.format(contentType: state.contentType, firstBytes: [])
+            ?? [url, state.finalURL].compactMap { $0 }.lazy
+                .compactMap { PresentationDetection.namedFormat(pathExtension: self.parts(of: $0)?.pathExtension) }.first
+    }
+
     // MARK: Requests
 
     @discardableResult
