@@ -143,6 +143,15 @@ extension EndToEnd {
             #expect(unknown.status == 1)
             #expect(unknown.stderr.contains("not cached: https://nowhere.example/x.mp4; nothing was exported"))
             #expect(!FileManager.default.fileExists(atPath: missing))
+
+            // An earlier bundle is replaced; a file that is no bundle (arguments swapped,
+            // a typo) is never overwritten.
+            let again = try fixture.source.run(["export", one, fixture.files[0].url])
+            #expect(again.status == 0, "\(again.stderr)")
+            let precious = fixture.source.scratch.write("film.mp4", "not a bundle")
+            let swapped = try fixture.source.run(["export", precious, fixture.files[0].url])
+            #expect(swapped.status == 2 && swapped.stderr.contains("is not a mediacache bundle"), "\(swapped.stderr)")
+            #expect(try String(contentsOfFile: precious, encoding: .utf8) == "not a bundle")
         }
 
         @Test func bundleInfoAndDryRunReadWithoutImporting() throws {

@@ -37,6 +37,11 @@ extension EndToEnd {
             #expect(listed.status == 1, "\(listed.stderr)")
             #expect(listed.stderr.contains("list.txt:2: header= If-None-Match is refused"), "\(listed.stderr)")
             #expect(origin.requests.isEmpty)
+            // A browser's "Copy as cURL" sends one: the answer would be gzip, not the file.
+            let encoding = try harness.run(["prefetch", "-H", "Accept-Encoding: gzip, deflate, br", url], timeout: 20)
+            #expect(encoding.status == 2, "\(encoding.stderr)")
+            #expect(encoding.stderr.contains("-H Accept-Encoding is refused: mediacache asks for the file's own bytes"), "\(encoding.stderr)")
+            #expect(origin.requests.isEmpty)
         }
 
         /// A login page answering a playlist's URL (as HTML or as plain text) is refused, not

@@ -16,9 +16,10 @@ public enum HeaderValueCheck {
 
     /// Headers each request's own: its range and the conditions that check the file's
     /// version. A user's would turn every answer into the one range asked for (or a 304),
-    /// whatever the request was for.
+    /// whatever the request was for. And Accept-Encoding (a browser's "Copy as cURL" has
+    /// one): the file's own bytes are asked for, never a compressed form of a range.
     private static let reservedNames: Set<String> = [
-        "range", "if-range", "if-match", "if-none-match", "if-modified-since", "if-unmodified-since",
+        "range", "if-range", "if-match", "if-none-match", "if-modified-since", "if-unmodified-since", "accept-encoding",
     ]
 
     /// Whether `header` (`Name: value`) is one mediacache writes itself.
@@ -31,6 +32,10 @@ public enum HeaderValueCheck {
     public static func reservedProblem(_ header: String, given: String) -> String? {
         guard isReserved(header: header), let colon = header.firstIndex(of: ":") else { return nil }
         let name = header[..<colon].trimmingCharacters(in: .whitespaces)
+        if name.lowercased() == "accept-encoding" {
+            return "\(given) \(name) is refused: mediacache asks for the file's own bytes (identity), which it stores and "
+                + "checks; a compressed answer would not be the file; drop this header"
+        }
         return "\(given) \(name) is refused: mediacache sets Range and the If- headers itself (it fetches files in "
             + "ranges and checks their version when it resumes); drop this header"
     }

@@ -12,7 +12,8 @@ struct Export: ParsableCommand {
             cache key, size, SHA-256, type, validators) first, then the objects. It never \
             holds request headers; URLs of objects cached under a cache-key lose their query \
             (expiring tokens) unless --keep-query is given. The bundle is written under a \
-            temporary name and renamed when complete. Every object is re-hashed on the way: \
+            temporary name and renamed when complete; a file already at that name is \
+            replaced only if it is a bundle. Every object is re-hashed on the way: \
             a damaged one stops the export. Incremental bundles: --since and \
             --exclude-manifest.
             """)
@@ -58,11 +59,25 @@ struct Export: ParsableCommand {
         }
     }
 
+    /// Why writing the bundle at `path` would destroy a file that is no bundle (a typo, or
+    /// the arguments swapped); nil when nothing is there, or an earlier bundle (zstd), or
+    /// an empty file.
+    static func wouldReplaceSomethingElse(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let start = try? handle.read(upToCount: 4), !start.isEmpty else { return nil }
+        return Array(start) == [0x28, 0xB5, 0x2F, 0xFD] ? nil : "exists and is not a mediacache bundle (not zstd data)"
+    }
+
     func run() throws {
         let directory = cache.directory
         guard try CommandInputs.cacheExists(directory), FileManager.default.fileExists(atPath: directory.indexPath) else {
             Terminal.err("mediacache: the cache at \(directory.root) is empty; nothing to export")
             throw ExitStatus.someFailed
+        }
+        if let reason = Self.wouldReplaceSomethingElse(bundle) {
+            Terminal.err("mediacache: \(bundle) \(reason); export replaces only a bundle: give another name, or remove it first")
+            throw ExitStatus.usage
         }
         var selection = ExportSelection(names: urls, since: since.flatMap(ExportSelection.parseDate))
         for path in excludeManifest {
