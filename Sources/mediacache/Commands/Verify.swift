@@ -9,7 +9,9 @@ struct Verify: ParsableCommand {
         discussion: """
             Checks that each object's file exists and has the size and SHA-256 the index \
             records: every object, or the ones named. Exit 1 naming each bad object (missing \
-            file, wrong size, wrong hash) or unknown name; exit 0 when all are intact.
+            file, wrong size, wrong hash) or unknown name, also when --repair removed it (as \
+            fsck says it corrected errors: a cron job hears that objects were lost); exit 0 \
+            when all are intact.
             """)
 
     @Argument(help: ArgumentHelp("URLs, mirrors or cache keys (default: every object).", valueName: "url"))
@@ -76,7 +78,7 @@ struct Verify: ParsableCommand {
         }
         if repair && repaired == report.bad.count && !report.bad.isEmpty {
             if !quiet { Terminal.out("\(report.verified) object\(report.verified == 1 ? "" : "s") verified, \(repaired) bad removed") }
-            return
+            throw ExitStatus.someFailed
         }
         if report.bad.isEmpty {
             if !quiet {

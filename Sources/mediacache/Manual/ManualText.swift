@@ -242,7 +242,7 @@ enum ManualText {
                     "1",
                     """
                     Some entries failed (each is named with its reason), the list had bad \
-                    lines, a bundle entry was rejected, or verify found a bad object.
+                    lines, a bundle entry was rejected, or verify found a bad object (even one --repair removed).
                     """),
                 .init(
                     "2",
