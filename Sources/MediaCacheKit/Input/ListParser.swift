@@ -193,20 +193,23 @@ public enum ListParser {
             let value = content[content.index(after: eq)...].trimmingCharacters(in: .whitespaces)
             switch key {
             case "out":
-                guard !value.isEmpty else { return error(number, "out= needs a name") }
+                // A file placed under another name than the one asked for is not what was
+                // asked: the entry is skipped, as for any other bad option.
+                guard !value.isEmpty else { return rejectEntry(number, "out= needs a name") }
                 guard !ControlCharacters.occur(in: value, allowingTab: true) else {
-                    return error(number, "out= name contains control characters; ignored")
+                    return rejectEntry(number, "out= name contains control characters")
                 }
                 // Folders in it are made inside the entry's folder, as aria2 does; never above it.
                 if value.split(separator: "/").contains("..") {
-                    return error(number, "out= \(value) leaves its folder (..): name a file inside it, e.g. out=Season 1/E01.mp4")
+                    return rejectEntry(
+                        number, "out= \(value) has a '..' (it may leave its folder): name a file inside it, e.g. out=Season 1/E01.mp4")
                 }
-                if value.hasSuffix("/") { return error(number, "out= \(value) names a folder: end it with the file's name") }
+                if value.hasSuffix("/") { return rejectEntry(number, "out= \(value) names a folder: end it with the file's name") }
                 current!.outName = value
             case "dir":
-                guard !value.isEmpty else { return error(number, "dir= needs a folder") }
+                guard !value.isEmpty else { return rejectEntry(number, "dir= needs a folder") }
                 guard !ControlCharacters.occur(in: value, allowingTab: true) else {
-                    return error(number, "dir= folder contains control characters; ignored")
+                    return rejectEntry(number, "dir= folder contains control characters")
                 }
                 current!.directory = value
             case "header":
