@@ -209,10 +209,17 @@ extension EndToEnd {
         /// Servers behind a load balancer, each naming the same bytes by its own ETag (as
         /// nginx's, from each copy's date): the second change back to a name seen before
         /// shows servers that vary, not a file that changes, and the file is fetched,
-        /// where it failed after six restarts; each range is asked for once more at most.
-        @Test func serversThatNameOneFileDifferentlyDoNotFailIt() throws {
+        /// where it failed after six restarts, also through retries after dropped
+        /// connections.
+        @Test(arguments: [false, true])
+        func serversThatNameOneFileDifferentlyDoNotFailIt(dropping: Bool) throws {
             var faults = Faults()
             faults.etagPerRequest = ["\"aaaa-200000\"", "\"bbbb-200000\""]
+            // Dropped connections make the job probe again, with bytes held.
+            if dropping {
+                faults.dropAfterBytes = 60_000
+                faults.dropCount = 3
+            }
             serve(faults)
             let result = try harness.prefetch(list: origin.url("/f.mp4"), ["-x", "4", "--min-fragment", "128K"])
             #expect(result.status == 0, "\(result.stderr)")

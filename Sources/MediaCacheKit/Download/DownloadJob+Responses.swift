@@ -15,11 +15,12 @@ extension DownloadJob: HTTPTransferDelegate {
                 url: url, urlExpectsText: !source.mayServeErrorPages || expectsText(url)),
             held: ResponseCheck.Held(
                 validators: state.validators, holdsBytes: !state.completed.isEmpty, lengthsAnnounced: lengthsAnnounced))
-        switch check.verdict() {
-        case .acceptProbe206(let total, let responseEnd, let rangesSupported):
+        /// A probe's 206 for the bytes from its start: the version held from now on is
+        /// `version` (the answer's, or the one held when the origin's servers vary).
+        func acceptRangedProbe(total: Int64, responseEnd: Int64, rangesSupported: Bool, version: Validators) -> Bool {
             attempt.suspectMediaType = check.suspectMediaType
             let fresh = state.completed.isEmpty
-            state.validators = check.incoming
+            state.validators = version
             noteVersion(check.incoming)
             state.rangesSupported = rangesSupported
             return prepareDataFile(length: total, fresh: fresh, holding: transfer) { [self] in
@@ -28,6 +29,10 @@ extension DownloadJob: HTTPTransferDelegate {
                 fragment.responseEnd = responseEnd
                 acceptProbe(fragment, head, url: url)
             }
+        }
+        switch check.verdict() {
+        case .acceptProbe206(let total, let responseEnd, let rangesSupported):
+            return acceptRangedProbe(total: total, responseEnd: responseEnd, rangesSupported: rangesSupported, version: check.incoming)
         case .acceptWhole200(let length, let startOver, let rangesSupported):
             attempt.suspectMediaType = check.suspectMediaType
             if let startOver {
@@ -59,10 +64,14 @@ extension DownloadJob: HTTPTransferDelegate {
             return false
         case .versionChanged(let reason, let announcedLength):
             if let announcedLength { lengthsAnnounced.insert(announcedLength) }
-            if !fragment.isProbe, namesAVersionSeenBefore(check.incoming) {
+            if namesAVersionSeenBefore(check.incoming) {
                 if let range = head.contentRange, head.status == 206, range.start == fragment.requestedStart,
-                    range.total == state.length
+                    let total = range.total, total == state.length
                 {
+                    if fragment.isProbe {
+                        return acceptRangedProbe(
+                            total: total, responseEnd: range.end + 1, rangesSupported: true, version: state.validators)
+                    }
                     fragment.responseEnd = range.end + 1
                     fragment.accepted = true
                     return true

@@ -109,8 +109,8 @@ extension DownloadJob {
         emit(
             .notice(
                 url: url,
-                message: "the origin's servers name this file differently (\(names[0]), then \(names[1]), then \(names[0]) "
-                    + "again, at one length: a load balancer over copies with their own dates?); "
+                message: "the origin's servers name this file two ways (\(names[0]) and \(names[1]), each again after the "
+                    + "other, at one length: a load balancer over copies with their own dates?); "
                     + "its ranges are asked for without If-Range from now on"))
         return true
     }
