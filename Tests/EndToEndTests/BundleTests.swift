@@ -152,6 +152,17 @@ extension EndToEnd {
             let swapped = try fixture.source.run(["export", precious, fixture.files[0].url])
             #expect(swapped.status == 2 && swapped.stderr.contains("is not a mediacache bundle"), "\(swapped.stderr)")
             #expect(try String(contentsOfFile: precious, encoding: .utf8) == "not a bundle")
+            // Nor a device, a FIFO, a link or standard output (which crashed).
+            let fifo = fixture.source.scratch.path + "/fifo"
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let link = fixture.source.scratch.path + "/link.mcbundle"
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: one)
+            for (target, says) in [("/dev/null", "not a regular file"), (fifo, "not a regular file"), (link, "symbolic link"), ("-", "standard output")] {
+                let refused = try fixture.source.run(["export", target, fixture.files[0].url], timeout: 20)
+                #expect(refused.status == 2 && refused.stderr.contains(says), "\(target): \(refused.status) \(refused.stderr)")
+            }
+            #expect(FileManager.default.fileExists(atPath: "/dev/null"))
+            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == one)
         }
 
         @Test func bundleInfoAndDryRunReadWithoutImporting() throws {

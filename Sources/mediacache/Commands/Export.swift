@@ -60,9 +60,18 @@ struct Export: ParsableCommand {
     }
 
     /// Why writing the bundle at `path` would destroy a file that is no bundle (a typo, or
-    /// the arguments swapped); nil when nothing is there, or an earlier bundle (zstd), or
-    /// an empty file.
+    /// the arguments swapped) or replace what is not a file; nil when nothing is there,
+    /// or an earlier bundle (zstd), or an empty file.
     static func wouldReplaceSomethingElse(_ path: String) -> String? {
+        if path == "-" { return "is standard output, which export does not write to (a bundle is renamed into place)" }
+        // Not followed, and not opened: a FIFO would block the open, a device or a link
+        // would be replaced by the rename.
+        guard let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType else {
+            return nil
+        }
+        if type == .typeSymbolicLink { return "is a symbolic link, which export would replace, not write through" }
+        if type == .typeDirectory { return nil }  // The exporter says so, naming the folder.
+        guard type == .typeRegular else { return "is not a regular file (a device, a FIFO or a socket)" }
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let start = try? handle.read(upToCount: 4), !start.isEmpty else { return nil }
@@ -76,7 +85,7 @@ struct Export: ParsableCommand {
             throw ExitStatus.someFailed
         }
         if let reason = Self.wouldReplaceSomethingElse(bundle) {
-            Terminal.err("mediacache: \(bundle) \(reason); export replaces only a bundle: give another name, or remove it first")
+            Terminal.err("mediacache: \(bundle) \(reason); export replaces only a bundle file: give another name, or remove it first")
             throw ExitStatus.usage
         }
         var selection = ExportSelection(names: urls, since: since.flatMap(ExportSelection.parseDate))
