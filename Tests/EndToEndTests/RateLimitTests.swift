@@ -75,6 +75,35 @@ extension EndToEnd {
             }
         }
 
+        /// An origin that holds each connection to less than the limit (as nginx's
+        /// `limit_rate`, a second's worth at a time) is fetched over more connections, up
+        /// to the limit: bursts that empty the limit's bucket are not the limit setting
+        /// the pace (the run held about a third of its cap with one connection a file).
+        @Test func anOriginSlowerThanTheLimitGetsMoreConnections() throws {
+            var paced = Faults()
+            paced.bytesPerSecond = 128 << 10
+            let bytes = serve("/paced.bin", size: 3 << 20, seed: 146, faults: paced)
+            let url = origin.url("/paced.bin")
+            let result = try harness.prefetch(list: url, ["--limit-rate", "768K", "-x", "8"], timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try harness.cachedBytes(url) == bytes)
+            let rate = try originRate(["/paced.bin"])
+            #expect(rate >= 0.45, "the origin sent \(rate) MiB/s under a 0.75 MiB/s limit, at 0.125 MiB/s a connection")
+            #expect(rate <= 0.85, "the origin sent \(rate) MiB/s under a 0.75 MiB/s limit")
+        }
+
+        /// `serve --limit-rate`: a player reading a file from its start gets the limit,
+        /// not one connection's share of it (it got about 9 KiB/s of 400 while the
+        /// download fetched elsewhere in the file).
+        @Test func aPlayerUnderServesLimitGetsItsBytesFirst() throws {
+            let bytes = serve("/played.bin", size: 8 << 20, seed: 147)
+            let server = try ServeFixture(cache: harness.scratch.cache, ["--limit-rate", "512K"])
+            let local = try server.localURL(origin.url("/played.bin"))
+            let played = try CurlResponse.fetch(local, timeout: 4)
+            #expect(played.body.count >= 1 << 20, "the player got \(played.body.count) bytes in 4 s at 512 KiB/s")
+            #expect(played.body == Array(bytes.prefix(played.body.count)))
+        }
+
         /// An entry's own limit holds for its file; the file beside it is not slowed.
         @Test func anEntrysLimitHoldsForItsFileOnly() throws {
             let limited = serve("/limited.bin", size: 3 << 20, seed: 143)

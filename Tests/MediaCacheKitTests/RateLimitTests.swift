@@ -40,14 +40,23 @@ struct RateLimitTests {
         #expect(bucket.hasTokens(now: 3.01))
     }
 
-    @Test func ranDryTellsWhetherTheLimitHeldSomethingBackLately() {
-        let bucket = TokenBucket(bytesPerSecond: 1 << 20, now: 0)
-        #expect(!bucket.ranDry(since: -1))
-        bucket.take(1024, now: 0.5)
-        #expect(!bucket.ranDry(since: -1), "a receive that leaves tokens held nothing back")
-        bucket.take(1 << 20, now: 1)
-        #expect(bucket.ranDry(since: 0.5))
-        #expect(!bucket.ranDry(since: 1.5))
+    @Test func theLimitSetsThePaceOnlyWhenCloseToItsRateWasTaken() {
+        let bucket = TokenBucket(bytesPerSecond: 300_000, now: 0)
+        #expect(!bucket.setsThePace(now: 0))
+        // An origin at 100 KB/s in bursts of a second's worth: each burst empties the
+        // bucket, and yet the limit is not what holds the download back.
+        for second in 0..<3 { bucket.take(100_000, now: Double(second) + 0.01) }
+        #expect(!bucket.hasTokens(now: 2.01))
+        #expect(!bucket.setsThePace(now: 2.5))
+        // Faster than the rate, held to it: it does, for the second after.
+        for tenth in 30..<40 { bucket.take(40_000, now: Double(tenth) / 10) }
+        #expect(bucket.setsThePace(now: 4.2))
+        // Idle since: no longer.
+        #expect(!bucket.setsThePace(now: 6))
+        // From the first moments of a fast start, before a whole second has passed.
+        let fresh = TokenBucket(bytesPerSecond: 300_000, now: 0)
+        fresh.take(200_000, now: 0.1)
+        #expect(fresh.setsThePace(now: 0.2))
     }
 
     // MARK: ReceiveBuffers

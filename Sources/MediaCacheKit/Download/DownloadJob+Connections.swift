@@ -63,6 +63,9 @@ extension DownloadJob {
                 attempt.trim(running[index], at: cut, on: loop)
             }
         }
+        if !download.demands.isEmpty || running.contains(where: { $0.transfer.priority == Self.readerPriority }) {
+            prioritizeReadersNextBytes(running)
+        }
         // The moov's bytes start even when every connection is busy (they are small and
         // make the file playable early), and the rest waits until their response begins.
         if plan.holdOthers { attempt.holdFillUntil = now + 0.5 }
@@ -81,6 +84,19 @@ extension DownloadJob {
             return fillConnections()
         }
         scheduleWake(at: min(max(watch.nextStallAt, now + 0.01), now + 0.1))
+    }
+
+    /// Only the ranges bringing a reader's next byte go first under a rate limit
+    /// (`RateLimiter`: the others give way), whichever requests they are: a player reading
+    /// on through the file is not served one connection's share of it, as it was when the
+    /// whole rest it asked for (bytes=0-) counted as its own. The rest of what readers
+    /// want still goes before other downloads.
+    private func prioritizeReadersNextBytes(_ running: [Fragment]) {
+        let nextBytes = download.demands.values.map(\.start)
+        for fragment in running {
+            let bringsOne = nextBytes.contains { fragment.next <= $0 && $0 < (fragment.end ?? Int64.max) }
+            fragment.transfer.priority = bringsOne ? Self.readerPriority : download.priority.rawValue
+        }
     }
 
     /// A free connection takes `[cut, end)` of `victim`'s range; its rate is assumed to

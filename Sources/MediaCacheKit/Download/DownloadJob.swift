@@ -110,6 +110,10 @@ final class DownloadJob: @unchecked Sendable {
 
     // MARK: Requests
 
+    /// A request that brings bytes a reader waits for: first on its host and under a
+    /// rate limit, before any download's.
+    static let readerPriority = DownloadPriority.interactive.rawValue + 1
+
     @discardableResult
     func issue(
         url: String, start: Int64, end: Int64?, isProbe: Bool, sendRange: Bool, ifRange: String?,
@@ -132,7 +136,7 @@ final class DownloadJob: @unchecked Sendable {
         fragment.demand = demand
         // A reader's bytes go first on the host, then downloads by priority; a range of
         // a known length can give way (its rest is planned again), a probe or a stream cannot.
-        transfer.priority = demand == .reader ? DownloadPriority.interactive.rawValue + 1 : download.priority.rawValue
+        transfer.priority = demand == .reader ? Self.readerPriority : download.priority.rawValue
         transfer.isPreemptible = sendRange && !isProbe && end != nil && demand == nil
         attempt?.add(fragment)
         loop.start(transfer)

@@ -12,6 +12,9 @@ final class TokenBucket {
     let capacity: Double
     private var tokens: Double
     private var updatedAt: Double
+    /// Bytes taken in the second that began at `start` (so far), and in the one before.
+    private var second: (start: Double, taken: Double, previous: Double)
+    private let createdAt: Double
     /// When a take last emptied the bucket.
     private var lastDryAt = -Double.infinity
 
@@ -21,6 +24,8 @@ final class TokenBucket {
         capacity = max(Double(bytesPerSecond) / 8, Double(ReceiveBuffers(bytesPerSecond: bytesPerSecond).chunkBytes))
         tokens = capacity
         updatedAt = now
+        second = (now, 0, 0)
+        createdAt = now
     }
 
     /// Spends `bytes` received at `now` (the balance may go below zero).
@@ -28,11 +33,33 @@ final class TokenBucket {
         refill(now: now)
         tokens -= Double(bytes)
         if tokens <= 0 { lastDryAt = now }
+        roll(now)
+        second.taken += Double(bytes)
     }
 
-    /// Whether the limit held something back at or after `time`: the limit, not the
-    /// origin, is what sets the pace then.
-    func ranDry(since time: Double) -> Bool { lastDryAt >= time }
+    /// Whether the limit, not the origin, set the pace over the last second: it ran dry,
+    /// and close to its rate was taken. Running dry alone is no sign of it: an origin that
+    /// sends a second's worth at a time (nginx's `limit_rate`) empties a bucket of an
+    /// eighth of a second at every burst, however far below the limit it stays.
+    func setsThePace(now: Double) -> Bool {
+        guard lastDryAt >= now - 1 else { return false }
+        roll(now)
+        let into = now - second.start
+        // The last second's bytes: this one's so far and the rest of the one before; in
+        // the first second of all, the rate so far.
+        let rate = second.start > createdAt
+            ? second.taken + second.previous * (1 - into) : second.taken / max(into, 0.1)
+        return rate >= 0.85 * Double(bytesPerSecond)
+    }
+
+    private func roll(_ now: Double) {
+        let elapsed = now - second.start
+        if elapsed >= 2 {
+            second = (now, 0, 0)
+        } else if elapsed >= 1 {
+            second = (second.start + 1, 0, second.taken)
+        }
+    }
 
     /// Whether transfers under this limit may receive now.
     func hasTokens(now: Double) -> Bool {

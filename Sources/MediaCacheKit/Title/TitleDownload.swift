@@ -229,7 +229,7 @@ final class TitleDownload {
         fetch.start(
             request, userAgent: job.source.userAgent(options: options), on: loop,
             rateLimits: loop.rateLimiter.limits(file: job.fileRateLimit),
-            priority: forPlayer ? DownloadPriority.interactive.rawValue + 1 : job.download.priority.rawValue,
+            priority: forPlayer ? DownloadJob.readerPriority : job.download.priority.rawValue,
             blocks: writeBlocks)
     }
 
