@@ -86,6 +86,27 @@ extension EndToEnd {
             #expect(verify.stdout.contains("3 objects verified"), "\(verify.stdout)")
         }
 
+        /// A movie pushed in the origin's layout (A ran with `--no-faststart`) is stored by
+        /// B as the tier holds it, not relocated by B's default: every cache of the fleet
+        /// holds the record's bytes, and B's next push has nothing to change.
+        @Test func aCopyFromTheTierIsStoredAsTheTierHoldsIt() throws {
+            let tier = "s3://\(try store.makeBucket())/fleet"
+            let movie = serveLateMoovMovie("/kept-layout.mp4", mdatBytes: 1 << 20, seed: 1_120)
+            let a = Harness()
+            let pushed = try run(a, ["prefetch", movie.url, "--no-faststart", "--tier", tier, "--tier-push"])
+            #expect(pushed.status == 0, "\(pushed.stderr)")
+            #expect(try a.cachedBytes(movie.url) == movie.bytes)
+
+            let b = Harness()
+            let read = try run(b, ["prefetch", movie.url, "--tier", tier, "--json"])
+            #expect(read.status == 0, "\(read.stderr)")
+            #expect(try b.cachedBytes(movie.url) == movie.bytes, "B relocated the tier's copy")
+            let again = try run(b, ["push", "--tier", tier, "--json"])
+            #expect(again.status == 0, "\(again.stderr)")
+            let pushedAgain = TierPush.jsonLines(again.stdout).filter { $0["event"] as? String == "pushed" }
+            #expect(pushedAgain.count == 1 && pushedAgain.allSatisfy { $0["uploaded"] as? Bool == false }, "\(pushedAgain)")
+        }
+
         /// A copy in the tier with one byte changed: B finds out by its hash, names the
         /// object, fetches the file from the origin and exits 0 with the right bytes.
         @Test func aDamagedCopyIsNamedAndTheOriginUsed() throws {

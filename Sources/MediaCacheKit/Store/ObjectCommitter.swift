@@ -39,7 +39,9 @@ struct ObjectCommitter: Sendable {
         let decision = try faststartDecision(file: file, length: length)
         var plan: RelocationPlan?
         var keptBecause = "disabled"
-        if faststart, case .relocate(let relocation) = decision {
+        // A copy from the tier is stored as the tier holds it, the bytes its record names
+        // (relocated or not where it was pushed): every cache of the fleet the same.
+        if faststart, state.tier == nil, case .relocate(let relocation) = decision {
             // Nor by another process's players (`serve` beside this `prefetch`).
             if readers?.sealLayout() ?? true, ForeignDownload.sealForRelocation(key: key, cache: cache) {
                 plan = relocation

@@ -109,6 +109,8 @@ public final class TierPusher: Sendable {
                     try store.publish(objectAt: cache.absolute(object.path), record: record)
                 }
                 uploaded = true
+            } else if title == nil {
+                uploaded = try store.restoreObject(at: cache.absolute(object.path), record: record)
             }
             FileSystem.remove(pendingDirectory + "/" + object.key)
             events(.pushed(object, uploaded: uploaded))

@@ -62,6 +62,17 @@ public final class TierStore: Sendable {
         try client.putObject(layout.recordKey(for: key), bytes: record.encoded(), contentType: "application/json")
     }
 
+    /// Uploads the object of `record`, whose record the tier holds already, when the
+    /// tier lost it or holds another size under its hash (deleted or overwritten by
+    /// hand): the record alone would fail every pull. Whether it was uploaded.
+    public func restoreObject(at path: String, record: TierRecord) throws(TierError) -> Bool {
+        let objectKey = layout.objectKey(for: record)
+        guard try client.headObject(objectKey)?.size != record.size else { return false }
+        try uploader.upload(
+            file: path, size: record.size, sha256: record.sha256, to: objectKey, contentType: record.contentType)
+        return true
+    }
+
     /// The cache keys the tier has records for.
     public func recordedKeys() throws(TierError) -> [CacheKey] {
         try client.listObjects(prefix: layout.recordsPrefix).compactMap { layout.cacheKey(fromRecordKey: $0.key) }
