@@ -19,7 +19,12 @@ private struct ArchiveCheck {
     }
 
     func error(_ operation: String, entry: String?) -> BundleError {
-        let message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error \(archive_errno(archive))"
+        let code = archive_errno(archive)
+        var message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error \(code)"
+        // libarchive's "Failed to open 'PATH'" does not say why: the system does.
+        if code > 0, let reason = strerror(code).map({ String(cString: $0) }), !message.contains(reason) {
+            message += ": " + reason
+        }
         return .archive(bundle: bundle, entry: entry, operation: operation, message: message)
     }
 }

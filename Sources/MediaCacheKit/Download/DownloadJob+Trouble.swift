@@ -13,7 +13,7 @@ extension DownloadJob {
             if failuresInARow > retries {
                 if tryNextSource(after: .failed(reason)) { return }
                 fail(
-                    JobFailure(.retriesExhausted, "gave up after \(retries) retries: \(reason)", cause: cause),
+                    JobFailure(.retriesExhausted, "gave up after \(retries) \(retries == 1 ? "retry" : "retries"): \(reason)", cause: cause),
                     keepPartial: true)
                 return
             }

@@ -13,7 +13,8 @@ struct Import: ParsableCommand {
             importing a bundle twice changes nothing. Unsafe or tampered entries (absolute \
             paths, '..', links, devices, entries not in the manifest, oversized or \
             truncated objects) are rejected and named; nothing is ever written outside the \
-            cache directory. Exit 1 when any entry was rejected or skipped. Exit 2 when a \
+            cache directory. Exit 1 when any entry was rejected, or skipped for another reason \
+            than being cached with the same bytes already. Exit 2 when a \
             bundle cannot be used at all: a missing file or a directory stops the command \
             before anything is imported; a file that is not a bundle (or has no or a \
             malformed manifest) is reported and the others named are still imported.
