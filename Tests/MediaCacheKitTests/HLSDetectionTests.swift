@@ -25,6 +25,8 @@ struct HLSDetectionTests {
         "\u{FEFF}<!-- generated --><?xml-stylesheet href=\"x\"?>\n<!DOCTYPE MPD>\n<MPD>",
         "<mpd:MPD xmlns:mpd=\"urn:mpeg:dash:schema:mpd:2011\"/>",
         "<MPD/>",
+        // Past an internal subset, whose declarations hold `>` (the MPD reader refuses it).
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE MPD [\n<!ENTITY a \"b\">\n<!ENTITY c \"&a;&a;\">\n]>\n<MPD>",
     ])
     func anMPDRootElementIsDASH(body: String) {
         #expect(PresentationDetection.format(contentType: "application/xml", firstBytes: Array(body.utf8)) == .dash)

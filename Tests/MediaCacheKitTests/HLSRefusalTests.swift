@@ -99,6 +99,13 @@ struct HLSRefusalTests {
         #expect(message.hasSuffix("the playlist does not follow RFC 8216 (ask its publisher, or check the URL)"))
     }
 
+    /// `#EXTM3U` alone, or a master without variants, is empty, not live.
+    @Test(arguments: ["#EXTM3U\n", "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-INDEPENDENT-SEGMENTS\n"])
+    func anEmptyPlaylistIsNamedEmpty(text: String) {
+        let message = refusal(text)?.message ?? ""
+        #expect(message.contains("the playlist is empty: no media segments, no variants"), "\(message)")
+    }
+
     @Test func aLineThatIsNotUTF8IsRefusedUnlessItIsAComment() throws {
         let latin1Comment: [UInt8] = Array("#EXTM3U\n# caf".utf8) + [0xE9] + Array("\n#EXTINF:1,\na.ts\n#EXT-X-ENDLIST\n".utf8)
         #expect(refusal(latin1Comment) == nil)

@@ -188,6 +188,10 @@ private struct MediaPlaylistReader {
         if let pendingDuration {
             throw .malformed(url: url, line: pendingDuration.line, tag: "EXTINF", reason: "no URI line follows it")
         }
+        // An empty one (`#EXTM3U` alone, a master without variants) is no live title.
+        guard !segments.isEmpty || targetDuration != nil || hasEndList else {
+            throw .malformed(url: url, line: lastLine, tag: nil, reason: "the playlist is empty: no media segments, no variants")
+        }
         guard hasEndList || playlistType == .vod else { throw .live(url: url) }
         guard !segments.isEmpty else {
             throw .malformed(url: url, line: lastLine, tag: nil, reason: "the playlist has no media segments")

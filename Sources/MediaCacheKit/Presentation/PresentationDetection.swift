@@ -68,8 +68,15 @@ public enum PresentationDetection {
                 guard let end = find("-->", in: rest) else { return nil }
                 rest = rest[end...]
             } else if rest.starts(with: "<!".utf8) {
-                // A DOCTYPE; an internal subset with `>` inside is not worth reading.
-                guard let close = rest.firstIndex(of: UInt8(ascii: ">")) else { return nil }
+                // A DOCTYPE, past its internal subset (`[...]`, whose declarations hold `>`s);
+                // the MPD reader refuses such a subset with its own reason.
+                var after = rest
+                if let open = rest.firstIndex(where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: ">") }),
+                    rest[open] == UInt8(ascii: "["), let end = rest[open...].firstIndex(of: UInt8(ascii: "]"))
+                {
+                    after = rest[end...]
+                }
+                guard let close = after.firstIndex(of: UInt8(ascii: ">")) else { return nil }
                 rest = rest[(close + 1)...]
             } else {
                 let name = rest.dropFirst().prefix {

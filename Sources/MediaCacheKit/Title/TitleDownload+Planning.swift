@@ -70,7 +70,9 @@ extension TitleDownload {
             }
             job.emit(.notice(url: job.url, message: plan.summary))
             publishView(plan)
+            // Files part fetched count too: their rest is all that is asked for.
             let resumed = progress.bytesHeld + pieced.values.reduce(0) { $0 + $1.held.byteCount }
+                + progress.partial.values.reduce(0) { $0 + $1.held.byteCount }
             job.announceStart(
                 length: nil, resumedBytes: resumed, connections: options.resourcesPerTitle,
                 title: counts(listingMissing: false))

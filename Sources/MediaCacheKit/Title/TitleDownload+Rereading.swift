@@ -154,11 +154,12 @@ extension TitleDownload {
         if why == .anotherCopy { differsAcrossCopies.insert(resource.path) }
         let again = plan.resources.filter { dependents.contains($0.path) && progress.held[$0.path] != nil }
         guard !again.isEmpty else { return }
+        let parts = again.count == 1 ? "the 1 part" : "the \(again.count) parts"
         let what = switch why {
-        case .anotherCopy: "is not the same on the title's copy \(copy + 1): the \(again.count) parts held from the copy before"
-        case .sinceLastRun: "changed on the origin since the last run: the \(again.count) parts held from then"
+        case .anotherCopy: "is not the same on the title's copy \(copy + 1): \(parts) held from the copy before"
+        case .sinceLastRun: "changed on the origin since the last run: \(parts) held from then"
         }
-        job.emit(.notice(url: job.url, message: "\(resource.label) \(what) are fetched again"))
+        job.emit(.notice(url: job.url, message: "\(resource.label) \(what) \(again.count == 1 ? "is" : "are") fetched again"))
         fetchAgainFromThisCopy(again)
     }
 

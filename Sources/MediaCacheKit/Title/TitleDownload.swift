@@ -368,7 +368,10 @@ final class TitleDownload {
                 let staging = staging
                 job.partial.diskQueue.async { FileSystem.removeTree(staging) }
             }
-            if holds { failure.message += "; the \(progress.held.count) parts held are kept: run again to fetch the rest" }
+            if holds {
+                let parts = progress.held.count == 1 ? "the 1 part held is" : "the \(progress.held.count) parts held are"
+                failure.message += "; \(parts) kept: run again to fetch the rest"
+            }
             result = .failed(failure)
         }
         stopFetches()
