@@ -37,6 +37,9 @@ final class HTTPTransfer {
     private(set) var isHeld = false
     /// When the rate limiter last let it receive again.
     private(set) var releasedAt: Double?
+    /// When it started, received its last byte or was last let go on: what `--timeout`
+    /// counts from (`TransferLoop` ends one silent that long).
+    private(set) var lastActivity = 0.0
     /// For `HostGate`: more urgent transfers wait less (a player's range before a
     /// background one); one marked preemptible gives way to a more urgent one.
     var priority = 0
@@ -61,9 +64,19 @@ final class HTTPTransfer {
     func noteReleased(at now: Double) {
         isHeld = false
         releasedAt = now
+        lastActivity = now
+    }
+
+    func noteStarted(at now: Double) { lastActivity = now }
+
+    /// Whether it has received nothing for its `stallTimeout` while free to (not held).
+    /// A request with a body is left to libcurl's own check: it is busy sending.
+    func isSilent(now: Double) -> Bool {
+        !isHeld && request.body == nil && now - lastActivity >= Double(request.stallTimeout)
     }
 
     func receiveHeaderLine(_ line: String) -> Bool {
+        lastActivity = TransferLoop.now()
         let trimmed = HTTPResponseHead.trimmingWhitespace(line[...])
         if trimmed.hasPrefix("HTTP/") {
             // A reused connection keeps the receive buffer it was made with.
@@ -91,6 +104,7 @@ final class HTTPTransfer {
     }
 
     func receiveBody(_ chunk: BodyChunk) -> Int {
+        lastActivity = TransferLoop.now()
         let consumed = delegate?.transfer(self, didReceive: chunk) ?? 0
         if consumed < chunk.count {
             stoppedByDelegate = true

@@ -20,6 +20,8 @@ final class TransferLoop: @unchecked Sendable {
     private var beforeWaitingWork: [() -> Void] = []
     private var nextTimerID = 0
     private var stopping = false
+    /// When transfers were last looked at for silence (`endSilentTransfers`).
+    private var silenceCheckedAt = 0.0
     /// Per-host admission by priority (libcurl's own cap stays as a backstop).
     private var gate: HostGate
 
@@ -102,6 +104,7 @@ final class TransferLoop: @unchecked Sendable {
         if transfer.rateLimits == nil {
             transfer.easy.setReceiveChunk(ReceiveBuffers.unlimitedChunkBytes(transfers: executor.runningCount + 1))
         }
+        transfer.noteStarted(at: Self.now())
         executor.add(transfer)
     }
 
@@ -170,7 +173,8 @@ final class TransferLoop: @unchecked Sendable {
             runDueTimers()
             if stopping { break }
             runBeforeWaitingWork()
-            var timeout = 1000
+            // While transfers run, silence is looked for four times a second.
+            var timeout = executor.runningCount > 0 ? Self.silenceCheckInterval : 1000
             if let first = timers.first {
                 timeout = max(0, min(timeout, Int((first.deadline - Self.now()) * 1000) + 1))
             }
@@ -187,8 +191,24 @@ final class TransferLoop: @unchecked Sendable {
             let starts = deferredStarts
             deferredStarts = []
             for transfer in starts { start(transfer) }
+            endSilentTransfers()
         }
         for transfer in executor.running { remove(transfer) }
+    }
+
+    static let silenceCheckInterval = 250
+
+    /// Ends each transfer that received nothing for its `--timeout` as libcurl's own
+    /// check would, but on time: libcurl's averages its speed over the last five seconds
+    /// or so, so a response that sent its first bytes and then nothing took about
+    /// `--timeout` plus six seconds to be found silent.
+    private func endSilentTransfers() {
+        let now = Self.now()
+        guard now - silenceCheckedAt >= Double(Self.silenceCheckInterval) / 1000 else { return }
+        silenceCheckedAt = now
+        for transfer in executor.running where transfer.isSilent(now: now) {
+            end(transfer, code: CURLE_OPERATION_TIMEDOUT)
+        }
     }
 
     /// Stops a running (or waiting) transfer; whether it was running.
