@@ -113,15 +113,18 @@ extension EndToEnd {
         }
 
         @Test func userAgentAndRefererComeFromFlagsAndEntryKeys() throws {
-            for name in ["/1.mp4", "/2.mp4", "/3.mp4"] {
+            for name in ["/1.mp4", "/2.mp4", "/3.mp4", "/4.mp4"] {
                 origin.serve(name, Resource(TestBytes.make(1000, seed: 54), contentType: "video/mp4"))
             }
+            let withLogin = origin.url("/4.mp4").replacingOccurrences(of: "http://", with: "http://u:s3cret@") + "#t=10"
             let list = """
                 \(origin.url("/1.mp4"))
                 \(origin.url("/2.mp4"))
                   user-agent=EntryAgent/2 (X11)
                   referer=https://entry.example/page
                 \(origin.url("/3.mp4"))
+                  referer=*
+                \(withLogin)
                   referer=*
                 """
             let result = try harness.prefetch(
@@ -136,6 +139,9 @@ extension EndToEnd {
             #expect(seen("/2.mp4", "referer") == ["https://entry.example/page"])
             #expect(seen("/3.mp4", "user-agent") == ["FlagAgent/1"])
             #expect(seen("/3.mp4", "referer") == [origin.url("/3.mp4")])
+            // A Referer carries no login and no fragment (RFC 9110): it goes wherever a
+            // redirect leads.
+            #expect(seen("/4.mp4", "referer") == [origin.url("/4.mp4")])
 
             // Without flags: mediacache's own agent and no Referer.
             try FileManager.default.removeItem(atPath: harness.scratch.cache)

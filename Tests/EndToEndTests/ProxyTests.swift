@@ -50,6 +50,22 @@ extension EndToEnd {
             #expect(origin.requests(for: "/a.mp4").isEmpty)
         }
 
+        /// A proxy that refuses the tunnel of an https URL (407 to the login given) fails
+        /// the entry at once with what to check, as a plain http 407 does: no retries,
+        /// nothing kept for resume, the password never printed (it retried for 15 s
+        /// with libcurl's bare "CONNECT tunnel failed", then kept the entry).
+        @Test func aProxyThatRefusesTheTunnelFailsAtOnce() throws {
+            let proxy = try TestProxy(requiredLogin: "pu:right")
+            let secure = "https://127.0.0.1:\(origin.port)/a.mp4"
+            let result = try harness.prefetch(list: secure, ["--proxy", "http://pu:WRONG-SECRET@127.0.0.1:\(proxy.port)", "-k"])
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("the proxy refused the tunnel to the origin with HTTP 407"), "\(result.stderr)")
+            #expect(result.stderr.contains("check the user name and password in --proxy"), "\(result.stderr)")
+            #expect(!result.stderr.contains("WRONG-SECRET"))
+            #expect(result.stderr.contains("not kept for resume"), "\(result.stderr)")
+            #expect(proxy.requests.filter { $0.method == "CONNECT" }.count == 1, "\(proxy.requests.map(\.method))")
+        }
+
         /// `all-proxy=` wins over `--proxy`; an empty one goes direct.
         @Test func entryKeyWinsOverTheFlag() throws {
             let flagProxy = try TestProxy()

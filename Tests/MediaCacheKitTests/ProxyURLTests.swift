@@ -27,6 +27,7 @@ struct ProxyURLTests {
         ("http://proxy.example/some/path", "has a path"),
         ("http://proxy example", "spaces or control characters"),
         ("http://[::1", "unclosed '['"),
+        ("http://pu:pp@ss@127.0.0.1:3128", "has an '@' in its user name or password: write it as %40"),
     ])
     func badProxiesSayWhy(text: String, reason: String) {
         #expect(throws: ProxyURL.Problem.self) { try ProxyURL(parsing: text) }
@@ -44,12 +45,27 @@ struct ProxyURLTests {
         #expect(URLCredentials.masked("alice:S3CRET@proxy.example") == "alice:***@proxy.example")
         #expect(URLCredentials.masked("http://alice@proxy.example") == "http://alice@proxy.example")
         do {
+            _ = try ProxyURL(parsing: "http://alice:S3C@RET@proxy.example:3128")
+            Issue.record("accepted")
+        } catch {
+            #expect(!error.description.contains("S3C") && !error.description.contains("RET@"), "\(error)")
+        }
+        #expect(try ProxyURL(parsing: "http://alice:S3C%40RET@proxy.example:3128").value.contains("%40"))
+        do {
             _ = try ProxyURL(parsing: "gopher://alice:S3CRET@proxy.example")
             Issue.record("accepted")
         } catch {
             #expect(!error.description.contains("S3CRET"))
             #expect(error.description.contains("gopher://alice:***@proxy.example"))
         }
+    }
+
+    /// A Referer never carries a login or a fragment (RFC 9110 10.1.3).
+    @Test func aRefererHasNoLoginAndNoFragment() {
+        #expect(URLCredentials.asReferer("http://u:s3cret@h.example:8080/a/b.mp4?x=1#t=10") == "http://h.example:8080/a/b.mp4?x=1")
+        #expect(URLCredentials.asReferer("https://user@h.example/p") == "https://h.example/p")
+        #expect(URLCredentials.asReferer("https://h.example/p?mail=a@b.example") == "https://h.example/p?mail=a@b.example")
+        #expect(URLCredentials.asReferer("https://h.example/") == "https://h.example/")
     }
 }
 

@@ -41,11 +41,14 @@ struct OriginSource: Source {
 
     /// The run's proxy, cookies, netrc and Referer, with the entry's `all-proxy=` and
     /// `referer=` in their place. A Referer of `*` is the URL in use (as aria2 reads it).
+    /// No Referer carries a login or a fragment (RFC 9110): it goes to every host a
+    /// redirect leads to.
     func clientSettings(options: PrefetchOptions) -> ClientSettings {
         var settings = options.client
         if let proxy = entry.proxy { settings.proxy = proxy }
         if let referer = entry.referer { settings.referer = referer }
         if settings.referer == "*" { settings.referer = url }
+        settings.referer = settings.referer.map(URLCredentials.asReferer)
         return settings
     }
 

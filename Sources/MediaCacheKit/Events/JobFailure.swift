@@ -15,6 +15,8 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case io
         /// The tier could not give the file, and nothing else may (`pull`, `--tier-required`).
         case tier
+        /// The proxy refused (a login, or its policy): every request through it would.
+        case proxy
     }
 
     /// What went wrong, for callers that act on a failure rather than print it (`serve`
@@ -55,6 +57,7 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
         switch code {
         case .badURL: .transfer(.refused)
         case .tls: .transfer(.untrustedCertificate)
+        case .proxy: .transfer(.proxyRefused)
         case .io: .storage
         case .tier: .tier
         case .checksumMismatch: .commit(.checksumMismatch)
@@ -70,7 +73,7 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// for `resume` unless bytes of it are.
     public var isDefinite: Bool {
         switch code {
-        case .httpStatus, .notMedia, .badURL, .redirect: true
+        case .httpStatus, .notMedia, .badURL, .redirect, .proxy: true
         default: false
         }
     }
@@ -83,6 +86,7 @@ extension JobFailure.Code {
         case .refused: self = .badURL
         case .untrustedCertificate: self = .tls
         case .unreadableAnswer: self = .badResponse
+        case .proxyRefused: self = .proxy
         case .network, .timedOut, .aborted: return nil
         }
     }

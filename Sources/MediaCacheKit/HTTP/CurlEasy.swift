@@ -91,6 +91,20 @@ final class CurlEasy {
 
     /// Bytes the connection in use has received that libcurl has not read yet (nil if
     /// it cannot be told).
+    /// The status a proxy answered the tunnel's CONNECT with; 0 when none did.
+    var proxyConnectStatus: Int {
+        var value = 0
+        return CShims_easy_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &value) == CURLE_OK ? value : 0
+    }
+
+    /// Whether a SOCKS proxy refused the login (or wanted one none was given), after
+    /// `CURLE_PROXY`.
+    var socksRefusedLogin: Bool {
+        var value = 0
+        guard CShims_easy_getinfo_long(handle, CURLINFO_PROXY_ERROR, &value) == CURLE_OK else { return false }
+        return [CURLPX_USER_REJECTED, CURLPX_NO_AUTH, CURLPX_RECV_AUTH].map { Int($0.rawValue) }.contains(value)
+    }
+
     var queuedBytes: Int64? {
         let queued = CShims_easy_queued_bytes(handle)
         return queued >= 0 ? Int64(queued) : nil

@@ -70,6 +70,9 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
         /// libcurl could not read the origin's answer (a head line past its 100 KiB
         /// limit): the same answer fails the same way every time.
         case unreadableAnswer
+        /// The proxy refused: a login it wants or refused (407, a SOCKS rejection), or
+        /// its policy (a CONNECT answered 403): asking again gets the same answer.
+        case proxyRefused
     }
 
     public var kind: Kind

@@ -126,6 +126,8 @@ final class HTTPTransfer {
                 ? "slower than \(ByteCount.format(Int64(request.lowSpeedLimit)))/s for \(request.stallTimeout) s"
                 : "no data for \(request.stallTimeout) s"
             error = TransferError(kind: .timedOut, message: "\(what) (\(easy.errorMessage(for: code)))")
+        } else if let refusal = proxyRefusal(code) {
+            error = TransferError(kind: .proxyRefused, message: refusal)
         } else if code == CURLE_PEER_FAILED_VERIFICATION {
             error = TransferError(
                 kind: .untrustedCertificate,
@@ -145,6 +147,26 @@ final class HTTPTransfer {
             error = TransferError(kind: .network, message: easy.errorMessage(for: code))
         }
         delegate?.transfer(self, didCompleteWith: error)
+    }
+
+    /// Why the proxy refused this transfer's tunnel or login; nil when it did not.
+    private func proxyRefusal(_ code: CURLcode) -> String? {
+        let login = request.client.proxy.map { URLCredentials.masked($0.value) != $0.value } ?? false
+        let fix = login
+            ? "check the user name and password in --proxy (or all-proxy=); write an @ in them as %40"
+            : "give it as --proxy http://USER:PASSWORD@HOST:PORT"
+        let status = easy.proxyConnectStatus
+        if status == 407 {
+            return "the proxy refused the tunnel to the origin with HTTP 407: it wants a login, or refused the one given; \(fix)"
+        }
+        if status >= 400 {
+            return "the proxy refused the tunnel to the origin with HTTP \(status) "
+                + "(\(HTTPStatusText.describe(status))): its policy may forbid this host or port; check the proxy"
+        }
+        if code == CURLE_PROXY, easy.socksRefusedLogin {
+            return "the SOCKS proxy refused the login (\(easy.errorMessage(for: code))); \(fix)"
+        }
+        return nil
     }
 }
 

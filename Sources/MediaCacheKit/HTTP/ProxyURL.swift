@@ -49,6 +49,11 @@ public struct ProxyURL: Sendable, Equatable, CustomStringConvertible {
         let authority = rest.prefix { $0 != "/" }
         guard rest.dropFirst(authority.count).allSatisfy({ $0 == "/" }) else { throw problem("has a path") }
         let hostAndPort = authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
+        // libcurl splits the login at the first "@", not the last: it would take the rest
+        // of the password for the host ("Unsupported proxy syntax", password and all).
+        if authority.filter({ $0 == "@" }).count > 1 {
+            throw problem("has an '@' in its user name or password: write it as %40")
+        }
         var host = hostAndPort
         var port: Substring?
         if hostAndPort.hasPrefix("[") {

@@ -15,6 +15,18 @@ public enum URLCredentials {
         replacingPassword(in: url, with: "", schemeRequired: true)
     }
 
+    /// `url` as a Referer may send it (RFC 9110 10.1.3): without its user name and
+    /// password, and without its fragment.
+    public static func asReferer(_ url: String) -> String {
+        var referer = url
+        if let hash = referer.firstIndex(of: "#") { referer = String(referer[..<hash]) }
+        guard referer.utf8.contains(UInt8(ascii: "@")), let scheme = referer.range(of: "://") else { return referer }
+        let start = scheme.upperBound
+        let authorityEnd = referer[start...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? referer.endIndex
+        guard let at = referer[start..<authorityEnd].lastIndex(of: "@") else { return referer }
+        return String(referer[..<start]) + String(referer[referer.index(after: at)...])
+    }
+
     private static func replacingPassword(in url: String, with replacement: String, schemeRequired: Bool) -> String {
         // Most URLs carry no login, and this runs for every list entry: one byte scan
         // says so before any search by characters.

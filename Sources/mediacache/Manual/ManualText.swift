@@ -38,7 +38,7 @@ enum ManualText {
             .list([
                 .init("out=NAME", .literal, "Display and export name, and the file's name in dir=, which may name folders inside it (Season 1/E01.mp4), never above it."),
                 .init("dir=DIR", .literal, "Also put the finished file in DIR (as prefetch -d DIR does for every entry)."),
-                .init("header=Name: value", .literal, "A request header (repeatable); sent only to that URL's host."),
+                .init("header=Name: value", .literal, "A request header (repeatable); sent to the entry's URLs (its mirrors too), never to another host after a redirect."),
                 .init(
                     "checksum=sha-256=HEX", .literal,
                     "Also sha-512=, sha-384=, sha-224=, sha-1= and md5=, as in aria2; checked against the origin bytes."),
@@ -140,7 +140,7 @@ enum ManualText {
                     "failed", .literal,
                     """
                     code, reason. Codes: http-status, not-media, checksum-mismatch, \
-                    retries-exhausted, origin-unstable, bad-response, redirect, bad-url, tls, io, tier, \
+                    retries-exhausted, origin-unstable, bad-response, redirect, bad-url, tls, proxy, io, tier, \
                     not-saved (cached, but not put in -d DIR). A streaming title's also has its \
                     counts and missing: by rendition, the segment numbers not held (runs such as \
                     "17-40") and the other files not held.

@@ -33,7 +33,7 @@ struct DownloadOptions: ParsableArguments {
     @Option(
         name: [.customShort("H"), .customLong("header")],
         help: ArgumentHelp(
-            "Extra request header 'Name: value' for every entry (repeatable); never sent to another host.",
+            "Extra request header 'Name: value' for every entry (repeatable); sent to its URLs' hosts (mirrors too), never to another host after a redirect.",
             valueName: "header"))
     var headers: [String] = []
 
