@@ -296,6 +296,13 @@ extension EndToEnd.Prefetch {
         let unknown = try MediaCacheProcess.run(["--frobnicate", "status"])
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("--frobnicate"))
+        // ... also with nothing else given.
+        let bare = try MediaCacheProcess.run(["prefetch", "--bogus"])
+        #expect(bare.status == 2 && bare.stderr.contains("Unknown option '--bogus'"), "\(bare.stderr)")
+        // A list named twice is read once, not warned of line by line as its own duplicate.
+        let list = harness.scratch.write("twice.txt", origin.url("/a.mp4"))
+        let twice = try MediaCacheProcess.run(["prefetch", list, list, "--cache-dir", cache])
+        #expect(twice.status == 0 && !twice.stderr.contains("duplicate"), "\(twice.stderr)")
     }
 
     /// The long help lives in topics: `mediacache help list-format` and the others.

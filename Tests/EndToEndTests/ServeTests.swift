@@ -431,6 +431,8 @@ extension EndToEnd {
             #expect(wildcard.status == 2 && wildcard.stderr.contains("every interface"), "\(wildcard.stderr)")
             let ftp = try harness.run(["url", "ftp://example.com/a.mp4", "--server", "http://127.0.0.1:9"])
             #expect(ftp.status == 2 && ftp.stderr.contains("not an http or https URL"), "\(ftp.stderr)")
+            let badServer = try harness.run(["url", "http://127.0.0.1:1/a.mp4", "--server", "notaurl"])
+            #expect(badServer.status == 2 && badServer.stderr.contains("--server 'notaurl' is not an http or https URL"), "\(badServer.stderr)")
             // A mistyped option is named as such, not its value as a URL.
             let mistyped = try harness.run(["url", "--port", "5", "http://127.0.0.1:1/a.mp4"])
             #expect(mistyped.status == 2 && mistyped.stderr.contains("Unknown option '--port'"), "\(mistyped.stderr)")

@@ -353,6 +353,9 @@ extension DownloadJob: HTTPTransferDelegate {
             "; the origin refuses it: if it needs a login, give its cookies (--load-cookies FILE), a header "
                 + "(-H 'Authorization: ...', or header= in the list) or a netrc login (--netrc); a signed URL may have "
                 + "expired (take a fresh one), or the origin may check the Referer (--referer)"
+        case 407 where request?.client.proxy.map({ URLCredentials.masked($0.value) != $0.value }) == true:
+            "; the proxy refused the login given: check the user name and password in --proxy (or all-proxy=); "
+                + "write an @ in them as %40"
         case 407: "; the proxy wants a login: give it as --proxy http://USER:PASSWORD@HOST:PORT"
         case 404, 410: "; check the URL"
         default: "; check the URL and the headers sent with it"

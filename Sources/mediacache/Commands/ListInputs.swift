@@ -23,7 +23,13 @@ struct ListInputs {
         if inputs.filter({ $0 == .list("-") }).count > 1 {
             throw ValidationError("standard input (-) can be read only once")
         }
-        self.inputs = inputs
+        // A list file named twice is read once: its second reading would only be
+        // duplicates of the first, each warned of as its own.
+        var seen: Set<String> = []
+        self.inputs = inputs.filter { input in
+            guard case .list(let file) = input, file != "-" else { return true }
+            return seen.insert(file).inserted
+        }
     }
 
     var isEmpty: Bool { inputs.isEmpty }

@@ -49,6 +49,9 @@ struct LocalURLCommand: ParsableCommand {
         let directory = cache.directory
         let base: String
         if let server {
+            guard let scheme = URLParts(server)?.scheme, scheme == "http" || scheme == "https" else {
+                throw ValidationError("--server '\(Printable.url(server))' is not an http or https URL (e.g. http://127.0.0.1:8737)")
+            }
             base = server.hasSuffix("/") ? String(server.dropLast()) : server
         } else if let record = ServerRecord.running(in: directory) {
             base = record.baseURL

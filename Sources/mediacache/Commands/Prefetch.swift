@@ -45,9 +45,6 @@ struct Prefetch: ParsableCommand {
     @OptionGroup(title: "Streaming titles") var titles: TitleOptions
 
     func validate() throws {
-        if lists.isEmpty {
-            throw ValidationError("give at least one URL or list file (or - for standard input)")
-        }
         _ = try parsedShard()
     }
 
@@ -75,6 +72,11 @@ struct Prefetch: ParsableCommand {
     }
 
     func run() throws {
+        // Not in `validate`: ArgumentParser validates before it reports an unknown option,
+        // and `prefetch --bogus` would be "give at least one URL".
+        if lists.isEmpty {
+            throw ValidationError("give at least one URL or list file (or - for standard input)")
+        }
         // Entries are parsed as jobs are started.
         let inputs = try lists.classified()
         let texts: [ListText]
