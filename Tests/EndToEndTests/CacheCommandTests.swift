@@ -29,6 +29,12 @@ extension EndToEnd {
                 let none = try harness.run(command)
                 #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.isEmpty, "\(command): \(none)")
             }
+            // Asking about a cache that is not there (a mistyped --cache-dir) makes none.
+            for command in [["stats"], ["stats", "--json"], ["gc"], ["ls"], ["status"]] {
+                let asked = try harness.run(command)
+                #expect(asked.status == 0, "\(command): \(asked)")
+                #expect(!FileManager.default.fileExists(atPath: harness.scratch.cache), "\(command) made the cache")
+            }
             _ = try fill(["a.mp4", "b.mp4"])
             let listed = try harness.run(["ls", "--json"]).stdout.split(separator: "\n")
             #expect(listed.count == 2)

@@ -205,6 +205,8 @@ public struct CacheMaintenance: Sendable {
         /// Temporary files of imports, running or killed (`gc` removes the latter).
         public var stagedImports = 0
         public var stagedImportBytes: Int64 = 0
+
+        public init() {}
     }
 
     public func statistics() throws -> Statistics {

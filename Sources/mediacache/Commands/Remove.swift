@@ -77,6 +77,11 @@ struct CollectGarbage: ParsableCommand {
     }
 
     func run() throws {
+        // A cache not made yet (a mistyped --cache-dir) has nothing to collect: not made by it.
+        guard try CommandInputs.cacheExists(cache.directory) else {
+            Terminal.err("the cache at \(cache.directory.root) is empty; nothing to remove")
+            return
+        }
         let maintenance = try CacheMaintenance.open(cache.directory)
         let report = try maintenance.collectGarbage(
             maxSize: maxSize.flatMap(ByteCount.parse), partialOlderThan: partialOlderThan.flatMap(TimeSpan.parse))
@@ -108,7 +113,9 @@ struct Stats: ParsableCommand {
     var json = false
 
     func run() throws {
-        let stats = try CacheMaintenance.open(cache.directory).statistics()
+        // A cache not made yet (a mistyped --cache-dir) is empty: not made by asking.
+        let stats = try CommandInputs.cacheExists(cache.directory)
+            ? CacheMaintenance.open(cache.directory).statistics() : CacheMaintenance.Statistics()
         if json {
             Terminal.out(
                 JSONEvent.encode([
