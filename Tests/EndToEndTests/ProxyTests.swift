@@ -66,6 +66,16 @@ extension EndToEnd {
             #expect(proxy.requests.filter { $0.method == "CONNECT" }.count == 1, "\(proxy.requests.map(\.method))")
         }
 
+        /// A proxy that is not running is named as the proxy, not taken for the origin.
+        @Test func aProxyThatIsNotRunningIsNamed() throws {
+            let port = LoopbackPorts.free(1)[0]
+            let result = try harness.prefetch(
+                list: origin.url("/a.mp4"), ["--proxy", "http://pu:SECRET@127.0.0.1:\(port)", "--retries", "0"])
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("that is the proxy http://pu:***@127.0.0.1:\(port)"), "\(result.stderr)")
+            #expect(!result.stderr.contains("SECRET"))
+        }
+
         /// `all-proxy=` wins over `--proxy`; an empty one goes direct.
         @Test func entryKeyWinsOverTheFlag() throws {
             let flagProxy = try TestProxy()

@@ -143,6 +143,11 @@ final class HTTPTransfer {
             .contains(code)
         {
             error = TransferError(kind: .refused, message: "libcurl refused the request: \(easy.errorMessage(for: code))")
+        } else if code == CURLE_COULDNT_CONNECT, let proxy = request.client.proxy, !proxy.isDirect {
+            // Through a proxy, the connection that failed is the proxy's.
+            error = TransferError(
+                kind: .network,
+                message: "\(easy.errorMessage(for: code)): that is the proxy \(proxy) (--proxy or all-proxy=); is it running?")
         } else {
             error = TransferError(kind: .network, message: easy.errorMessage(for: code))
         }

@@ -11,7 +11,8 @@ struct ConfigCommand: ParsableCommand {
             file:line and the commands that take it. With a command and its arguments (not \
             run): the settings that run would use, from the config file and from the command \
             line, each with where it came from; a config value the command line overrides is \
-            marked so. Values are shown as written, header tokens included.
+            marked so. Values are shown as written, but for secrets: a header's value is cut \
+            short and a proxy's password shown as ***.
 
             """ + ManualText.configFile)
 
