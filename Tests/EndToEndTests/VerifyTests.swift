@@ -75,6 +75,11 @@ extension EndToEnd {
             #expect(result.stderr.contains("bad object \(fixture.files[0].url): file is missing"), "\(result.stderr)")
             #expect(result.stderr.contains("bad object \(fixture.files[2].url): wrong size: 1000 bytes, the index says 200000"))
 
+            // `path` says the object is damaged and how to mend it, not "not cached".
+            let damaged = try fixture.source.run(["path", fixture.files[2].url])
+            #expect(damaged.status == 1 && damaged.stderr.contains("is damaged"), "\(damaged.stderr)")
+            #expect(damaged.stderr.contains("verify --repair"), "\(damaged.stderr)")
+
             let unknown = try fixture.source.run(["verify", "https://nowhere.example/x.mp4"])
             #expect(unknown.status == 1)
             #expect(unknown.stderr.contains("bad object https://nowhere.example/x.mp4: not cached"))

@@ -34,7 +34,14 @@ struct PathCommand: ParsableCommand {
             throw ExitStatus.cacheError
         }
         guard let path = found else {
-            Terminal.err("mediacache: not cached: \(url)")
+            // Recorded, but its file is missing or not what was recorded: say so, not "not cached".
+            if (try? store.object(named: url)) ?? nil != nil {
+                Terminal.err(
+                    "mediacache: the cached object of \(url) is damaged (its file is missing or changed); "
+                        + "`mediacache verify --repair` removes it, then prefetch it again")
+            } else {
+                Terminal.err("mediacache: not cached: \(url)")
+            }
             throw ExitStatus.someFailed
         }
         Terminal.out(path)
