@@ -10,6 +10,8 @@ struct CookieFileCheckTests {
         "Set-Cookie: sid=abc; Domain=example.com\n",
         "",
         "# Netscape HTTP Cookie File\n# only comments\n\n",
+        // A byte order mark before a comment harms nothing.
+        "\u{FEFF}# Netscape HTTP Cookie File\n.example.com\tTRUE\t/\tFALSE\t0\tsid\tabc\n",
     ])
     func cookieFilesLibcurlReadsPass(text: String) {
         #expect(CookieFileCheck.problem(text: text) == nil)
@@ -23,5 +25,11 @@ struct CookieFileCheckTests {
     func otherFormatsAreNamed(text: String) throws {
         let problem = try #require(CookieFileCheck.problem(text: text))
         #expect(problem.contains("Netscape cookies.txt format"))
+    }
+
+    /// A byte order mark before a cookie would hide that cookie from libcurl.
+    @Test func aByteOrderMarkBeforeACookieIsNamed() throws {
+        let problem = try #require(CookieFileCheck.problem(text: "\u{FEFF}.example.com\tTRUE\t/\tFALSE\t0\tsid\tabc\n"))
+        #expect(problem.contains("byte order mark"))
     }
 }

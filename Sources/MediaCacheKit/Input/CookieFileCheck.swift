@@ -18,6 +18,14 @@ public enum CookieFileCheck {
     }
 
     static func problem(text: String) -> String? {
+        // libcurl reads a byte order mark as part of the first line: a cookie there gets
+        // a domain no host has, and is never sent.
+        if text.hasPrefix("\u{FEFF}"), let first = text.dropFirst().split(whereSeparator: \.isNewline).first,
+            !first.hasPrefix("#") || first.hasPrefix("#HttpOnly_")
+        {
+            return "starts with a UTF-8 byte order mark, which libcurl reads as part of the first cookie's domain "
+                + "(that cookie would never be sent): save the file without it"
+        }
         var contentLines = 0
         for raw in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             var line = raw.trimmingCharacters(in: .whitespaces)
