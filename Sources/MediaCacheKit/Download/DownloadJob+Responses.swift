@@ -344,7 +344,8 @@ extension DownloadJob: HTTPTransferDelegate {
         case 401 where URLCredentials.withoutPassword(url) != url:
             "; the origin refused the user name and password in the URL: check them"
         case 401 where loginGiven:
-            "; the origin refused the login given (the netrc file, the cookies or the Authorization header): check it"
+            "; the origin refused the login given, or wants one none of them holds: check that the netrc file "
+                + "names this host, and the cookies or the Authorization header given"
         case 401:
             "; the origin wants a login: give its cookies (--load-cookies FILE), a header (-H 'Authorization: ...', "
                 + "or header= in the list) or a netrc login (--netrc)"
