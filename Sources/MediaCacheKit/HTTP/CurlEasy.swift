@@ -89,8 +89,6 @@ final class CurlEasy {
         _ = CShims_easy_resize_active_receive_buffer(handle, Int32(clamping: bytes))
     }
 
-    /// Bytes the connection in use has received that libcurl has not read yet (nil if
-    /// it cannot be told).
     /// The status a proxy answered the tunnel's CONNECT with; 0 when none did.
     var proxyConnectStatus: Int {
         var value = 0
@@ -105,6 +103,8 @@ final class CurlEasy {
         return [CURLPX_USER_REJECTED, CURLPX_NO_AUTH, CURLPX_RECV_AUTH].map { Int($0.rawValue) }.contains(value)
     }
 
+    /// Bytes the connection in use has received that libcurl has not read yet (nil if
+    /// it cannot be told).
     var queuedBytes: Int64? {
         let queued = CShims_easy_queued_bytes(handle)
         return queued >= 0 ? Int64(queued) : nil

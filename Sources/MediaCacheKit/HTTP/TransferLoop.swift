@@ -198,10 +198,10 @@ final class TransferLoop: @unchecked Sendable {
 
     static let silenceCheckInterval = 250
 
-    /// Ends each transfer that received nothing for its `--timeout` as libcurl's own
-    /// check would, but on time: libcurl's averages its speed over the last five seconds
-    /// or so, so a response that sent its first bytes and then nothing took about
-    /// `--timeout` plus six seconds to be found silent.
+    /// Ends each transfer that received nothing for its `--timeout`, as libcurl's own
+    /// low-speed check would, but on time: that check averages the speed over the last
+    /// five seconds or so, so a response that sent its first bytes and then nothing took
+    /// about `--timeout` plus six seconds to be found silent.
     private func endSilentTransfers() {
         let now = Self.now()
         guard now - silenceCheckedAt >= Double(Self.silenceCheckInterval) / 1000 else { return }
