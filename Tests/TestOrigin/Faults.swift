@@ -61,6 +61,9 @@ public struct Faults: Sendable {
     /// Round robin over these ETags, one per request (servers behind a load balancer,
     /// each naming its copy its own way); empty: the resource's own.
     public var etagPerRequest: [String] = []
+    /// With `etagPerRequest`: the bytes the second server holds under the same name and
+    /// length (every other request gets them); nil: the servers' copies are the same.
+    public var otherServersBytes: [UInt8]? = nil
     /// Answer every request with `302 Found` and `Location: <redirectTo>`.
     public var redirectTo: String? = nil
 

@@ -56,6 +56,7 @@ final class RouteTable: @unchecked Sendable {
             var resource = route.resource
             let etags = resource.faults.etagPerRequest
             if !etags.isEmpty { resource.etag = etags[route.requestsServed % etags.count] }
+            if let other = resource.faults.otherServersBytes, route.requestsServed % 2 == 1 { resource.body = .bytes(other) }
             route.requestsServed += 1
             routes[path] = route
             return Snapshot(path: path, resource: resource, generation: route.generation, scriptedStatus: scripted)

@@ -15,12 +15,11 @@ extension DownloadJob: HTTPTransferDelegate {
                 url: url, urlExpectsText: !source.mayServeErrorPages || expectsText(url)),
             held: ResponseCheck.Held(
                 validators: state.validators, holdsBytes: !state.completed.isEmpty, lengthsAnnounced: lengthsAnnounced))
-        /// A probe's 206 for the bytes from its start: the version held from now on is
-        /// `version` (the answer's, or the one held when the origin's servers vary).
-        func acceptRangedProbe(total: Int64, responseEnd: Int64, rangesSupported: Bool, version: Validators) -> Bool {
+        switch check.verdict() {
+        case .acceptProbe206(let total, let responseEnd, let rangesSupported):
             attempt.suspectMediaType = check.suspectMediaType
             let fresh = state.completed.isEmpty
-            state.validators = version
+            state.validators = check.incoming
             noteVersion(check.incoming)
             state.rangesSupported = rangesSupported
             return prepareDataFile(length: total, fresh: fresh, holding: transfer) { [self] in
@@ -29,10 +28,6 @@ extension DownloadJob: HTTPTransferDelegate {
                 fragment.responseEnd = responseEnd
                 acceptProbe(fragment, head, url: url)
             }
-        }
-        switch check.verdict() {
-        case .acceptProbe206(let total, let responseEnd, let rangesSupported):
-            return acceptRangedProbe(total: total, responseEnd: responseEnd, rangesSupported: rangesSupported, version: check.incoming)
         case .acceptWhole200(let length, let startOver, let rangesSupported):
             attempt.suspectMediaType = check.suspectMediaType
             if let startOver {
@@ -64,23 +59,11 @@ extension DownloadJob: HTTPTransferDelegate {
             return false
         case .versionChanged(let reason, let announcedLength):
             if let announcedLength { lengthsAnnounced.insert(announcedLength) }
-            if namesAVersionSeenBefore(check.incoming) {
-                if let range = head.contentRange, head.status == 206, range.start == fragment.requestedStart,
-                    let total = range.total, total == state.length
-                {
-                    if fragment.isProbe {
-                        return acceptRangedProbe(
-                            total: total, responseEnd: range.end + 1, rangesSupported: true, version: state.validators)
-                    }
-                    fragment.responseEnd = range.end + 1
-                    fragment.accepted = true
-                    return true
-                }
-                // A whole file for an If-Range sent before the versions were found to vary.
-                if fragment.ifRange != nil {
-                    fragment.outcome = .askAgain
-                    return false
-                }
+            // Servers that each name the file their own way may hold different files under
+            // that name, at one length: its bytes come from one of them, in one answer.
+            if !validatorsVary, let servers = namesAVersionSeenBefore(check.incoming) {
+                fallBackToSingleStream(servers)
+                return false
             }
             noteVersion(check.incoming)
             originChanged(reason)
@@ -250,9 +233,6 @@ extension DownloadJob: HTTPTransferDelegate {
             return
         case .errorPage(let reason):
             transientFailure(at(reason), cause: .answer, retryAfter: nil)
-            return
-        case .askAgain:
-            fillConnections()
             return
         case .fatalStatus(let status):
             let reason = at(HTTPStatusText.describe(status))

@@ -96,22 +96,19 @@ extension DownloadJob {
         if !versionsSeen.contains(validators) { versionsSeen.append(validators) }
     }
 
-    /// Whether `incoming`, which differs from the version held, is one the origin named
-    /// before in this run for a file of the same length: its servers vary, the file does
-    /// not (a file changed twice, back to its earlier bytes and dates, is no likelier).
-    /// The first time, the run hears so and stops sending If-Range.
-    func namesAVersionSeenBefore(_ incoming: Validators) -> Bool {
-        guard incoming.length == state.validators.length, incoming.length != nil else { return false }
-        if validatorsVary { return true }
-        guard versionsSeen.contains(incoming) else { return false }
+    /// Why the origin's servers, not the file, vary, when `incoming` (which differs from
+    /// the version held) is one the origin named before in this run at the same length
+    /// (A, B, A: a load balancer over copies with dates of their own, as nginx names
+    /// them); nil otherwise. Their copies may still differ at one length, so ranges from
+    /// several of them could splice two files: the caller fetches it from one, in one
+    /// answer, and asks without If-Range from then on.
+    func namesAVersionSeenBefore(_ incoming: Validators) -> String? {
+        guard incoming.length == state.validators.length, incoming.length != nil, versionsSeen.contains(incoming)
+        else { return nil }
         validatorsVary = true
-        let names = [state.validators, incoming].map { $0.etag ?? $0.lastModified ?? "?" }
-        emit(
-            .notice(
-                url: url,
-                message: "the origin's servers name this file two ways (\(names[0]) and \(names[1]), each again after the "
-                    + "other, at one length: a load balancer over copies with their own dates?); "
-                    + "its ranges are asked for without If-Range from now on"))
-        return true
+        let names = Set(versionsSeen.filter { $0.length == incoming.length }.map { $0.etag ?? $0.lastModified ?? "?" })
+        return "the origin's servers name this file \(names.count) ways (\(names.sorted().joined(separator: ", ")), "
+            + "each again after another, at one length: a load balancer over copies of their own?), "
+            + "and ranges from several of them could splice two files"
     }
 }

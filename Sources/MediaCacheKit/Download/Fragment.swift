@@ -46,9 +46,6 @@ final class Fragment {
         case errorPage(String)
         case fatalStatus(Int)
         case badRedirect(String)
-        /// Its answer was of no use but says nothing against the origin (a whole file for
-        /// an If-Range its server names otherwise): the range is simply asked for again.
-        case askAgain
     }
 
     init(
