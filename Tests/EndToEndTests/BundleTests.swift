@@ -152,6 +152,14 @@ extension EndToEnd {
             let swapped = try fixture.source.run(["export", precious, fixture.files[0].url])
             #expect(swapped.status == 2 && swapped.stderr.contains("is not a mediacache bundle"), "\(swapped.stderr)")
             #expect(try String(contentsOfFile: precious, encoding: .utf8) == "not a bundle")
+            // Nor another zstd file (a .tar.zst backup).
+            let backup = fixture.source.scratch.path + "/backup.tar.zst"
+            let made = try ExternalTool.run("/bin/sh", ["-c", "tar cf - -C '\(fixture.source.scratch.path)' film.mp4 | zstd -q -o '\(backup)'"])
+            #expect(made.status == 0, "\(made.stderr)")
+            let backupBytes = TestBytes.read(backup)
+            let overBackup = try fixture.source.run(["export", backup, fixture.files[0].url])
+            #expect(overBackup.status == 2 && overBackup.stderr.contains("without a bundle's manifest"), "\(overBackup.stderr)")
+            #expect(TestBytes.read(backup) == backupBytes)
             // Nor a device, a FIFO, a link or standard output (which crashed).
             let fifo = fixture.source.scratch.path + "/fifo"
             #expect(mkfifo(fifo, 0o600) == 0)

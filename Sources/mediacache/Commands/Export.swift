@@ -75,7 +75,10 @@ struct Export: ParsableCommand {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let start = try? handle.read(upToCount: 4), !start.isEmpty else { return nil }
-        return Array(start) == [0x28, 0xB5, 0x2F, 0xFD] ? nil : "exists and is not a mediacache bundle (not zstd data)"
+        guard Array(start) == [0x28, 0xB5, 0x2F, 0xFD] else { return "exists and is not a mediacache bundle (not zstd data)" }
+        // Other zstd data (a .tar.zst backup) is no bundle either: a bundle's manifest comes first.
+        return (try? BundleManifest.read(bundleAt: path)) == nil
+            ? "exists and is not a mediacache bundle (zstd data without a bundle's manifest)" : nil
     }
 
     func run() throws {
