@@ -35,6 +35,9 @@ extension MediaResponder {
             }
         } catch ReaderError.cached {
             return try await fromCommittedTitle(request: request, path: path, source: source)
+        } catch ReaderError.title(let next) where next !== title {
+            // Another process's title, taken over here: read on from this process's view.
+            return try await respond(to: request, title: next, path: path, source: source, after: failure)
         } catch {
             if let failure { return (Self.failed(failure.answer, url: source.url), .error) }
             return (failed(error, key: CacheKey(identity: source.entry.identity), url: source.url, title: title), .error)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestOrigin
 
@@ -199,6 +200,55 @@ extension EndToEnd {
             for segment in segments {
                 #expect(origin.requests(for: "/t/" + segment).count == 1, "\(segment): \(origin.requests(for: "/t/" + segment).count) requests")
             }
+            _ = server
+        }
+
+        /// The other process is killed while a player waits for a segment it had not
+        /// reached: `serve` takes the title over and the player gets the segment from
+        /// its download, not a 503 (which ffmpeg took for a lost segment, with AES).
+        @Test func aPlayerWaitingWhenTheOtherProcessDiesGetsItsSegment() throws {
+            let title = try TitleFixture.hlsTS.make()
+            let segments = title.resources.filter { $0.hasSuffix(".ts") }
+            func uris(_ text: String) -> [String] { text.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") } }
+            let order = uris(try String(contentsOfFile: title.path(title.entry), encoding: .utf8))
+            let sizes = try segments.map { try #require(TestBytes.read(title.path($0))).count }
+            var slow = Faults()
+            slow.bytesPerSecond = max(1, (sizes.max() ?? 1) / 3)
+            try Titles.serve(title, on: origin, faults: Dictionary(uniqueKeysWithValues: segments.map { ($0, slow) }))
+            let url = origin.url("/t/" + title.entry)
+            let list = harness.scratch.write("titles.txt", url)
+            let prefetch = try MediaCacheProcess.start(["prefetch", list, "--cache-dir", harness.scratch.cache, "-q", "-x", "1"])
+            defer {
+                prefetch.signal(SIGKILL)
+                _ = prefetch.wait(timeout: 10)
+            }
+            let partial = harness.scratch.cache + "/partial"
+            let saved = Harness.waitUntil(timeout: 10) {
+                ((try? FileManager.default.contentsOfDirectory(atPath: partial)) ?? []).contains {
+                    $0.hasSuffix(".title") && FileManager.default.fileExists(atPath: partial + "/" + $0 + "/progress.json")
+                }
+            }
+            try #require(saved, "the prefetch saved no title progress within 10 s")
+            let server = try ServeFixture(cache: harness.scratch.cache, ["--timeout", "20"])
+            let local = try server.localURL(url)
+            let folder = (local as NSString).deletingLastPathComponent
+            let stored = uris(String(decoding: try CurlResponse.fetch(local).body, as: UTF8.self))
+            try #require(stored.count == order.count && order.count >= 3)
+
+            let answer = Mutex<CurlResponse?>(nil)
+            let asked = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                answer.withLock { $0 = try? CurlResponse.fetch(folder + "/" + stored[stored.count - 1], timeout: 40) }
+                asked.signal()
+            }
+            Thread.sleep(forTimeInterval: 1)
+            prefetch.signal(SIGKILL)
+            _ = prefetch.wait(timeout: 10)
+            #expect(asked.wait(timeout: .now() + 45) == .success)
+            let last = try #require(answer.withLock { $0 })
+            #expect(last.status == 200, "\(last.status) \(String(decoding: last.body.prefix(200), as: UTF8.self))")
+            let expected = TestBytes.read(title.path(order[order.count - 1]))
+            #expect(last.body == expected, "\(last.body.count) bytes, not the origin's \(expected?.count ?? 0)")
             _ = server
         }
 

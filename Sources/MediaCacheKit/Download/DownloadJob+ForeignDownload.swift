@@ -91,12 +91,11 @@ extension DownloadJob {
     }
 
     /// The other process stopped before the title's end and this job goes on with it:
-    /// readers waiting in the other's view are let go (a player asks again, and gets
-    /// this job's view once its plan is made).
+    /// readers waiting in the other's view wait on, and read from this job's view once
+    /// its plan is made (`HeldBytes.publish(title:)`), or hear how the job ended.
     func takeOverForeignTitle() {
-        guard let view = foreignTitle else { return }
+        guard foreignTitle != nil else { return }
         foreignTitle = nil
         download.activity.withLock { $0.elsewhere = false }
-        download.held.withdraw(title: view)
     }
 }

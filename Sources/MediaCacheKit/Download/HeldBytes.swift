@@ -152,7 +152,10 @@ final class HeldBytes: Sendable {
 
     /// The title is planned: readers now read its files.
     func publish(title: TitleInProgress) {
+        let shown = state.withLock { $0.title }
         changing { $0.title = title }
+        // Taken over from another process: its view's readers read on from this one.
+        if let shown, shown !== title, shown.isElsewhere { shown.replace(with: title) }
     }
 
     /// `title` will not be completed by this download (the tier's copy failed a check,

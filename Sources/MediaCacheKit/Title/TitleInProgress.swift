@@ -36,6 +36,9 @@ public final class TitleInProgress: Sendable {
         /// Files on their way (and those that were: a generation outlives its fetch).
         var arriving: [String: Arrival] = [:]
         var result: DownloadResult?
+        /// Another process's title this process took over: its readers read on from this
+        /// process's view of it (`ForeignTitle`).
+        var replacedBy: TitleInProgress?
         var waiters: [Int: Waiter] = [:]
         var nextID = 0
         var generations = 0
@@ -276,6 +279,12 @@ public final class TitleInProgress: Sendable {
         changing { $0.result = result }
     }
 
+    /// This process took the title over from the one this view showed: readers waiting
+    /// here are sent to `next` (`ReaderError.title`).
+    func replace(with next: TitleInProgress) {
+        changing { $0.replacedBy = next }
+    }
+
     // MARK: Waiting
 
     /// Waits until `check` answers, which it is asked at once and after every change.
@@ -302,6 +311,7 @@ public final class TitleInProgress: Sendable {
 
     /// Nil while the download goes on; else why a waiter waits in vain.
     private static func ended(_ state: State) -> Result<Int64, Error>? {
+        if let next = state.replacedBy { return .failure(ReaderError.title(next)) }
         switch state.result {
         case nil: return nil
         case .failed(let failure): return .failure(failure)
