@@ -20,7 +20,7 @@ extension MediaResponder {
             if title.isElsewhere {
                 // Another process fetches its files in its own order: a file far ahead
                 // may be long in coming, and the player hears so, as for any silent download.
-                guard let held = try await firstAnswer.bounded({ try await title.member(path) }) else {
+                guard let held = try await firstAnswer.bounded({ try await title.member(path, streaming: true) }) else {
                     return (firstAnswer.timedOut(source.url), .error)
                 }
                 member = held

@@ -203,6 +203,44 @@ extension EndToEnd {
             _ = server
         }
 
+        /// A single-file title (byte ranges of one file) that another process fetches in
+        /// pieces: a player's range of it is answered from the pieces that process has on
+        /// disk, as they land, not after the whole file (a 504 after --timeout before).
+        @Test func aSingleFileTitleAnotherProcessFetchesInPiecesPlaysFromItsPieces() throws {
+            let title = try TitleFixture.hlsSingleFile.make()
+            let media = try #require(TestBytes.read(title.path("media.ts")))
+            var slow = Faults()
+            slow.bytesPerSecond = 16 << 10
+            try Titles.serve(title, on: origin)
+            origin.serve("/t/media.ts", Resource(file: title.path("media.ts"), contentType: "video/mp2t", faults: slow))
+            let url = origin.url("/t/" + title.entry)
+            let list = harness.scratch.write("single.txt", url)
+            let prefetch = try MediaCacheProcess.start(
+                ["prefetch", list, "--cache-dir", harness.scratch.cache, "-q", "-x", "2", "--min-fragment", "16K"])
+            defer {
+                prefetch.signal(SIGKILL)
+                _ = prefetch.wait(timeout: 10)
+            }
+            let partial = harness.scratch.cache + "/partial"
+            let saved = Harness.waitUntil(timeout: 15) {
+                ((try? FileManager.default.contentsOfDirectory(atPath: partial)) ?? []).contains {
+                    $0.hasSuffix(".title") && FileManager.default.fileExists(atPath: partial + "/" + $0 + "/progress.json")
+                }
+            }
+            try #require(saved, "the prefetch saved no title progress within 15 s")
+            let server = try ServeFixture(cache: harness.scratch.cache, ["--timeout", "20"])
+            let local = try server.localURL(url)
+            let playlist = String(decoding: try CurlResponse.fetch(local).body, as: UTF8.self)
+            let file = try #require(playlist.split(separator: "\n").first { !$0.hasPrefix("#") }.map(String.init))
+            let started = Date()
+            let first = try CurlResponse.fetch((local as NSString).deletingLastPathComponent + "/" + file, ["-r", "0-9999"], timeout: 30)
+            let waited = Date().timeIntervalSince(started)
+            #expect(first.status == 206 && first.body == Array(media.prefix(10_000)), "\(first.status), \(first.body.count) bytes")
+            #expect(waited < 10, "the first range took \(waited) s")
+            #expect(prefetch.process.isRunning, "the prefetch had ended: nothing was shown of its pieces (\(media.count) bytes)")
+            _ = server
+        }
+
         /// The other process is killed while a player waits for a segment it had not
         /// reached: `serve` takes the title over and the player gets the segment from
         /// its download, not a 503 (which ffmpeg took for a lost segment, with AES).

@@ -79,14 +79,19 @@ extension DownloadJob {
     /// each file once that process has saved it as held (they wait for the rest there).
     func show(_ title: ForeignTitle?) {
         guard let title else { return }
-        if let view = foreignTitle {
-            view.hold(title.held)
-        } else if let outline = title.outline {
+        if foreignTitle == nil, let outline = title.outline {
             let view = TitleInProgress(
                 outline: outline, filesDirectory: ForeignTitle.filesDirectory(key: key, cache: cache), held: title.held)
             foreignTitle = view
+            foreignLengths = outline.lengths ?? [:]
             download.activity.withLock { $0.elsewhere = true }
             download.held.publish(title: view)
+        }
+        guard let view = foreignTitle else { return }
+        view.hold(title.held)
+        for (path, pieces) in title.pieces {
+            guard let length = pieces.length ?? foreignLengths[path] else { continue }
+            view.note(path, .pieces(length: length, held: pieces.held))
         }
     }
 

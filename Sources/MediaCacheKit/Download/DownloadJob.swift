@@ -56,6 +56,8 @@ final class DownloadJob: @unchecked Sendable {
     /// What this job's readers were shown of another process's download of the key when
     /// it is a title (`ForeignTitle`); nil when nothing.
     var foreignTitle: TitleInProgress?
+    /// The lengths its outline gives the files it fetches in pieces.
+    var foreignLengths: [String: Int64] = [:]
     /// `out=`, else the URL's last path component.
     private(set) lazy var name = request.entry.displayName
     var lastProgress = 0.0

@@ -9,6 +9,9 @@ struct ForeignTitle: Sendable {
     /// Nil when the caller already shows the title (only what is held is read again).
     let outline: TitleOutline?
     let held: [String: TitleInProgress.Held]
+    /// Files that arrive in pieces (the one file of a single-file title), by path: the
+    /// ranges that process has on disk, and the file's length when its progress knows it.
+    let pieces: [String: (held: RangeSet, length: Int64?)]
 
     /// The files folder readers read from.
     static func filesDirectory(key: CacheKey, cache: CacheDirectory) -> String {
@@ -31,14 +34,19 @@ struct ForeignTitle: Sendable {
         // Saved only after the files it names are flushed: each is there whole.
         let files = staging + "/" + TitleLayout.filesFolder + "/"
         var held: [String: TitleInProgress.Held] = [:]
+        var pieces: [String: (held: RangeSet, length: Int64?)] = [:]
         if let bytes = try? FileSystem.readAll(staging + "/" + TitleLayout.progressFile),
             let progress = try? JSONDecoder().decode(TitleProgress.self, from: Data(bytes))
         {
             for (path, saved) in progress.held where known.contains(path) || FileSystem.fileSize(files + path) == saved.size {
                 held[path] = TitleInProgress.Held(size: saved.size, sha256: saved.sha256)
             }
+            // The pieces of a file on its way, as flushed: readers read them as they land.
+            for (path, partial) in progress.partial where partial.ranges != nil && held[path] == nil {
+                pieces[path] = (partial.held, partial.length)
+            }
         }
-        return ForeignTitle(outline: outline, held: held)
+        return ForeignTitle(outline: outline, held: held, pieces: pieces)
     }
 
     /// Saves `outline` for other processes' readers: replaced whole, not flushed (it
@@ -60,4 +68,6 @@ struct TitleOutline: Sendable, Codable, Equatable {
     var playlists: [String: String]
     var files: [String]
     var kinds: [String: String]
+    /// The lengths the plan gives files fetched in pieces (their ranges' end).
+    var lengths: [String: Int64]? = nil
 }

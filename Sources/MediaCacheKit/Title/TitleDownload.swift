@@ -132,8 +132,12 @@ final class TitleDownload {
         }
         download.held.publish(title: view)
         // For players of another process (`serve` beside this `prefetch`): `ForeignTitle`.
-        let (outline, staging) = (view.outline, staging)
-        job.partial.diskQueue.async { ForeignTitle.save(outline, staging: staging) }
+        var outline = view.outline
+        outline.lengths = Dictionary(
+            plan.resources.compactMap { resource in resource.range.map { (resource.path, $0.end) } },
+            uniquingKeysWith: { first, _ in first })
+        let (saved, staging) = (outline, staging)
+        job.partial.diskQueue.async { ForeignTitle.save(saved, staging: staging) }
     }
 
     /// A player waits for `path` (from `offset`, in a file fetched in pieces): it is
