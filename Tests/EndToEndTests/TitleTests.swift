@@ -365,7 +365,7 @@ extension EndToEnd {
             #expect(other.stderr.contains(
                 "note     \(url): cached by --max-height 144 (variant-1, audio-group_aud-audio_3, subtitles-subs-subtitle_0), "), "\(other.stderr)")
             #expect(other.stderr.contains(
-                "not by this run's --all-variants; to fetch it by these, `mediacache rm URL`, then prefetch it again"),
+                "not by this run's choice: --all-variants; to fetch it by these, `mediacache rm URL`, then prefetch it again"),
                 "\(other.stderr)")
         }
 

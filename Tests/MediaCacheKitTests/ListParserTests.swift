@@ -459,8 +459,9 @@ struct ObjectPlacementNameTests {
         #expect(ObjectPlacement.splitOutName("E01.mp4") == (nil, "E01.mp4"))
         #expect(ObjectPlacement.splitOutName("a/../../E01.mp4") == ("a/_/_", "E01.mp4"))
         #expect(ObjectPlacement.splitOutName(nil) == (nil, nil))
-        let parsed = ListParser.parse("https://h/a.mp4\n  out=../a.mp4\nhttps://h/b.mp4\n  out=Season 1/\n", file: "l.txt")
-        #expect(parsed.errors.map(\.line) == [2, 4])
+        let parsed = ListParser.parse(
+            "https://h/a.mp4\n  out=../a.mp4\nhttps://h/b.mp4\n  out=Season 1/\nhttps://h/c.mp4\n  out=.\n", file: "l.txt")
+        #expect(parsed.errors.map(\.line) == [2, 4, 6])
         #expect(parsed.errors.first?.message.contains("out= ../a.mp4 has a '..'") == true)
         #expect(parsed.errors.allSatisfy { $0.message.hasSuffix("; entry skipped") }, "\(parsed.errors)")
         #expect(parsed.entries.isEmpty, "an entry whose out= is refused is not fetched under another name")

@@ -124,7 +124,7 @@ extension DownloadJob {
             let renditions = intact.titleManifest?.renditions.map(\.identity).joined(separator: ", ") ?? ""
             return .alreadyCached(
                 intact.object,
-                note: "cached by \(chosen.asOptions) (\(renditions)), not by this run's \(wanted.asOptions); "
+                note: "cached by \(chosen.asOptions) (\(renditions)), not by this run's choice: \(wanted.asOptions); "
                     + "to fetch it by these, `mediacache rm URL`, then prefetch it again")
         }
         let cache = objects.directory

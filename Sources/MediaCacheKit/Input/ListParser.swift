@@ -204,7 +204,9 @@ public enum ListParser {
                     return rejectEntry(
                         number, "out= \(value) has a '..' (it may leave its folder): name a file inside it, e.g. out=Season 1/E01.mp4")
                 }
-                if value.hasSuffix("/") { return rejectEntry(number, "out= \(value) names a folder: end it with the file's name") }
+                if value.hasSuffix("/") || value.split(separator: "/").last.map({ $0 == "." }) == true {
+                    return rejectEntry(number, "out= \(value) names a folder: end it with the file's name")
+                }
                 current!.outName = value
             case "dir":
                 guard !value.isEmpty else { return rejectEntry(number, "dir= needs a folder") }
