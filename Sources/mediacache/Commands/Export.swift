@@ -61,7 +61,8 @@ struct Export: ParsableCommand {
 
     /// Why writing the bundle at `path` would destroy a file that is no bundle (a typo, or
     /// the arguments swapped) or replace what is not a file; nil when nothing is there,
-    /// or an earlier bundle (zstd), or an empty file.
+    /// an earlier bundle (its manifest reads), an empty file, or a folder (the exporter
+    /// names it).
     static func wouldReplaceSomethingElse(_ path: String) -> String? {
         if path == "-" { return "is standard output, which export does not write to (a bundle is renamed into place)" }
         // Not followed, and not opened: a FIFO would block the open, a device or a link
