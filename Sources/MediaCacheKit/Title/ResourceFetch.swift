@@ -250,13 +250,7 @@ final class ResourceFetch: HTTPTransferDelegate {
             accepted = true
             sink?.note(.accepted(length: expected))
         case 416 where range != nil:
-            let length = ResponseCheck.unsatisfiedLength(head).map { " (it holds \($0) bytes)" } ?? ""
-            verdict = .definite(
-                JobFailure(
-                    .badResponse,
-                    "the playlist's byte ranges of \(resource.label) (\(Printable.url(url))) lie past the end of its file"
-                        + "\(length): the origin answered HTTP 416; the playlist and its file disagree at the origin",
-                    cause: .status(416)))
+            verdict = .definite(rangesRefused(head))
         case _ where head.isRedirect:
             guard let location = head.location, let target = URLParts.resolve(location, against: url) else {
                 verdict = .definite(JobFailure(.redirect, "HTTP \(head.status) without a usable Location for \(resource.label) (\(Printable.url(url)))"))
@@ -272,18 +266,6 @@ final class ResourceFetch: HTTPTransferDelegate {
                     cause: .status(head.status)))
         }
         return true
-    }
-
-    /// The playlist's byte ranges of a file reach past the end the origin gives it: those
-    /// segments would be holes in the title, never filled by asking again.
-    private func rangesPastTheEnd(_ head: HTTPResponseHead) -> JobFailure? {
-        guard let range = resource.range else { return nil }
-        let total = head.status == 206 ? head.contentRange?.total : head.contentLength
-        guard let total, range.end > total else { return nil }
-        return JobFailure(
-            .badResponse,
-            "\(resource.label) (\(Printable.url(url))) holds \(total) bytes, but the playlist's byte ranges of it reach "
-                + "byte \(range.end): the playlist and its file disagree at the origin; the title cannot be whole")
     }
 
     /// A piece is taken from a 206 for its own bytes of the version its file holds.
@@ -341,17 +323,6 @@ final class ResourceFetch: HTTPTransferDelegate {
             responseDidEnd(nil)
         }
         return count
-    }
-
-    /// Why a response of no stated length cannot go on to `bytes`; nil: it can. What it
-    /// sent is then dropped, as a file's is.
-    private func unannouncedRefusal(upTo bytes: Int64) -> String? {
-        if resource.kind == .key {
-            guard bytes > HLSKey.aes128KeyLength else { return nil }
-            return PresentationError.badKeyLength(keyURI: url, bytes: nil).message
-        }
-        guard bytes > maxUnannouncedBytes else { return nil }
-        return PrefetchOptions.beyondStreamLimit("\(resource.label) (\(Printable.url(url)))", limit: maxUnannouncedBytes)
     }
 
     func transfer(_ transfer: HTTPTransfer, didCompleteWith error: TransferError?) {
