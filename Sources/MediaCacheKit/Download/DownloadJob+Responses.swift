@@ -61,7 +61,7 @@ extension DownloadJob: HTTPTransferDelegate {
             if let announcedLength { lengthsAnnounced.insert(announcedLength) }
             // Servers that each name the file their own way may hold different files under
             // that name, at one length: its bytes come from one of them, in one answer.
-            if !validatorsVary, let servers = namesAVersionSeenBefore(check.incoming) {
+            if state.rangesSupported, let servers = namesAVersionSeenBefore(check.incoming) {
                 fallBackToSingleStream(servers)
                 return false
             }

@@ -89,9 +89,6 @@ extension DownloadJob {
 /// Last-Modified come from each server's copy's modification time): behind a load
 /// balancer, consecutive requests see the version change, then change back.
 extension DownloadJob {
-    /// If-Range for a range request of the bytes held; none once versions vary.
-    var ifRangeValue: String? { validatorsVary ? nil : state.validators.ifRangeValue }
-
     func noteVersion(_ validators: Validators) {
         if !versionsSeen.contains(validators) { versionsSeen.append(validators) }
     }
@@ -101,11 +98,10 @@ extension DownloadJob {
     /// (A, B, A: a load balancer over copies with dates of their own, as nginx names
     /// them); nil otherwise. Their copies may still differ at one length, so ranges from
     /// several of them could splice two files: the caller fetches it from one, in one
-    /// answer, and asks without If-Range from then on.
+    /// answer (no Range, so no If-Range either).
     func namesAVersionSeenBefore(_ incoming: Validators) -> String? {
         guard incoming.length == state.validators.length, incoming.length != nil, versionsSeen.contains(incoming)
         else { return nil }
-        validatorsVary = true
         let names = Set(versionsSeen.filter { $0.length == incoming.length }.map { $0.etag ?? $0.lastModified ?? "?" })
         return "the origin's servers name this file \(names.count) ways (\(names.sorted().joined(separator: ", ")), "
             + "each again after another, at one length: a load balancer over copies of their own?), "

@@ -33,11 +33,8 @@ final class DownloadJob: @unchecked Sendable {
     var lengthsAnnounced: Set<Int64> = []
     /// Every version the origin named for this file in this run (validators and length):
     /// one named again after another (A, B, A) shows servers behind one name that each
-    /// name the same file their own way (`validatorsVary`), not a file that changed back.
+    /// name the same file their own way, not a file that changed back.
     var versionsSeen: [Validators] = []
-    /// The origin's servers name the file's version differently: ranges are asked for
-    /// without If-Range, and answers of the same length are taken whatever their validators.
-    var validatorsVary = false
     /// Seconds from a request to its first body byte (a moving average): what the endgame
     /// weighs against a running range's time left. Nil until one has been seen.
     var requestLatency: Double?
@@ -172,7 +169,7 @@ final class DownloadJob: @unchecked Sendable {
         }
         issue(
             url: source.probeURL, start: compareFrom ?? piece.start, end: piece.end, isProbe: true, sendRange: sendRange,
-            ifRange: state.completed.isEmpty ? nil : ifRangeValue, compareUntil: piece.start)
+            ifRange: state.completed.isEmpty ? nil : state.validators.ifRangeValue, compareUntil: piece.start)
     }
 
     /// Two fragments, so a file not worth splitting takes one request. An MP4 is asked
