@@ -82,13 +82,15 @@ extension EndToEnd {
         @Test func anOriginSlowerThanTheLimitGetsMoreConnections() throws {
             var paced = Faults()
             paced.bytesPerSecond = 128 << 10
+            paced.pacedInBursts = true
             let bytes = serve("/paced.bin", size: 3 << 20, seed: 146, faults: paced)
             let url = origin.url("/paced.bin")
             let result = try harness.prefetch(list: url, ["--limit-rate", "768K", "-x", "8"], timeout: 60)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try harness.cachedBytes(url) == bytes)
             let rate = try originRate(["/paced.bin"])
-            #expect(rate >= 0.45, "the origin sent \(rate) MiB/s under a 0.75 MiB/s limit, at 0.125 MiB/s a connection")
+            // Held to one connection's share by bursts, it got about 0.57; at the cap, 0.75.
+            #expect(rate >= 0.65, "the origin sent \(rate) MiB/s under a 0.75 MiB/s limit, at 0.125 MiB/s a connection")
             #expect(rate <= 0.85, "the origin sent \(rate) MiB/s under a 0.75 MiB/s limit")
         }
 

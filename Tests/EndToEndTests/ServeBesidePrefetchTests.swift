@@ -153,28 +153,9 @@ extension EndToEnd {
         /// frame of the title while it downloads, the last ones after the other commit;
         /// serve asks the origin nothing.
         @Test func aTitleAPrefetchInAnotherProcessDownloadsPlaysWhileItDownloads() throws {
-            let title = try TitleFixture.hlsTS.make()
-            let segments = title.resources.filter { $0.hasSuffix(".ts") }
-            func uris(_ text: String) -> [String] { text.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") } }
-            let order = uris(try String(contentsOfFile: title.path(title.entry), encoding: .utf8))
-            let sizes = try segments.map { try #require(TestBytes.read(title.path($0))).count }
-            var slow = Faults()
-            slow.bytesPerSecond = max(1, (sizes.max() ?? 1) / 3)
-            try Titles.serve(title, on: origin, faults: Dictionary(uniqueKeysWithValues: segments.map { ($0, slow) }))
-            let url = origin.url("/t/" + title.entry)
-            let list = harness.scratch.write("titles.txt", url)
-            let prefetch = try MediaCacheProcess.start(["prefetch", list, "--cache-dir", harness.scratch.cache, "-q", "-x", "1"])
-            defer {
-                prefetch.signal(SIGKILL)
-                _ = prefetch.wait(timeout: 10)
-            }
-            let partial = harness.scratch.cache + "/partial"
-            let saved = Harness.waitUntil(timeout: 10) {
-                ((try? FileManager.default.contentsOfDirectory(atPath: partial)) ?? []).contains {
-                    $0.hasSuffix(".title") && FileManager.default.fileExists(atPath: partial + "/" + $0 + "/progress.json")
-                }
-            }
-            try #require(saved, "the prefetch saved no title progress within 10 s")
+            let (title, segments, order, url) = try servePacedTitle()
+            let prefetch = try startTitlePrefetch(url, ["-x", "1"])
+            defer { Self.kill(prefetch) }
             let server = try ServeFixture(cache: harness.scratch.cache, ["--timeout", "2"])
             let local = try server.localURL(url)
             let folder = (local as NSString).deletingLastPathComponent
@@ -182,7 +163,7 @@ extension EndToEnd {
             let started = Date()
             let playlist = try CurlResponse.fetch(local)
             #expect(playlist.status == 200 && Date().timeIntervalSince(started) < 3, "\(playlist.status) after \(Date().timeIntervalSince(started)) s")
-            let stored = uris(String(decoding: playlist.body, as: UTF8.self))
+            let stored = Self.uris(String(decoding: playlist.body, as: UTF8.self))
             #expect(stored.count == order.count && order.count >= 3, "\(stored)")
             let first = try CurlResponse.fetch(folder + "/" + stored[0], timeout: 30)
             #expect(first.status == 200 && first.body == TestBytes.read(title.path(order[0])), "\(first.status)")
@@ -214,24 +195,11 @@ extension EndToEnd {
             try Titles.serve(title, on: origin)
             origin.serve("/t/media.ts", Resource(file: title.path("media.ts"), contentType: "video/mp2t", faults: slow))
             let url = origin.url("/t/" + title.entry)
-            let list = harness.scratch.write("single.txt", url)
-            let prefetch = try MediaCacheProcess.start(
-                ["prefetch", list, "--cache-dir", harness.scratch.cache, "-q", "-x", "2", "--min-fragment", "16K"])
-            defer {
-                prefetch.signal(SIGKILL)
-                _ = prefetch.wait(timeout: 10)
-            }
-            let partial = harness.scratch.cache + "/partial"
-            let saved = Harness.waitUntil(timeout: 15) {
-                ((try? FileManager.default.contentsOfDirectory(atPath: partial)) ?? []).contains {
-                    $0.hasSuffix(".title") && FileManager.default.fileExists(atPath: partial + "/" + $0 + "/progress.json")
-                }
-            }
-            try #require(saved, "the prefetch saved no title progress within 15 s")
+            let prefetch = try startTitlePrefetch(url, ["-x", "2", "--min-fragment", "16K"])
+            defer { Self.kill(prefetch) }
             let server = try ServeFixture(cache: harness.scratch.cache, ["--timeout", "20"])
             let local = try server.localURL(url)
-            let playlist = String(decoding: try CurlResponse.fetch(local).body, as: UTF8.self)
-            let file = try #require(playlist.split(separator: "\n").first { !$0.hasPrefix("#") }.map(String.init))
+            let file = try #require(Self.uris(String(decoding: try CurlResponse.fetch(local).body, as: UTF8.self)).first)
             let started = Date()
             let first = try CurlResponse.fetch((local as NSString).deletingLastPathComponent + "/" + file, ["-r", "0-9999"], timeout: 30)
             let waited = Date().timeIntervalSince(started)
@@ -245,32 +213,13 @@ extension EndToEnd {
         /// reached: `serve` takes the title over and the player gets the segment from
         /// its download, not a 503 (which ffmpeg took for a lost segment, with AES).
         @Test func aPlayerWaitingWhenTheOtherProcessDiesGetsItsSegment() throws {
-            let title = try TitleFixture.hlsTS.make()
-            let segments = title.resources.filter { $0.hasSuffix(".ts") }
-            func uris(_ text: String) -> [String] { text.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") } }
-            let order = uris(try String(contentsOfFile: title.path(title.entry), encoding: .utf8))
-            let sizes = try segments.map { try #require(TestBytes.read(title.path($0))).count }
-            var slow = Faults()
-            slow.bytesPerSecond = max(1, (sizes.max() ?? 1) / 3)
-            try Titles.serve(title, on: origin, faults: Dictionary(uniqueKeysWithValues: segments.map { ($0, slow) }))
-            let url = origin.url("/t/" + title.entry)
-            let list = harness.scratch.write("titles.txt", url)
-            let prefetch = try MediaCacheProcess.start(["prefetch", list, "--cache-dir", harness.scratch.cache, "-q", "-x", "1"])
-            defer {
-                prefetch.signal(SIGKILL)
-                _ = prefetch.wait(timeout: 10)
-            }
-            let partial = harness.scratch.cache + "/partial"
-            let saved = Harness.waitUntil(timeout: 10) {
-                ((try? FileManager.default.contentsOfDirectory(atPath: partial)) ?? []).contains {
-                    $0.hasSuffix(".title") && FileManager.default.fileExists(atPath: partial + "/" + $0 + "/progress.json")
-                }
-            }
-            try #require(saved, "the prefetch saved no title progress within 10 s")
+            let (title, _, order, url) = try servePacedTitle()
+            let prefetch = try startTitlePrefetch(url, ["-x", "1"])
+            defer { Self.kill(prefetch) }
             let server = try ServeFixture(cache: harness.scratch.cache, ["--timeout", "20"])
             let local = try server.localURL(url)
             let folder = (local as NSString).deletingLastPathComponent
-            let stored = uris(String(decoding: try CurlResponse.fetch(local).body, as: UTF8.self))
+            let stored = Self.uris(String(decoding: try CurlResponse.fetch(local).body, as: UTF8.self))
             try #require(stored.count == order.count && order.count >= 3)
 
             let answer = Mutex<CurlResponse?>(nil)
@@ -288,6 +237,45 @@ extension EndToEnd {
             let expected = TestBytes.read(title.path(order[order.count - 1]))
             #expect(last.body == expected, "\(last.body.count) bytes, not the origin's \(expected?.count ?? 0)")
             _ = server
+        }
+
+        /// The URI lines of a playlist, in order.
+        static func uris(_ text: String) -> [String] {
+            text.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
+        }
+
+        /// `hlsTS` on the origin, each segment sent in about 3 s: its segments, the URIs of
+        /// its playlist in order, and its URL.
+        private func servePacedTitle() throws -> (title: StreamingTitle, segments: [String], order: [String], url: String) {
+            let title = try TitleFixture.hlsTS.make()
+            let segments = title.resources.filter { $0.hasSuffix(".ts") }
+            let sizes = try segments.map { try #require(TestBytes.read(title.path($0))).count }
+            var slow = Faults()
+            slow.bytesPerSecond = max(1, (sizes.max() ?? 1) / 3)
+            try Titles.serve(title, on: origin, faults: Dictionary(uniqueKeysWithValues: segments.map { ($0, slow) }))
+            let order = Self.uris(try String(contentsOfFile: title.path(title.entry), encoding: .utf8))
+            return (title, segments, order, origin.url("/t/" + title.entry))
+        }
+
+        /// Starts the prefetch of the title at `url` and waits until it has saved its
+        /// progress once (what another process can show).
+        private func startTitlePrefetch(_ url: String, _ extra: [String]) throws -> MediaCacheProcess.Running {
+            let list = harness.scratch.write("titles.txt", url)
+            let prefetch = try MediaCacheProcess.start(["prefetch", list, "--cache-dir", harness.scratch.cache, "-q"] + extra)
+            let partial = harness.scratch.cache + "/partial"
+            let saved = Harness.waitUntil(timeout: 15) {
+                ((try? FileManager.default.contentsOfDirectory(atPath: partial)) ?? []).contains {
+                    $0.hasSuffix(".title") && FileManager.default.fileExists(atPath: partial + "/" + $0 + "/progress.json")
+                }
+            }
+            if !saved { Self.kill(prefetch) }
+            try #require(saved, "the prefetch saved no title progress within 15 s")
+            return prefetch
+        }
+
+        static func kill(_ process: MediaCacheProcess.Running) {
+            process.signal(SIGKILL)
+            _ = process.wait(timeout: 10)
         }
 
         /// Starts the prefetch of `path` and waits until it has saved its state once (what

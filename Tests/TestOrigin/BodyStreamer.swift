@@ -39,10 +39,11 @@ struct BodyStreamer {
 
     /// Sends `slice` of `content`; returns the body bytes sent and how it ended.
     func stream(
-        _ content: ContentSource, _ slice: Range<Int>, bytesPerSecond: Int?, interruption: Interruption?
+        _ content: ContentSource, _ slice: Range<Int>, bytesPerSecond: Int?, inBursts: Bool = false,
+        interruption: Interruption?
     ) -> (sent: Int, ending: Ending) {
         let limit = min(slice.count, interruption?.after ?? slice.count)
-        let pieceSize = bytesPerSecond.map { max(1, min(Self.pacedChunk, $0 / 20)) } ?? Self.readChunk
+        let pieceSize = inBursts ? Self.readChunk : bytesPerSecond.map { max(1, min(Self.pacedChunk, $0 / 20)) } ?? Self.readChunk
         var buffer = [UInt8](repeating: 0, count: max(1, min(Self.readChunk, limit)))
         let clock = ContinuousClock()
         let start = clock.now
@@ -57,7 +58,10 @@ struct BodyStreamer {
             var offset = 0
             while offset < got {
                 if let bytesPerSecond {
-                    let due = start + .nanoseconds(Int64(Double(sent) / Double(bytesPerSecond) * 1e9))
+                    // In bursts: the second a byte falls in starts when that second does.
+                    let due = inBursts
+                        ? start + .seconds(sent / bytesPerSecond)
+                        : start + .nanoseconds(Int64(Double(sent) / Double(bytesPerSecond) * 1e9))
                     guard sleep(until: due, clock: clock) else { return (sent, .failed) }
                 }
                 let piece = min(pieceSize, got - offset)

@@ -75,7 +75,8 @@ final class Connection {
                 let interruption = interruption(for: slice.count, faults: faults, route: route)
                 if case .reset(let offset)? = interruption { log.update(sequence) { $0.resetPlannedAt = offset } }
                 (bodySent, ending) = BodyStreamer(socket: socket, chunked: plan.chunked, omitLastChunk: plan.endsBroken).stream(
-                    content, slice, bytesPerSecond: trickle ?? faults.bytesPerSecond, interruption: interruption)
+                    content, slice, bytesPerSecond: trickle ?? faults.bytesPerSecond,
+                    inBursts: trickle == nil && faults.pacedInBursts, interruption: interruption)
             } else {
                 ending = .failed
             }

@@ -24,6 +24,8 @@ public struct Faults: Sendable {
     public var resetAfterBytes: [Int] = []
     /// Per-response pacing of the body, in bytes per second.
     public var bytesPerSecond: Int? = nil
+    /// Pace as nginx's `limit_rate` does: each second's worth at once, then a wait.
+    public var pacedInBursts = false
     /// The kernel send buffer (SO_SNDBUF) for this path's responses, so the bytes the log
     /// records as sent are about the bytes on the wire (rate measurements).
     public var sendBufferBytes: Int? = nil
