@@ -188,7 +188,7 @@ _mediacache_prefetch() {
     repeating_flags=()
     non_repeating_flags=(--no-config -k --insecure --no-faststart --json -q --quiet --netrc --tier-push --tier-required --all-variants --version -h --help)
     repeating_options=(-i --input-file -H --header)
-    non_repeating_options=(-d --dir --shard --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --ca-certificate --cacert --summary-interval --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang)
+    non_repeating_options=(-d --dir -o --output --out --shard --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --ca-certificate --cacert --summary-interval --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang)
     __mediacache_offer_flags_options -1
 
     # Offer option value completions
@@ -199,6 +199,10 @@ _mediacache_prefetch() {
         ;;
     '-d'|'--dir')
         __mediacache_add_completions -d
+        return
+        ;;
+    '-o'|'--output'|'--out')
+        __mediacache_add_completions -f
         return
         ;;
     '--shard')

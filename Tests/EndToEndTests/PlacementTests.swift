@@ -146,6 +146,30 @@ extension EndToEnd {
             #expect(Harness.bytesServed(origin, "/same.mp4") == bytes.count, "fetched more than once")
         }
 
+        /// `-o FILE`, as curl's and aria2's: the one URL's file appears at FILE (relative
+        /// to -d when given), found there again by the next run; -o names one file only.
+        @Test func dashONamesTheOneFilesPath() throws {
+            let bytes = TestBytes.make(40_000, seed: 68)
+            origin.serve("/v/x.mp4", Resource(bytes, contentType: "video/mp4"))
+            let folder = harness.scratch.path + "/Films"
+            let placed = folder + "/2024/Movie.mp4"
+            let result = try harness.run(["prefetch", origin.url("/v/x.mp4"), "-d", folder, "-o", "2024/Movie.mp4"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(TestBytes.read(placed) == bytes)
+            #expect(result.stderr.contains("saved    \(placed)"), "\(result.stderr)")
+            let again = try harness.run(["prefetch", origin.url("/v/x.mp4"), "-d", folder, "-o", "2024/Movie.mp4"])
+            #expect(again.stderr.contains("saved    \(placed) (already there)"), "\(again.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/2024") == ["Movie.mp4"])
+
+            let elsewhere = harness.scratch.path + "/elsewhere/m.mp4"
+            #expect(try harness.run(["prefetch", "-o", elsewhere, origin.url("/v/x.mp4")]).status == 0)
+            #expect(TestBytes.read(elsewhere) == bytes)
+
+            let two = try harness.run(["prefetch", "-o", elsewhere, origin.url("/v/x.mp4"), origin.url("/v/y.mp4")])
+            #expect(two.status == 2)
+            #expect(two.stderr.contains("-o names one file: give one URL with it"), "\(two.stderr)")
+        }
+
         @Test func aTakenNameIsNumberedAndAnEntrysDirWins() throws {
             let bytes = TestBytes.make(50_000, seed: 63)
             origin.serve("/a.mp4", Resource(bytes, contentType: "video/mp4"))

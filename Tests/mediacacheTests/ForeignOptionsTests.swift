@@ -7,7 +7,8 @@ import Testing
 @Suite("Other tools' options and mistyped commands")
 struct ForeignOptionsTests {
     @Test(arguments: [
-        (["prefetch", "-o", "out.bin", "https://a.example/x"], "-o is not a mediacache option; mediacache keeps each file"),
+        (["prefetch", "-O", "https://a.example/x"], "-O is not a mediacache option; mediacache names a file by the origin's name"),
+        (["prefetch", "--output-document", "o", "https://a.example/x"], "--output-document is not a mediacache option; use -o FILE"),
         (["prefetch", "-s", "4", "https://a.example/x"], "-s is not a mediacache option; aria2's -s (split) is -x here"),
         (["prefetch", "--max-concurrent-downloads=3", "l.txt"], "--max-concurrent-downloads is not a mediacache option; use -j N"),
         (["prefetch", "-c", "https://a.example/x"], "-c is not a mediacache option; mediacache resumes by itself"),

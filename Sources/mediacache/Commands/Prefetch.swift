@@ -9,7 +9,7 @@ struct Prefetch: ParsableCommand {
         discussion: """
             Each argument is a URL (http:// or https://) or a list file; -i FILE names a \
             list too, as in aria2. With -d DIR (or dir= in a list) each finished file also \
-            appears as DIR/NAME: a hard link to the cached object on the same file system \
+            appears as DIR/NAME (with one URL, -o FILE names it): a hard link to the cached object on the same file system \
             (read-only: copy it to change it), else a copy, never a partial file; a name already taken becomes NAME.1.ext. A \
             streaming title appears as a folder DIR/NAME/ that plays offline. \
             A list is a file in aria2's input-file format (a URL line, then indented key=value \
@@ -33,6 +33,14 @@ struct Prefetch: ParsableCommand {
     var dir: String?
 
     @Option(
+        name: [.short, .customLong("output"), .customLong("out")],
+        help: ArgumentHelp(
+            "Also put the file of the one URL given at this path, as curl's and aria2's -o do (relative to -d when given); the cache keeps it too.",
+            valueName: "file"),
+        completion: .file())
+    var output: String?
+
+    @Option(
         help: ArgumentHelp(
             "Take only shard K of N of the entries (by cache key), so N machines split one catalogue; e.g. 0/4.",
             valueName: "K/N"))
@@ -52,10 +60,15 @@ struct Prefetch: ParsableCommand {
     /// without this command's options: its folder (`dir=`, else `-d`) made absolute (a
     /// resumed run may start elsewhere), and `--user-agent` and `--referer` unless it
     /// names its own (an origin that checks them refused the resumed requests).
-    private func placed(_ entry: ListEntry) -> ListEntry {
+    private func placed(_ entry: ListEntry, at output: OutputPath?) -> ListEntry {
         var entry = entry
         entry.userAgent = entry.userAgent ?? network.userAgent
         entry.referer = entry.referer ?? network.referer
+        if let output {
+            entry.directory = output.folder
+            entry.outName = output.name
+            return entry
+        }
         guard let folder = entry.directory ?? dir else { return entry }
         entry.directory = folder.hasPrefix("/")
             ? folder : FileManager.default.currentDirectoryPath + "/" + folder
@@ -79,6 +92,9 @@ struct Prefetch: ParsableCommand {
         }
         // Entries are parsed as jobs are started.
         let inputs = try lists.classified()
+        let output = try output.map {
+            try OutputPath($0, inputs: inputs, directory: dir, workingDirectory: FileManager.default.currentDirectoryPath)
+        }
         let texts: [ListText]
         do {
             texts = try inputs.texts()
@@ -112,7 +128,7 @@ struct Prefetch: ParsableCommand {
             next: { report in
                 let entry = pending ?? entries.next { report($0.description) }
                 pending = nil
-                return entry.map { JobRequest(entry: placed($0), commandHeaders: headers) }
+                return entry.map { JobRequest(entry: placed($0, at: output), commandHeaders: headers) }
             },
             inputErrors: { entries.errorCount },
             // Without a shard or a stream, an estimate the run corrects once the lists are read.

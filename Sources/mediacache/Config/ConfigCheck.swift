@@ -13,6 +13,8 @@ struct ConfigCheck {
         "help": "'help' cannot be set in a config file",
         "version": "'version' cannot be set in a config file",
         "input-file": "'input-file' cannot be set in a config file: name lists on the command line (-i FILE)",
+        "output": "'output' cannot be set in a config file: it names one download's file (-o FILE on the command line)",
+        "out": "'out' cannot be set in a config file: it names one download's file (-o FILE on the command line)",
         "list": "'list' is an argument, not an option: give it on the command line",
         "url": "'url' is an argument, not an option: give it on the command line",
     ]

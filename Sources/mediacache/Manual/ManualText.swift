@@ -276,6 +276,8 @@ enum ManualText {
     static let examples = ManualSection(
         "EXAMPLES",
         [
+            .text("Download one file to a name of your own, as curl -o does (the cache keeps it too):"),
+            .literal(["mediacache prefetch https://cdn.example/talk.mp4 -o talk.mp4"]),
             .text("Download a list, eight files at once over four connections each, with a token:"),
             .literal(["mediacache prefetch list.txt -j 8 -x 4 -H 'Authorization: Bearer TOKEN'"]),
             .text("Through a proxy, with the cookies a browser exported:"),

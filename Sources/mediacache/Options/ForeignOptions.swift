@@ -4,14 +4,13 @@
 enum ForeignOptions {
     /// Spelling → what to use here. None of these is one of mediacache's own.
     private static let hints: [String: String] = {
-        let output = "mediacache keeps each file in its cache, named by its URL: out=NAME in a list names it, "
-            + "-d DIR also puts the finished files in a folder, and `mediacache path URL` prints where it is"
+        let remoteName = "mediacache names a file by the origin's name for it, else its URL: -d . puts it in this folder"
         let resumes = "mediacache resumes by itself: run the same command again, or `mediacache resume`"
         let tries = "use --retries N (failures in a row before a file is given up)"
         let timeout = "use --timeout SECONDS (how long a connection may bring nothing)"
         return [
-            "-o": output, "--output": output, "-O": output, "--remote-name": output, "--remote-name-all": output,
-            "--out": output, "--output-document": output,
+            "-O": remoteName, "--remote-name": remoteName, "--remote-name-all": remoteName,
+            "--output-document": "use -o FILE (also put the file at FILE)",
             "-P": "use -d DIR (also put each finished file in DIR)", "--directory-prefix": "use -d DIR",
             "-c": resumes, "--continue": resumes, "-C": resumes, "--continue-at": resumes,
             "-L": "redirects are always followed (up to 10); nothing to add", "--location": "redirects are always followed",
