@@ -27,6 +27,7 @@ struct MediaCacheCommand: AsyncParsableCommand {
     static func main() async {
         // First, before libdispatch, SQLite or curl take any descriptor.
         let descriptors = FileDescriptorLimit.raiseSoftLimit()
+        CryptoLibrary.keepUntilExit()
         // A closed reader of stdout then shows as EPIPE (Terminal), so a run can save its
         // progress instead of dying silently.
         signal(SIGPIPE, SIG_IGN)

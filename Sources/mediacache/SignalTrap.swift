@@ -7,8 +7,8 @@ import Synchronization
 /// The first request prints `message` and calls `onFirst` with the status a run stopped
 /// by it exits with (or just sets the flag the command polls); a second signal exits at once.
 final class SignalTrap: Sendable {
-    /// The first stop request's signal.
-    private let caught = Mutex<Int32?>(nil)
+    /// The first stop request's signal, and when it came.
+    private let caught = Mutex<(number: Int32, at: ContinuousClock.Instant)?>(nil)
     /// Kept for the life of the trap (a released source stops delivering).
     private let sources: Mutex<[(number: Int32, source: any DispatchSourceSignal)]>
     private let message: String
@@ -38,27 +38,56 @@ final class SignalTrap: Sendable {
     deinit { Terminal.whenStdoutCloses(nil) }
 
     private func receive(_ number: Int32) {
-        let first = caught.withLock { caught in
-            defer { caught = caught ?? number }
-            return caught == nil
+        let now = ContinuousClock.now
+        let earlier = caught.withLock { caught in
+            defer { caught = caught ?? (number, now) }
+            return caught
         }
-        if first {
+        switch Self.meaning(of: number, at: now, after: earlier) {
+        case .stop:
             if number == SIGPIPE {
                 Terminal.err("mediacache: standard output was closed; \(message)")
             } else {
                 Terminal.err("\nmediacache: \(message) (press Ctrl-C again to quit at once)")
             }
             onFirst?(ExitStatus.interrupted(by: number))
-        } else if number != SIGPIPE {
-            exit(ExitStatus.interrupted(by: number).rawValue)
+        case .nothingMore:
+            break
+        case .quitNow:
+            // Without exit()'s handlers: they tear down libraries (OpenSSL's state) under
+            // threads still using them. What is on disk is consistent at any moment, as
+            // after kill -9.
+            _exit(ExitStatus.interrupted(by: number).rawValue)
         }
+    }
+
+    enum Meaning: Equatable {
+        /// The first request: stop, saving progress.
+        case stop
+        /// The same request again, or stdout closing during the stop.
+        case nothingMore
+        /// A second request: quit at once.
+        case quitNow
+    }
+
+    /// What `number`, arriving at `now`, asks for after the `earlier` request, if any.
+    /// `timeout` signals the command and then its own process group, and a shell's Ctrl-C
+    /// may come with a `kill` of the group: one request delivered twice within moments is
+    /// no second press.
+    static func meaning(
+        of number: Int32, at now: ContinuousClock.Instant, after earlier: (number: Int32, at: ContinuousClock.Instant)?
+    ) -> Meaning {
+        guard let earlier else { return .stop }
+        if number == SIGPIPE { return .nothingMore }
+        let echo = earlier.number == number && earlier.at.duration(to: now) < .milliseconds(500)
+        return echo ? .nothingMore : .quitNow
     }
 
     var isSet: Bool { caught.withLock { $0 != nil } }
 
     /// 128 + the first signal: 129 SIGHUP, 130 SIGINT, 141 stdout closed, 143 SIGTERM.
     var exitStatus: ExitCode {
-        ExitStatus.interrupted(by: caught.withLock { $0 } ?? SIGINT)
+        ExitStatus.interrupted(by: caught.withLock { $0?.number } ?? SIGINT)
     }
 
     /// Read once, before the first trap sets SIGHUP to ignored itself (so a second trap

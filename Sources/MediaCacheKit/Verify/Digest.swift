@@ -23,7 +23,7 @@ public enum DigestAlgorithm: String, Sendable, Codable, CaseIterable {
 }
 
 /// Streaming digest over OpenSSL's EVP API (SHA extensions make SHA-256 ~1 GB/s here).
-/// The only file that touches libcrypto.
+/// With `CryptoLibrary`, the only file that touches libcrypto.
 final class Digest {
     private let context: OpaquePointer
 
