@@ -90,6 +90,11 @@ struct MediaCacheCommand: AsyncParsableCommand {
                 Terminal.err("mediacache: \(problem)")
                 Foundation.exit(ExitStatus.usage.rawValue)
             }
+            // Whichever command met it: the cache could not be used (exit 3, as documented).
+            if let problem = error as? CacheError {
+                Terminal.err("mediacache: \(problem)")
+                Foundation.exit(ExitStatus.cacheError.rawValue)
+            }
             if let ambiguous = error as? AmbiguousName {
                 Terminal.err("mediacache: \(ambiguous)")
                 Foundation.exit(ExitStatus.someFailed.rawValue)

@@ -228,5 +228,34 @@ extension EndToEnd {
             #expect(Set(rows.compactMap { $0["url"] as? String }) == Set(list.prefix(2) + [origin.url("/clip2.bin") + "?sig=old"]))
             #expect(try harness.cachedBytes(origin.url("/clip2.bin") + "?sig=old") == files[2].1, "its URL is known again")
         }
+
+        /// Damage inside the index (pages of its tables, not its header) shows only when a
+        /// query reads it: that command says so and exits 3, and the next one rebuilds the
+        /// index from `objects/`, as for an index damaged all through.
+        @Test(arguments: ["ls", "path"])
+        func anIndexDamagedInsideIsRebuiltByTheNextCommand(first command: String) throws {
+            let files = (0..<6).map { ("/in\($0).bin", TestBytes.make(20_000 + $0, seed: 120 + UInt64($0))) }
+            for (path, bytes) in files { origin.serve(path, Resource(bytes)) }
+            try #require(try harness.prefetch(list: files.map { origin.url($0.0) }.joined(separator: "\n")).status == 0)
+            let indexPath = harness.scratch.cache + "/index.sqlite"
+            // Its last connection closing moves the WAL's pages into the file.
+            _ = try CacheIndex(directory: CacheDirectory(root: harness.scratch.cache)).all()
+            var index = try #require(TestBytes.read(indexPath))
+            try #require(index.count >= 5 * 4096 && !FileManager.default.fileExists(atPath: indexPath + "-wal"), "\(index.count)")
+            index.replaceSubrange(3 * 4096..<5 * 4096, with: TestBytes.make(2 * 4096, seed: 3))
+            _ = harness.scratch.writeBytes("cache/index.sqlite", index)
+
+            let met = try harness.run(command == "ls" ? ["ls"] : ["path", origin.url("/in0.bin")])
+            #expect(met.status == 3, "\(met.stderr)")
+            #expect(met.stderr.contains("mediacache: cache index \(indexPath): the database is malformed"), "\(met.stderr)")
+            #expect(met.stderr.contains("the next mediacache command rebuilds it from the objects: run this one again"))
+            let verify = try harness.run(["verify"])
+            #expect(verify.status == 0, "\(verify.stderr)")
+            #expect(verify.stderr.contains("rebuilt from the 6 objects"), "\(verify.stderr)")
+            #expect(verify.stdout.hasPrefix("6 objects verified"), "\(verify.stdout)")
+            #expect(FileManager.default.fileExists(atPath: indexPath + ".damaged"), "the damaged index is kept")
+            for (path, bytes) in files { #expect(try harness.cachedBytes(origin.url(path)) == bytes) }
+            #expect(!(try harness.run(["stats"]).stderr.contains("rebuilt")), "rebuilt once")
+        }
     }
 }

@@ -6,9 +6,11 @@ import GRDB
 public final class CacheIndex: Sendable {
     private let pool: DatabasePool
     private let path: String
+    private let directory: CacheDirectory
 
     public init(directory: CacheDirectory) throws {
         path = directory.indexPath
+        self.directory = directory
         // Two processes opening a new cache together would both set up WAL mode and both
         // run the migrations ("database is locked", "table already exists"): one at a
         // time, the second finds the work done.
@@ -44,6 +46,9 @@ public final class CacheIndex: Sendable {
         do {
             if IndexRebuilder.isEmptied(directory) {
                 return try IndexRebuilder(directory: directory).rebuild(reason: "the file is empty", open: Self.open)
+            }
+            if let damage = IndexRebuilder.notedDamage(directory) {
+                return try IndexRebuilder(directory: directory).rebuild(reason: damage, open: Self.open)
             }
             let opened = try Self.open(path)
             guard let problem = try IndexRebuilder.problem(in: opened, directory) else { return opened }
@@ -141,7 +146,14 @@ public final class CacheIndex: Sendable {
 
     private func run<T>(_ body: () throws -> T) throws(CacheError) -> T {
         LoopThreads.preconditionOff("an index query")
-        do { return try body() } catch { throw CacheError.index(path: path, reason: "\(error)") }
+        do {
+            return try body()
+        } catch {
+            guard let damage = IndexRebuilder.damage(in: error) else { throw CacheError.index(path: path, reason: "\(error)") }
+            IndexRebuilder.noteDamage(damage, directory)
+            throw CacheError.index(
+                path: path, reason: "\(damage) (\(error)); the next mediacache command rebuilds it from the objects: run this one again")
+        }
     }
 
     /// One statement compiled once per connection and no transaction around it: every

@@ -48,6 +48,21 @@ struct IndexRebuilder {
         }
     }
 
+    /// Damage SQLite finds only when a query reads the damaged pages: the index opened,
+    /// but what it holds cannot be trusted. Noted beside it, so the next open rebuilds it
+    /// (this process's connections stay on the damaged file until they close).
+    static func noteDamage(_ damage: String, _ directory: CacheDirectory) {
+        try? FileSystem.replace(damageNotePath(directory), with: Array(damage.utf8))
+    }
+
+    /// The damage a query found, when one did and no rebuild has followed.
+    static func notedDamage(_ directory: CacheDirectory) -> String? {
+        guard let bytes = try? FileSystem.readAll(damageNotePath(directory)) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func damageNotePath(_ directory: CacheDirectory) -> String { directory.indexPath + ".rebuild" }
+
     /// An index file emptied behind our back opens as a fresh database: without this
     /// check every object would look like an orphan for `gc` to delete.
     static func isEmptied(_ directory: CacheDirectory) -> Bool {
@@ -79,7 +94,7 @@ struct IndexRebuilder {
         let lock = try FileLock.acquire(path: directory.locksDirectory + "/index-rebuild")
         return try withExtendedLifetime(lock) {
             // Another process may have rebuilt it while this one waited.
-            if !Self.isEmptied(directory), let pool = try? open(path) {
+            if !Self.isEmptied(directory), Self.notedDamage(directory) == nil, let pool = try? open(path) {
                 if (try? Self.problem(in: pool, directory)) == .some(nil) { return pool }
                 try? pool.close()
             }
@@ -99,6 +114,7 @@ struct IndexRebuilder {
                 report.objects += 1
                 report.bytes += object.size
             }
+            FileSystem.remove(Self.damageNotePath(directory))
             IndexNotices.post(report)
             return pool
         }
