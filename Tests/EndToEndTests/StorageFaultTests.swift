@@ -257,5 +257,24 @@ extension EndToEnd {
             for (path, bytes) in files { #expect(try harness.cachedBytes(origin.url(path)) == bytes) }
             #expect(!(try harness.run(["stats"]).stderr.contains("rebuilt")), "rebuilt once")
         }
+
+        /// The index file deleted: every command that reads the cache rebuilds it from
+        /// `objects/` (verify too), none takes the cache as empty or its objects as orphans.
+        @Test(arguments: ["verify", "ls", "path"])
+        func aDeletedIndexIsRebuiltByAnyReadingCommand(command: String) throws {
+            let files = (0..<3).map { ("/gone\($0).bin", TestBytes.make(30_000 + $0, seed: 130 + UInt64($0))) }
+            for (path, bytes) in files { origin.serve(path, Resource(bytes)) }
+            try #require(try harness.prefetch(list: files.map { origin.url($0.0) }.joined(separator: "\n")).status == 0)
+            let indexPath = harness.scratch.cache + "/index.sqlite"
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: indexPath + suffix) }
+
+            let result = try harness.run(command == "path" ? ["path", origin.url("/gone1.bin")] : [command])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("rebuilt from the 3 objects"), "\(result.stderr)")
+            #expect(!result.stderr.contains("orphan") && !result.stdout.contains("empty"), "\(result.stdout)\(result.stderr)")
+            if command == "verify" { #expect(result.stdout.hasPrefix("3 objects verified"), "\(result.stdout)") }
+            if command == "ls" { #expect(result.stdout.split(separator: "\n").count == 4, "\(result.stdout)") }
+            #expect(try harness.cachedBytes(origin.url("/gone1.bin")) == files[1].1)
+        }
     }
 }

@@ -72,7 +72,7 @@ public final class BundleImporter {
         self.options = options
         self.events = events
         self.isCancelled = isCancelled
-        let hasIndex = try cache.existsForReading() && FileSystem.exists(cache.indexPath)
+        let hasIndex = try cache.existsForReading() && cache.hasIndexOrObjects
         if options.dryRun && !hasIndex {
             index = nil
         } else {

@@ -15,6 +15,13 @@ public struct CacheDirectory: Sendable {
     public var runsDirectory: String { root + "/runs" }
     public var indexPath: String { root + "/index.sqlite" }
 
+    /// Whether there is an index to read, or objects an index is rebuilt for (its file
+    /// deleted): commands that only read take a cache with neither as empty, without
+    /// making an index there.
+    public var hasIndexOrObjects: Bool {
+        FileSystem.exists(indexPath) || !FileSystem.contentsOfDirectory(objectsDirectory).isEmpty
+    }
+
     public func jobDirectory(key: CacheKey) -> String { partialDirectory + "/" + key.hex }
     public func dataPath(key: CacheKey) -> String { jobDirectory(key: key) + "/data" }
     public func statePath(key: CacheKey) -> String { jobDirectory(key: key) + "/state" }

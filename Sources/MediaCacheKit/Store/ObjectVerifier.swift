@@ -77,7 +77,7 @@ public final class ObjectVerifier {
     public init(directory: CacheDirectory) throws {
         self.directory = directory
         let exists = try directory.existsForReading()
-        index = exists && FileSystem.exists(directory.indexPath) ? try CacheIndex(directory: directory) : nil
+        index = exists && directory.hasIndexOrObjects ? try CacheIndex(directory: directory) : nil
     }
 
     /// What `gc` would clean, found without changing anything (verify also works on a

@@ -42,7 +42,7 @@ struct BundleInfo: ParsableCommand {
         // Only for the "cached" column: no cache (or no index yet) holds nothing, an index that
         // cannot be read is "?", and a path that cannot be a cache is exit 3.
         let hasIndex = try CommandInputs.cacheExists(cache.directory)
-            && FileManager.default.fileExists(atPath: cache.directory.indexPath)
+            && cache.directory.hasIndexOrObjects
         let objects = hasIndex ? try? ObjectStore(directory: cache.directory) : nil
         let total = manifest.entries.reduce(Int64(0)) { $0 + $1.size }
         Terminal.out(

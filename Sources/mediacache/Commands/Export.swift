@@ -84,7 +84,7 @@ struct Export: ParsableCommand {
 
     func run() throws {
         let directory = cache.directory
-        guard try CommandInputs.cacheExists(directory), FileManager.default.fileExists(atPath: directory.indexPath) else {
+        guard try CommandInputs.cacheExists(directory), directory.hasIndexOrObjects else {
             Terminal.err("mediacache: the cache at \(directory.root) is empty; nothing to export")
             throw ExitStatus.someFailed
         }

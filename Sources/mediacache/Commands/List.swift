@@ -22,7 +22,7 @@ struct List: ParsableCommand {
 
     func run() throws {
         let directory = cache.directory
-        guard try CommandInputs.cacheExists(directory), FileManager.default.fileExists(atPath: directory.indexPath) else {
+        guard try CommandInputs.cacheExists(directory), directory.hasIndexOrObjects else {
             if !json { Terminal.err("the cache at \(directory.root) is empty") }
             return
         }

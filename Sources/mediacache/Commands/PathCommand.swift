@@ -15,7 +15,7 @@ struct PathCommand: ParsableCommand {
 
     func run() throws {
         let directory = cache.directory
-        guard try CommandInputs.cacheExists(directory), FileManager.default.fileExists(atPath: directory.indexPath) else {
+        guard try CommandInputs.cacheExists(directory), directory.hasIndexOrObjects else {
             Terminal.err("mediacache: not cached: \(url) (the cache at \(directory.root) is empty)")
             throw ExitStatus.someFailed
         }

@@ -34,7 +34,7 @@ struct Push: ParsableCommand {
         let directory = cache.directory
         let store = try tier.store(for: directory, verifyTLS: !insecure)
         let printer = TierPrinter(json: json, quiet: false)
-        guard try CommandInputs.cacheExists(directory), FileManager.default.fileExists(atPath: directory.indexPath) else {
+        guard try CommandInputs.cacheExists(directory), directory.hasIndexOrObjects else {
             if !names.isEmpty {
                 for name in names { printer.notCached(name) }
                 printer.summary(interrupted: false)
