@@ -146,6 +146,46 @@ struct HLSTitlePlanTests {
         #expect(reread.segments.map(\.isGap) == playlist.segments.map(\.isGap))
     }
 
+    /// A key applies to the maps written after it: a clear init section declared before
+    /// the key of its encrypted segments stays before it, and an encrypted one after it
+    /// (players failed to decrypt the clear one, which was written after the key).
+    @Test func eachInitSectionKeepsTheKeyItWasDeclaredUnder() throws {
+        let playlist = try media(
+            """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:2
+            #EXT-X-MAP:URI="clear.mp4"
+            #EXT-X-KEY:METHOD=AES-128,URI="k1.bin"
+            #EXTINF:2,
+            s0.m4s
+            #EXTINF:2,
+            s1.m4s
+            #EXT-X-DISCONTINUITY
+            #EXT-X-MAP:URI="sealed.mp4"
+            #EXTINF:2,
+            s2.m4s
+            #EXT-X-DISCONTINUITY
+            #EXT-X-KEY:METHOD=NONE
+            #EXT-X-MAP:URI="clear.mp4"
+            #EXT-X-KEY:METHOD=AES-128,URI="k2.bin"
+            #EXTINF:2,
+            s3.m4s
+            #EXT-X-ENDLIST
+            """, url: video)
+        let local = HLSLocalPlaylists.media(HLSTitlePlan(renditions: [rendition("media", .variant, playlist)]).renditions[0])
+        let tags = local.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-KEY") || $0.hasPrefix("#EXT-X-MAP") || $0.hasSuffix(".m4s") }
+        #expect(
+            tags == [
+                #"#EXT-X-MAP:URI="init-0.mp4""#, #"#EXT-X-KEY:METHOD=AES-128,URI="key-1.key.ts""#, "s0.m4s", "s1.m4s",
+                #"#EXT-X-MAP:URI="init-1.mp4""#, "s2.m4s",
+                "#EXT-X-KEY:METHOD=NONE", #"#EXT-X-MAP:URI="init-0.mp4""#, #"#EXT-X-KEY:METHOD=AES-128,URI="key-2.key.ts""#,
+                "s3.m4s",
+            ], "\(local)")
+        let reread = try media(local, url: "http://127.0.0.1:8080/t.title/media/index.m3u8")
+        #expect(reread.initSections.map { $0.key != nil } == playlist.initSections.map { $0.key != nil })
+        #expect(reread.segments.map { $0.key != nil } == playlist.segments.map { $0.key != nil })
+    }
+
     /// The local master names only what was fetched: the chosen variant, its audio, and
     /// no token-bearing URL of the origin.
     @Test func theLocalMasterListsOnlyWhatWasFetched() throws {

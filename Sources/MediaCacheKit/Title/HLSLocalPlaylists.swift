@@ -47,17 +47,23 @@ enum HLSLocalPlaylists {
                 lines.append("#EXT-X-DISCONTINUITY")
                 discontinuity = segment.discontinuitySequence
             }
-            if segment.key != key {
-                key = segment.key
-                lines.append(keyTag(segment.key, uri: segment.key.map { uri($0.uri) }))
+            // A key applies to the maps after it as to the segments (RFC 8216 4.3.2.5): each
+            // map is written under the key it was declared under, which may not be its
+            // segments' (a clear init section before encrypted segments).
+            func write(_ wanted: HLSKey?) {
+                guard wanted != key else { return }
+                key = wanted
+                lines.append(keyTag(wanted, uri: wanted.map { uri($0.uri) }))
             }
             if segment.initSection != section, let index = segment.initSection {
                 section = index
                 let map = playlist.initSections[index]
+                write(map.key)
                 var tag = "#EXT-X-MAP:URI=\(quoted(uri(map.uri)))"
                 if let range = map.byteRange { tag += ",BYTERANGE=\"\(range.count)@\(range.start)\"" }
                 lines.append(tag)
             }
+            write(segment.key)
             if let dateTime = segment.programDateTime { lines.append("#EXT-X-PROGRAM-DATE-TIME:" + dateTime) }
             lines.append("#EXTINF:\(decimal(segment.duration)),")
             if let range = segment.byteRange { lines.append("#EXT-X-BYTERANGE:\(range.count)@\(range.start)") }
