@@ -355,6 +355,21 @@ extension EndToEnd {
             #expect(origin.requests(for: "/f.mp4").map(\.status) == [200])
         }
 
+        /// Transfer-Encoding frames the body and a Content-Length beside it is ignored
+        /// (RFC 9112 6.3), as curl and aria2c do: a smaller one stored the file cut short
+        /// (exit 0, for good), a larger one fetched the whole file again and again, forever.
+        @Test(arguments: [100, 300_000, 4_000_000])
+        func aContentLengthBesideChunkedIsIgnored(length: Int) throws {
+            var faults = Faults()
+            faults.chunked = true
+            faults.contentLengthBesideChunked = length
+            serve(faults)
+            let result = try harness.prefetch(list: origin.url("/f.mp4"), ["--retries", "2"], timeout: 30)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/f.mp4")) == bytes)
+            #expect(origin.requests(for: "/f.mp4").count == 1)
+        }
+
         @Test func chunkedBodyCutBeforeItsLastChunkIsFetchedAgain() throws {
             var faults = Faults()
             faults.chunked = true

@@ -49,6 +49,9 @@ public struct Faults: Sendable {
     /// Send the full body with `Transfer-Encoding: chunked`: no Content-Length, no
     /// Accept-Ranges, Range ignored. Drops cut the stream without the last chunk.
     public var chunked = false
+    /// With `chunked`: a Content-Length of this many bytes beside Transfer-Encoding, which
+    /// RFC 9112 forbids a sender and tells a recipient to ignore.
+    public var contentLengthBesideChunked: Int? = nil
     /// Content responses (Range honoured) claim this many bytes more in Content-Length
     /// than they send; the connection closes after the real body.
     public var overstatedLength: Int? = nil

@@ -105,6 +105,7 @@ struct ResponsePlan {
         let chunked = faults.chunked || faults.missingLastChunk
         if chunked {
             head.add("Transfer-Encoding", "chunked")
+            if let length = faults.contentLengthBesideChunked { head.add("Content-Length", String(length)) }
         } else {
             head.add("Content-Length", String(slice.count + (faults.overstatedLength ?? 0)))
             if let second = faults.secondContentLength { head.add("Content-Length", String(second)) }

@@ -24,6 +24,7 @@ public struct HTTPResponseHead: Sendable, Equatable {
     /// Every Content-Length value when they disagree (several fields, or a list in one),
     /// which RFC 9112 (6.3) makes an unrecoverable error; nil for one value or none.
     public var conflictingContentLengths: [String]? {
+        guard !isTransferEncoded else { return nil }
         let values = headers.filter { $0.name == "content-length" }
             .flatMap { $0.value.split(separator: ",").map { String(Self.trimmingWhitespace($0)) } }
         return Set(values).count > 1 ? values : nil
@@ -37,7 +38,14 @@ public struct HTTPResponseHead: Sendable, Equatable {
         }
     }
 
-    public var contentLength: Int64? { value("content-length").flatMap { Int64($0) } }
+    /// Nil under Transfer-Encoding, which frames the body instead (RFC 9112 6.3): what an
+    /// origin that sends both puts in Content-Length is not this body's length (libcurl
+    /// reads the chunks to their end, as curl and aria2c store them).
+    public var contentLength: Int64? {
+        isTransferEncoded ? nil : value("content-length").flatMap { Int64($0) }
+    }
+
+    private var isTransferEncoded: Bool { value("transfer-encoding") != nil }
     public var contentRange: ContentRange? { value("content-range").flatMap(ContentRange.init(parsing:)) }
     public var location: String? { value("location") }
     public var acceptsByteRanges: Bool { value("accept-ranges")?.lowercased().contains("bytes") ?? false }
