@@ -44,6 +44,20 @@ extension EndToEnd {
             }
         }
 
+        /// A password in a URL given to path, info and rm is masked in what they say, as
+        /// prefetch masks it.
+        @Test func aPasswordInAURLIsNeverEchoedByTheCacheCommands() throws {
+            origin.serve("/in.mp4", Resource(TestBytes.make(1000, seed: 2), contentType: "video/mp4"))
+            let url = origin.url("/in.mp4").replacingOccurrences(of: "http://", with: "http://bob:TOPSECRETPW@")
+            #expect(try harness.prefetch(list: url).status == 0)
+            let other = url.replacingOccurrences(of: "/in.mp4", with: "/other.mp4")
+            for arguments in [["path", other], ["info", other], ["rm", url], ["rm", url]] {
+                let result = try harness.run(arguments)
+                #expect(!(result.stdout + result.stderr).contains("TOPSECRETPW"), "\(arguments): \(result.stdout)\(result.stderr)")
+                #expect(result.stderr.contains("bob:***@"), "\(arguments): \(result.stderr)")
+            }
+        }
+
         @Test func malformedCommandLineHeaderIsNotEchoed() throws {
             let list = harness.scratch.write("l.txt", origin.url("/a.mp4"))
             let result = try harness.run(["prefetch", list, "-H", "Authorization Bearer SECRET-TYPO"])

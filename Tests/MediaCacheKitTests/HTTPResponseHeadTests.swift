@@ -124,8 +124,11 @@ struct HTTPResponseHeadTests {
         #expect(head(503, [("retry-after", " 0 ")]).retryAfter() == 0)
     }
 
-    @Test func retryAfterNegativeSecondsIsZero() {
-        #expect(head(503, [("retry-after", "-5")]).retryAfter() == 0)
+    /// delay-seconds is digits only: a negative one is no delay at all (it made every
+    /// retry go at once), and the usual backoff applies.
+    @Test func retryAfterNegativeOrSignedSecondsIsIgnored() {
+        #expect(head(503, [("retry-after", "-5")]).retryAfter() == nil)
+        #expect(head(503, [("retry-after", "+5")]).retryAfter() == nil)
     }
 
     @Test func retryAfterHTTPDateIsRelativeToNow() {

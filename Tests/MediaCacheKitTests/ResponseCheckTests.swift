@@ -15,6 +15,13 @@ struct ContentEncodingTests {
         #expect(ResponseCheck.unexpectedContentEncoding(head(" Identity "), url: media) == nil)
     }
 
+    /// What download scripts write for "no coding" (PHP's `Content-Encoding: none`): the
+    /// bytes are the file's, as curl, wget and aria2c store them.
+    @Test(arguments: ["none", "None", "binary", "8bit"])
+    func aScriptsWordForNoCodingIsTheFile(encoding: String) {
+        #expect(ResponseCheck.unexpectedContentEncoding(head(encoding), url: media) == nil)
+    }
+
     @Test(arguments: ["gzip", "br", "deflate", "identity, gzip", "x-gzip"])
     func anyOtherCodingIsRefused(encoding: String) {
         #expect(ResponseCheck.unexpectedContentEncoding(head(encoding), url: media) == encoding)

@@ -51,7 +51,7 @@ public enum BundleError: Error, CustomStringConvertible, Equatable {
         case .io(let error):
             error.description
         case .notCached(let name):
-            "not cached: \(name); nothing was exported"
+            "not cached: \(Printable.url(name)); nothing was exported"
         case .corruptObject(let url, let path, let reason):
             "cached object \(url) (\(path)) \(reason); run `mediacache verify --repair` and fetch it again; nothing was exported"
         case .cancelled:

@@ -228,8 +228,12 @@ struct ResponseCheck {
         guard let value = head.value("content-encoding") else { return nil }
         let codings = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         let own = URLParts(url)?.pathExtension.flatMap { compressions[$0.lowercased()] } ?? []
-        return codings.allSatisfy({ $0.isEmpty || $0 == "identity" || own.contains($0) }) ? nil : value
+        return codings.allSatisfy({ Self.noCoding.contains($0) || own.contains($0) }) ? nil : value
     }
+
+    /// Labels that mean the bytes are as they are: identity, and what download scripts
+    /// (PHP's) write for it, which no client decodes (curl, wget and aria2 store them).
+    private static let noCoding: Set<String> = ["", "identity", "none", "binary", "8bit", "7bit"]
 
     /// The content codings a file of each extension is compressed in already.
     private static let compressions: [String: Set<String>] = [

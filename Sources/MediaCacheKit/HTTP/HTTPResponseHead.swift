@@ -85,7 +85,9 @@ public struct HTTPResponseHead: Sendable, Equatable {
     /// Seconds to wait from `Retry-After` (delta-seconds or an HTTP date).
     public func retryAfter(now: Date = Date()) -> TimeInterval? {
         guard let raw = value("retry-after")?.trimmingCharacters(in: .whitespaces) else { return nil }
-        if let seconds = Int(raw) { return TimeInterval(max(0, seconds)) }
+        // delay-seconds is digits only: "-5" is no delay, and the usual backoff applies.
+        if raw.first?.isASCII == true, raw.first?.isNumber == true, let seconds = Int(raw) { return TimeInterval(seconds) }
+        if raw.first == "-" || raw.first == "+" { return nil }
         guard let date = HTTPDate.parse(raw) else { return nil }
         return max(0, date.timeIntervalSince(now))
     }

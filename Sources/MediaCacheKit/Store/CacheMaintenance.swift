@@ -21,7 +21,7 @@ public struct CacheMaintenance: Sendable {
 
         public var description: String {
             switch self {
-            case .notCached(let name): "not cached: \(name)"
+            case .notCached(let name): "not cached: \(Printable.url(name))"
             case .busy(let name): "\(name) is being downloaded by another mediacache process; try again when it is done"
             }
         }

@@ -16,7 +16,7 @@ struct PathCommand: ParsableCommand {
     func run() throws {
         let directory = cache.directory
         guard try CommandInputs.cacheExists(directory), directory.hasIndexOrObjects else {
-            Terminal.err("mediacache: not cached: \(url) (the cache at \(directory.root) is empty)")
+            Terminal.err("mediacache: not cached: \(Printable.url(url)) (the cache at \(directory.root) is empty)")
             throw ExitStatus.someFailed
         }
         let store: ObjectStore
@@ -30,17 +30,17 @@ struct PathCommand: ParsableCommand {
         do {
             found = try store.verifiedPath(for: url)
         } catch let error as SystemError {
-            Terminal.err("mediacache: cannot read the cached object of \(url): \(error); fix the permissions or the disk")
+            Terminal.err("mediacache: cannot read the cached object of \(Printable.url(url)): \(error); fix the permissions or the disk")
             throw ExitStatus.cacheError
         }
         guard let path = found else {
             // Recorded, but its file is missing or not what was recorded: say so, not "not cached".
             if (try? store.object(named: url)) ?? nil != nil {
                 Terminal.err(
-                    "mediacache: the cached object of \(url) is damaged (its file is missing or changed); "
+                    "mediacache: the cached object of \(Printable.url(url)) is damaged (its file is missing or changed); "
                         + "`mediacache verify --repair` removes it, then prefetch it again")
             } else {
-                Terminal.err("mediacache: not cached: \(url)")
+                Terminal.err("mediacache: not cached: \(Printable.url(url))")
             }
             throw ExitStatus.someFailed
         }

@@ -22,16 +22,16 @@ struct Remove: ParsableCommand {
         for url in urls {
             do {
                 let removal = try maintenance.remove(url)
-                if let bytes = removal.objectBytes { Terminal.err("removed  \(url) (\(ByteCount.format(bytes)))") }
+                if let bytes = removal.objectBytes { Terminal.err("removed  \(Printable.url(url)) (\(ByteCount.format(bytes)))") }
                 if let bytes = removal.partialBytes {
-                    Terminal.err("removed partial download of \(url) (\(ByteCount.format(bytes)) on disk)")
+                    Terminal.err("removed partial download of \(Printable.url(url)) (\(ByteCount.format(bytes)) on disk)")
                 }
                 if removal.queuedEntries > 0 {
-                    Terminal.err("removed \(url) from the entries `resume` would start")
+                    Terminal.err("removed \(Printable.url(url)) from the entries `resume` would start")
                 }
             } catch let error as CacheError {
                 // The cache, not the name: nothing else can be removed either.
-                Terminal.err("mediacache: cannot remove \(url): \(error)")
+                Terminal.err("mediacache: cannot remove \(Printable.url(url)): \(error)")
                 throw ExitStatus.cacheError
             } catch {
                 Terminal.err("mediacache: \(error)")
@@ -85,7 +85,7 @@ struct CollectGarbage: ParsableCommand {
         let maintenance = try CacheMaintenance.open(cache.directory)
         let report = try maintenance.collectGarbage(
             maxSize: maxSize.flatMap(ByteCount.parse), partialOlderThan: partialOlderThan.flatMap(TimeSpan.parse))
-        for url in report.evicted { Terminal.err("evicted  \(url)") }
+        for url in report.evicted { Terminal.err("evicted  \(Printable.url(url))") }
         var removed = [
             "\(report.evicted.count) evicted", "\(report.orphanFiles) orphan files",
             "\(report.rowsWithoutFile) rows without a file", "\(report.unreadablePartialJobs) unreadable partial jobs",
