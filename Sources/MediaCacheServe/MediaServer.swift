@@ -48,6 +48,7 @@ public final class MediaServer: Service {
     public func run() async throws {
         let router = Router()
         router.add(middleware: HostCheck(listen: listen))
+        router.add(middleware: LocalURLSharing())
         let media = MediaResponder(
             service: service, failures: RecentFailures(), firstAnswer: FirstAnswerWait(timeout: firstAnswerTimeout))
         let status = StatusPage(service: service, sources: sources)

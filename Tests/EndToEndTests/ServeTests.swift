@@ -352,6 +352,40 @@ extension EndToEnd {
             #expect(playback.reports.allSatisfy { $0.hasSuffix("error=0") }, "\(playback.reports.suffix(3))")
         }
 
+        /// A web player on another origin (hls.js, dash.js and Shaka fetch with ranges)
+        /// reads a local URL in Chromium: the preflight its Range header needs is answered,
+        /// and the ranged answer and its Content-Range are shared (CORS). The status page,
+        /// which lists local URLs, is not shared with other sites.
+        @Test func aPageOfAnotherSiteFetchesALocalURLWithARange() throws {
+            let bytes = TestBytes.make(300_000, seed: 801)
+            origin.serve("/clip.mp4", Resource(bytes, contentType: "video/mp4"))
+            #expect(try harness.prefetch(list: origin.url("/clip.mp4")).status == 0)
+            let server = try ServeFixture(cache: harness.scratch.cache)
+            let local = try server.localURL(origin.url("/clip.mp4"))
+            let page = """
+                <!doctype html><html><body><pre id="out">waiting</pre><script>
+                (async () => {
+                  const lines = [];
+                  try {
+                    const r = await fetch('\(local)', { headers: { Range: 'bytes=100-199' } });
+                    const b = new Uint8Array(await r.arrayBuffer());
+                    lines.push(['media', r.status, b.length, r.headers.get('content-range'), b[0]].join(' '));
+                  } catch (e) { lines.push('media refused'); }
+                  try { await fetch('\(server.baseURL)/status.json'); lines.push('status read'); } catch (e) { lines.push('status refused'); }
+                  document.getElementById('out').textContent = lines.join('; ');
+                })();
+                </script></body></html>
+                """
+            origin.serve("/player.html", Resource(Array(page.utf8), contentType: "text/html"))
+            let chromium = Chromium(profile: harness.scratch.path + "/chromium")
+            let result = try chromium.act(
+                origin.url("/player.html"),
+                [["until": "(document.getElementById('out')?.textContent ?? 'waiting') != 'waiting'"],
+                 ["eval": "document.getElementById('out').textContent"]])
+            #expect(result.stdout.contains("media 206 100 bytes 100-199/300000 \(bytes[100])"), "\(result.stdout) \(result.stderr)")
+            #expect(result.stdout.contains("status refused"), "\(result.stdout)")
+        }
+
         /// The status page's play link of a download in progress plays in Chromium while
         /// the download runs (a moov-at-end MP4 of 30 s at 1 Mbit/s, from an origin that
         /// needs about as long to send it).

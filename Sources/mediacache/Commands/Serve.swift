@@ -24,8 +24,10 @@ struct Serve: AsyncParsableCommand {
             each of its files answers beside it, ranges included (a file not held yet is \
             fetched ahead of the rest and sent as it lands). A download that has not started \
             answering a second after --timeout gets 504 while it goes on; one that failed \
-            gets the same answer for 10 seconds, without asking the origin again. \
-            http://HOST:PORT/ is a status page. Ctrl-C or \
+            gets the same answer for 10 seconds, without asking the origin again. Web \
+            players on other sites (hls.js, dash.js, Shaka) may read local URLs: they are \
+            shared with any origin (CORS), as whoever holds one may read it anyway. \
+            http://HOST:PORT/ is a status page, shared with no other site. Ctrl-C or \
             SIGTERM stops it within two seconds, progress saved.
             """)
 
