@@ -17,16 +17,14 @@ extension MediaResponder {
     ) async throws -> (Response, ServedFrom)? {
         var member: TitleInProgress.Member?
         do {
-            if title.isElsewhere {
-                // Another process fetches its files in its own order: a file far ahead
-                // may be long in coming, and the player hears so, as for any silent download.
-                guard let held = try await firstAnswer.bounded({ try await title.member(path, streaming: true) }) else {
-                    return (firstAnswer.timedOut(source.url), .error)
-                }
-                member = held
-            } else {
-                member = try await title.member(path, streaming: true)
+            // A file a player asks for goes first, but its origin may be silent (a player
+            // waited through every retry, over three minutes), and another process fetches
+            // a title's files in its own order: the player hears so after --timeout, as
+            // for any silent download, and the download goes on.
+            guard let held = try await firstAnswer.bounded({ try await title.member(path, streaming: true) }) else {
+                return (firstAnswer.timedOut(source.url), .error)
             }
+            member = held
             // Of a file whose length is not known yet, only all of it can be sent, as it lands.
             if case .arriving(let arriving) = member, arriving.length == nil,
                 request.method == .head || request.headers[.range] != nil

@@ -228,6 +228,39 @@ extension EndToEnd {
             #expect(try CurlResponse.fetch(folder + "/" + stored[stored.count - 1]).status == 502)
         }
 
+        /// A segment whose origin never answers: the player hears 504 a second after
+        /// --timeout, as for a plain file, not after every retry (over three minutes with
+        /// the defaults); the segments that answer play.
+        @Test func aSegmentWhoseOriginIsSilentIsAGatewayTimeoutAfterTimeout() throws {
+            let silent = try SilentOrigin()
+            let origin = try TestOrigin()
+            origin.serve("/t/s0.ts", Resource(TestBytes.make(20_000, seed: 840), contentType: "video/mp2t"))
+            let playlist = """
+                #EXTM3U
+                #EXT-X-TARGETDURATION:2
+                #EXT-X-PLAYLIST-TYPE:VOD
+                #EXTINF:2,
+                s0.ts
+                #EXTINF:2,
+                \(silent.url("/s1.ts"))
+                #EXT-X-ENDLIST
+
+                """
+            origin.serve("/t/index.m3u8", Resource(Array(playlist.utf8), contentType: "application/vnd.apple.mpegurl"))
+            let server = try ServeFixture(cache: harness.scratch.cache, ["--timeout", "2"])
+            let local = try server.localURL(origin.url("/t/index.m3u8"))
+            let stored = try CurlResponse.fetch(local)
+            let uris = String(decoding: stored.body, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }
+            try #require(stored.status == 200 && uris.count == 2, "\(stored.status) \(uris)")
+            let folder = (local as NSString).deletingLastPathComponent
+            let before = try CurlResponse.fetch(folder + "/" + uris[0])
+            #expect(before.body == TestBytes.make(20_000, seed: 840), "\(before.status) \(String(decoding: before.body.prefix(300), as: UTF8.self))")
+            let started = Date()
+            let hung = try CurlResponse.fetch(folder + "/" + uris[1], timeout: 60)
+            #expect(hung.status == 504, "\(hung.status) \(String(decoding: hung.body, as: UTF8.self))")
+            #expect(Date().timeIntervalSince(started) < 8, "answered after \(Date().timeIntervalSince(started)) s")
+        }
+
         /// The largest segment of `hlsTS`, served paced by `faults`, and a server on a
         /// fresh cache with `-x 1` whose title has begun (its playlist was asked for).
         func slowSegment(_ faults: (Int) -> Faults) throws -> (url: String, bytes: [UInt8], origin: TestOrigin, server: ServeFixture) {
