@@ -119,7 +119,9 @@ extension MediaResponder {
         request: Request, path: String, source: LocalSource
     ) async throws -> (Response, ServedFrom)? {
         let (key, objects) = (CacheKey(identity: source.entry.identity), service.objects)
-        guard let cached = try await BlockingWork.run({ objects.openIntact(key: key) }), cached.object.isTitle else {
+        guard let cached = try await BlockingWork.run({ objects.openIntact(key: key, lookingAtTitleFiles: false) }),
+            cached.object.isTitle
+        else {
             // Between the rename into the cache and its index row: a moment.
             var response = PlainText.response(.serviceUnavailable, "\(source.pathName) is being committed; try again")
             response.headers[.retryAfter] = "1"

@@ -26,7 +26,7 @@ struct MediaResponder: Sendable {
         let entry = source.entry
         let key = CacheKey(identity: entry.identity)
         let objects = service.objects
-        if let cached = try await BlockingWork.run({ objects.openIntact(key: key) }) {
+        if let cached = try await BlockingWork.run({ objects.openIntact(key: key, lookingAtTitleFiles: false) }) {
             if cached.object.isTitle { return try await titles.entry(of: cached, request: request) }
             return (fromObject(cached, request: request, name: name), .cache)
         }
@@ -39,7 +39,7 @@ struct MediaResponder: Sendable {
     func respond(to request: Request, source: LocalSource, memberPath path: String) async throws -> (Response, ServedFrom)? {
         let key = CacheKey(identity: source.entry.identity)
         let objects = service.objects
-        var found = try await BlockingWork.run { objects.openIntact(key: key) }
+        var found = try await BlockingWork.run { objects.openIntact(key: key, lookingAtTitleFiles: false) }
         if found == nil {
             // Only a title being fetched (or one that just failed) has files: anything else
             // asks nothing of the origin.
@@ -50,7 +50,7 @@ struct MediaResponder: Sendable {
                 return try await fromDownloadingTitle(request: request, source: source, path: path)
             }
             // Committed between the two looks: its staging folder goes after its index row.
-            found = try await BlockingWork.run { objects.openIntact(key: key) }
+            found = try await BlockingWork.run { objects.openIntact(key: key, lookingAtTitleFiles: false) }
         }
         guard let cached = found, cached.object.isTitle else { return nil }
         return try await titles.member(path, of: cached, request: request)
@@ -81,7 +81,7 @@ struct MediaResponder: Sendable {
             data = opened
         } catch ReaderError.cached(let object) {
             let stored = CacheKey(hex: object.key) ?? key
-            guard let cached = try await BlockingWork.run({ objects.openIntact(key: stored) }) else {
+            guard let cached = try await BlockingWork.run({ objects.openIntact(key: stored, lookingAtTitleFiles: false) }) else {
                 return (PlainText.response(.serviceUnavailable, "\(object.path) is gone from the cache; try again"), .error)
             }
             if cached.object.isTitle { return try await titles.entry(of: cached, request: request) }

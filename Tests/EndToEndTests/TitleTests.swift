@@ -762,6 +762,33 @@ extension EndToEnd {
             #expect(try harness.run(["path", url]).status != 0)
         }
 
+        /// A title one of whose files was removed (or cut) is not cached for `path` and
+        /// `prefetch`, as a plain file is not: path says it is damaged, and prefetch
+        /// fetches the title again, whole and playable.
+        @Test(arguments: [true, false])
+        func aTitleMissingAFileIsFetchedAgain(removed: Bool) throws {
+            let title = try TitleFixture.hlsFMP4.make()
+            let origin = try TestOrigin()
+            try Self.serve(title, on: origin)
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            #expect(try harness.prefetch(list: url).status == 0)
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let segment = (path as NSString).deletingLastPathComponent + "/media/s1.m4s"
+            let held = try #require(TestBytes.read(segment))
+            if removed {
+                try FileManager.default.removeItem(atPath: segment)
+            } else {
+                FileManager.default.createFile(atPath: segment, contents: Data(held.prefix(held.count / 2)))
+            }
+            let damaged = try harness.run(["path", url])
+            #expect(damaged.status == 1 && damaged.stderr.contains("is damaged"), "\(damaged.stderr)")
+            let again = try harness.prefetch(list: url)
+            #expect(again.status == 0 && again.stderr.contains("1 done, 0 failed, 0 already cached"), "\(again.stderr)")
+            #expect(TestBytes.read(segment) == held)
+            #expect(try harness.run(["verify"]).status == 0)
+        }
+
         /// `gc` over its size evicts a title whole, never some of its segments: its folder
         /// goes, `path` no longer finds it, and what is left verifies.
         @Test func gcEvictsATitleWhole() throws {

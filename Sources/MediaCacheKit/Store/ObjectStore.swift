@@ -21,15 +21,17 @@ public final class ObjectStore: Sendable {
     /// file open, when that file is a regular file (never a link or a FIFO) of the size
     /// the index records (a title: see `openTitle`). What is read through it is that file, whatever happens to the
     /// name later (gc, a new version). Nil otherwise, and when the index cannot answer.
-    public func openIntact(key: CacheKey) -> IntactObject? {
+    /// `lookingAtTitleFiles`: false for `serve`, which answers a title's files one by one
+    /// and says which one is missing, rather than fetching the whole title again.
+    public func openIntact(key: CacheKey, lookingAtTitleFiles: Bool = true) -> IntactObject? {
         guard let object = try? index.object(key: key) else { return nil }
-        return try? open(object)
+        return try? open(object, lookingAtTitleFiles: lookingAtTitleFiles)
     }
 
     /// Throws when the file cannot be looked at or read (EACCES, EIO): that is not a
     /// missing object, and whoever asks must not treat it as one.
-    private func open(_ object: CachedObject) throws(SystemError) -> IntactObject? {
-        if object.isTitle { return try openTitle(object) }
+    private func open(_ object: CachedObject, lookingAtTitleFiles: Bool = true) throws(SystemError) -> IntactObject? {
+        if object.isTitle { return try openTitle(object, lookingAtFiles: lookingAtTitleFiles) }
         let path = directory.absolute(object.path)
         switch FileSystem.entry(path) {
         case .missing, .other: return nil
@@ -46,10 +48,11 @@ public final class ObjectStore: Sendable {
         return IntactObject(object: object, file: file)
     }
 
-    /// A title is intact when `TitleOnDisk` says so (its members are `verify`'s job);
+    /// A title is intact when `TitleOnDisk` says so (its files' bytes are `verify`'s job);
     /// its entry playlist is the file opened.
-    private func openTitle(_ object: CachedObject) throws(SystemError) -> IntactObject? {
-        guard let manifest = try TitleOnDisk.intactManifest(of: object, in: directory) else { return nil }
+    private func openTitle(_ object: CachedObject, lookingAtFiles: Bool) throws(SystemError) -> IntactObject? {
+        guard let manifest = try TitleOnDisk.intactManifest(of: object, in: directory, lookingAtFiles: lookingAtFiles)
+        else { return nil }
         do {
             let file = try DataFile(path: directory.absolute(object.path), mode: .readOnly)
             return IntactObject(object: object, file: file, titleManifest: manifest.manifest)

@@ -7,7 +7,7 @@ extension ObjectVerifier {
     func checkTitle(_ object: CachedObject, isCancelled: () -> Bool, progress: (Int64) -> Void) throws -> Problem? {
         let inspection: TitleOnDisk.Inspection
         do {
-            inspection = try TitleOnDisk.inspect(object, in: directory)
+            inspection = try TitleOnDisk.inspect(object, in: directory, lookingAtFiles: false)
         } catch {
             return .unreadable(error)
         }

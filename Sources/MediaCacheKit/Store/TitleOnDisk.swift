@@ -57,8 +57,10 @@ enum TitleOnDisk {
     /// directory, its entry playlist a regular file, and `title.json` a regular file whose
     /// SHA-256 is the row's (one small read; members are `verify`'s job). Nil when it is
     /// damaged or gone; throws when it cannot be looked at or read (EACCES, EIO).
-    static func intactManifest(of object: CachedObject, in cache: CacheDirectory) throws(SystemError) -> Manifest? {
-        switch try inspect(object, in: cache) {
+    static func intactManifest(
+        of object: CachedObject, in cache: CacheDirectory, lookingAtFiles: Bool = true
+    ) throws(SystemError) -> Manifest? {
+        switch try inspect(object, in: cache, lookingAtFiles: lookingAtFiles) {
         case .intact(let manifest): manifest
         case .damaged: nil
         }
@@ -70,8 +72,11 @@ enum TitleOnDisk {
         case damaged(ObjectVerifier.Problem)
     }
 
-    /// Everything `intactManifest` checks, saying what is wrong.
-    static func inspect(_ object: CachedObject, in cache: CacheDirectory) throws(SystemError) -> Inspection {
+    /// Everything `intactManifest` checks, saying what is wrong. `lookingAtFiles`: that
+    /// each file the manifest lists is there at its size too.
+    static func inspect(
+        _ object: CachedObject, in cache: CacheDirectory, lookingAtFiles: Bool = true
+    ) throws(SystemError) -> Inspection {
         guard let folder = object.titleDirectory else { return .damaged(.notATitle(reason: "its path is not a title's")) }
         let manifestPath = folder + "/" + TitleManifest.fileName
         switch kind(cache.absolute(folder)) {
@@ -115,6 +120,23 @@ enum TitleOnDisk {
         let total = manifest.totalSize(manifestBytes: bytes.count)
         guard total == object.size else {
             return .damaged(.notATitle(reason: "\(manifestPath) lists \(total) bytes of files, the index says \(object.size)"))
+        }
+        // Each file it lists is there at its size, one lstat each (hashing them is verify's
+        // job): a segment removed by hand left a title that path and prefetch called
+        // cached, and players stopped at the hole.
+        let root = cache.absolute(folder) + "/"
+        for member in manifest.members where lookingAtFiles {
+            var info = stat()
+            guard lstat(root + member.path, &info) == 0 else {
+                let code = errno
+                guard code == ENOENT || code == ENOTDIR else { throw SystemError("look at", path: root + member.path, code: code) }
+                return .damaged(.member(folder + "/" + member.path, .missing))
+            }
+            guard info.st_mode & S_IFMT == S_IFREG else { return .damaged(.member(folder + "/" + member.path, .notRegularFile)) }
+            guard Int64(info.st_size) == member.size else {
+                return .damaged(
+                    .member(folder + "/" + member.path, .wrongSize(actual: Int64(info.st_size), expected: member.size)))
+            }
         }
         return .intact(Manifest(manifest: manifest, bytes: bytes))
     }
