@@ -175,6 +175,31 @@ extension EndToEnd {
             #expect(partialJobs.count == 1)
         }
 
+        /// A title whose state could not be saved (its disk filled up) leaves segments no
+        /// run can go on from: stats counts them, and gc removes them, as it removes an
+        /// unreadable download; a title's stopped pull from the tier, which the next pull
+        /// goes on from, stays.
+        @Test func aTitleFolderWithoutStateIsCountedAndCollected() throws {
+            let cache = harness.scratch.cache
+            #expect(try harness.run(["stats"]).status == 0)
+            let lost = cache + "/partial/" + CacheKey(identity: origin.url("/lost.m3u8")).hex + ".title"
+            try FileManager.default.createDirectory(atPath: lost + "/media", withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: lost + "/media/s0.ts", contents: Data(TestBytes.make(300_000, seed: 9)))
+            let pull = cache + "/partial/" + CacheKey(identity: origin.url("/pulled.m3u8")).hex + ".title/pull"
+            try FileManager.default.createDirectory(atPath: pull, withIntermediateDirectories: true)
+            let manifest = #"{"version":1,"url":"\#(origin.url("/pulled.m3u8"))","format":"hls","entry":"index.m3u8","renditions":[],"members":[]}"#
+            FileManager.default.createFile(atPath: pull + "/title.json", contents: Data(manifest.utf8))
+            try #require(PartialJobs.pulls(in: CacheDirectory(root: cache)).count == 1, "the stand-in pull must read as one")
+
+            let stats = try harness.run(["stats"])
+            #expect(stats.stdout.contains("partial jobs  1 (0 B held, 293.0 KiB on disk)"), "\(stats.stdout)")
+            let collected = try harness.run(["gc"])
+            #expect(collected.status == 0, "\(collected.stderr)")
+            #expect(collected.stderr.contains("1 unreadable partial job"), "\(collected.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: lost) && FileManager.default.fileExists(atPath: pull))
+            #expect(try harness.run(["stats"]).stdout.contains("partial jobs  0"))
+        }
+
         @Test func lsCutsLongNamesAndJSONKeepsThem() throws {
             let long = origin.url("/long.mp4") + "?token=" + String(repeating: "a", count: 20_000) + "END"
             origin.serve("/long.mp4", Resource(TestBytes.make(1000, seed: 5), contentType: "video/mp4"))

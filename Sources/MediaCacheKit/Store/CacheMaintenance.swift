@@ -151,11 +151,12 @@ public struct CacheMaintenance: Sendable {
             }
         }
         let partial = PartialJobs.list(in: directory)
-        let readable = Set(partial.jobs.map(\.key.hex))
-        for name in FileSystem.contentsOfDirectory(directory.partialDirectory) where !readable.contains(name) {
-            guard let key = CacheKey(hex: name), let lock = try KeyLock.tryAcquire(key: key, in: directory)
-            else { continue }
-            withExtendedLifetime(lock) { FileSystem.removeTree(directory.jobDirectory(key: key)) }
+        for (key, path) in unlistedPartialFolders(listed: partial.jobs) {
+            guard let lock = try KeyLock.tryAcquire(key: key, in: directory) else { continue }
+            withExtendedLifetime(lock) {
+                report.bytesFreed += TitleOnDisk.storedBytes(path)
+                FileSystem.removeTree(path)
+            }
             report.unreadablePartialJobs += 1
         }
         if let partialOlderThan {
@@ -216,16 +217,38 @@ public struct CacheMaintenance: Sendable {
             stats.bytes += object.size
             if object.faststart == .relocated { stats.relocated += 1 }
         }
-        for job in PartialJobs.list(in: directory).jobs {
+        let partial = PartialJobs.list(in: directory).jobs
+        for job in partial {
             stats.partialJobs += 1
             stats.partialBytes += job.state.bytesDone
-            stats.partialDiskBytes += FileSystem.diskUsage(ofDirectory: directory.jobDirectory(key: job.key))
+            let title = TitleLayout.staging(key: job.key, in: directory)
+            stats.partialDiskBytes += FileSystem.exists(title)
+                ? TitleOnDisk.storedBytes(title) : FileSystem.diskUsage(ofDirectory: directory.jobDirectory(key: job.key))
+        }
+        // Downloads whose state could not be saved (a full disk): what `gc` removes.
+        for (_, path) in unlistedPartialFolders(listed: partial) {
+            stats.partialJobs += 1
+            stats.partialDiskBytes += TitleOnDisk.storedBytes(path)
         }
         for staged in StagedObject.all(in: directory) {
             stats.stagedImports += 1
             stats.stagedImportBytes += staged.size
         }
         return stats
+    }
+
+    /// Folders under `partial/` of downloads no saved state describes (unreadable, or
+    /// never written: a title's on a full disk), whose data no run can go on from; a
+    /// title's stopped pull from the tier is not one (the next pull goes on from it).
+    private func unlistedPartialFolders(listed: [PartialJobs.Job]) -> [(key: CacheKey, path: String)] {
+        let known = Set(listed.map(\.key)).union(PartialJobs.pulls(in: directory).map(\.key))
+        return FileSystem.contentsOfDirectory(directory.partialDirectory).compactMap { name in
+            if let key = TitleLayout.stagingKey(ofPartialEntry: name) {
+                return known.contains(key) ? nil : (key, TitleLayout.staging(key: key, in: directory))
+            }
+            guard let key = CacheKey(hex: name), !known.contains(key) else { return nil }
+            return (key, directory.jobDirectory(key: key))
+        }
     }
 
     /// Titles being assembled (`partial/<key>.title`) that nothing has written to since
