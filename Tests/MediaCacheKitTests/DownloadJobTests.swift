@@ -184,6 +184,41 @@ struct DownloadJobTests {
         #expect(scripted.events.retries == 1)
     }
 
+    /// The listed URL redirects to a signed link that serves two requests, then says 403
+    /// (S3, a CDN, release assets): the ranges go back to the listed URL for fresh links,
+    /// and the file arrives whole. A link that always refuses uses up the retries.
+    @Test(arguments: [2, 0])
+    func aRedirectTargetThatExpiresIsAskedForAgainFromTheListedURL(usesPerLink: Int) async throws {
+        let file = ScriptedFile(bytes: Self.file(3 << 20, seed: 12))
+        let links = Mutex<[Int: Int]>([:])
+        let scripted = try Scripted(minFragment: 256 << 10, retries: 3) { request in
+            if request.url == "http://origin.test/a.mp4" {
+                let link = links.withLock { links in
+                    links[links.count] = 0
+                    return links.count - 1
+                }
+                return [.head(status: 302, headers: [("Location", "http://cdn.test/a.mp4?link=\(link)"), ("Content-Length", "0")]), .end(CURLE_OK)]
+            }
+            let link = Int(request.url.split(separator: "=").last ?? "") ?? -1
+            let used = links.withLock { links in
+                links[link, default: 0] += 1
+                return links[link]!
+            }
+            guard used <= usesPerLink else {
+                return [.head(status: 403, headers: [("Content-Length", "0")]), .end(CURLE_OK)]
+            }
+            return file.answer(request)
+        }
+        let result = await scripted.download(["http://origin.test/a.mp4"])
+        if usesPerLink > 0 {
+            #expect(scripted.bytes(of: result) == file.bytes, "\(result)")
+            #expect(links.withLock { $0.count } > 1, "no fresh link was asked for")
+        } else {
+            guard case .failed(let failure) = result else { Issue.record("\(result)"); return }
+            #expect(failure.message.contains("403") && failure.message.contains("gave up after 3 retries"), "\(failure.message)")
+        }
+    }
+
     /// The first URL answers 404: the mirror after it serves the file.
     @Test func aMirrorTakesOverFromAMissingOrigin() async throws {
         let file = ScriptedFile(bytes: Self.file(512 << 10, seed: 5))

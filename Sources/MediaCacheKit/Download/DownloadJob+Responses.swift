@@ -236,6 +236,16 @@ extension DownloadJob: HTTPTransferDelegate {
             return
         case .fatalStatus(let status):
             let reason = at(HTTPStatusText.describe(status))
+            // Where a redirect led refuses: a signed link that expired (S3, a CDN, release
+            // assets). The URL that redirected hands out a fresh one: its fragments go
+            // there again, and a target that keeps refusing uses up the retries.
+            if [401, 403, 410].contains(status), transfer.request.url != source.probeURL,
+                transfer.request.url != source.fragmentURL(answeredAt: nil)
+            {
+                state.finalURL = nil
+                transientFailure(reason + "; asking \(Printable.url(self.url)) for a fresh link", cause: .status(status), retryAfter: nil)
+                return
+            }
             if !tryNextSource(after: .failed(reason)) {
                 fail(
                     JobFailure(
