@@ -30,6 +30,8 @@ struct ContentDispositionTests {
     @Test(arguments: [
         "attachment", "inline", #"attachment; filename="""#, #"attachment; filename="..""#, "attachment; filename=.",
         "attachment; filename=\"a\u{7}b.mp4\"",
+        // U+202E shows the name from its end: "exe.jpg", for a program.
+        "attachment; filename*=UTF-8''%E2%80%AEgpj.exe",
     ])
     func noUsableNameIsNil(header: String) {
         #expect(ContentDisposition.fileName(header) == nil)

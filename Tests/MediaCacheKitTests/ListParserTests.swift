@@ -450,6 +450,8 @@ struct ObjectPlacementNameTests {
         // Never a path: a separator or a control character becomes _.
         #expect(ObjectPlacement.fileName(outName: "../../etc/passwd", url: "https://h/x", key: "ab", pathExtension: nil) == ".._.._etc_passwd")
         #expect(ObjectPlacement.fileName(outName: "..", url: "https://h/x", key: "cd", pathExtension: nil) == "cd")
+        // Nor a name that hides its end: a direction override becomes _ too.
+        #expect(ObjectPlacement.fileName(outName: nil, url: "https://h/%E2%80%AEgpj.exe", key: "ab", pathExtension: nil) == "_gpj.exe")
     }
 
     /// `out=` names folders inside the entry's folder, as aria2's does; never above it.

@@ -6,7 +6,7 @@ import Foundation
 enum ContentDisposition {
     /// The name in `value`: `filename*` (RFC 8187, UTF-8 or ISO-8859-1) before
     /// `filename`; only its last path segment (a name, never a path); nil when there is
-    /// none, or it is empty, `.`, `..`, or holds a control character.
+    /// none, or it is empty, `.`, `..`, or holds a control character or a direction override.
     static func fileName(_ value: String) -> String? {
         let parameters = self.parameters(of: value)
         let extended = parameters["filename*"].flatMap(decodeExtended)
@@ -15,7 +15,9 @@ enum ContentDisposition {
         let last = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
         let trimmed = last.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed != ".", trimmed != "..",
-            !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            !trimmed.unicodeScalars.contains(where: {
+                $0.properties.generalCategory == .control || ObjectPlacement.isDirectionControl($0)
+            })
         else { return nil }
         return trimmed
     }

@@ -99,18 +99,29 @@ public enum ObjectPlacement {
     }
 
     /// The file name for an entry: `out=`, else the URL's last path segment, else the
-    /// object's key; a separator or control character becomes `_`, and `.`/`..` are not names.
+    /// object's key; a separator, control character or direction override becomes `_`,
+    /// and `.`/`..` are not names.
     public static func fileName(outName: String?, url: String, key: String, pathExtension: String?) -> String {
         let wanted = outName ?? URLParts(url)?.lastPathComponent ?? ""
         var name = String(
             wanted.unicodeScalars.map { scalar -> Character in
-                scalar == "/" || scalar.properties.generalCategory == .control ? "_" : Character(scalar)
+                scalar == "/" || scalar.properties.generalCategory == .control || isDirectionControl(scalar)
+                    ? "_" : Character(scalar)
             })
         while name.utf8.count > 255 { name.removeFirst() }
         if name.isEmpty || name == "." || name == ".." {
             name = String(key.prefix(16)) + (pathExtension.map { "." + $0 } ?? "")
         }
         return name
+    }
+
+    /// Unicode's direction overrides and isolates (U+202E makes `\u{202E}gpj.exe` show as
+    /// `exe.jpg`), and the marks: what a name must not hide its end behind.
+    static func isDirectionControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 
     /// `out=` may name folders inside the entry's folder, as aria2's does (`out=Season
