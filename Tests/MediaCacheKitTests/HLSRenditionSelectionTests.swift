@@ -45,6 +45,23 @@ struct HLSRenditionSelectionTests {
         ])
     }
 
+    /// Variants without RESOLUTION cannot be judged by height: the one taken is said so.
+    @Test func aVariantOfUnknownHeightTakenUnderMaxHeightIsSaidSo() throws {
+        let master = """
+            #EXTM3U
+            #EXT-X-STREAM-INF:BANDWIDTH=2270000
+            hi/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=736000
+            lo/index.m3u8
+            """
+        let choice = try choose(master, RenditionSelectionOptions(maxHeight: 360))
+        #expect(choice.renditions.map(\.uri) == ["https://cdn.example/vod/title/hi/index.m3u8"])
+        #expect(choice.notes == [
+            "--max-height 360 could not judge a variant the playlist gives no RESOLUTION, and took it; --max-bandwidth chooses by bit rate"
+        ])
+        #expect(try choose(master).notes.isEmpty)
+    }
+
     @Test func allVariantsShareOneAudioGroupFetchedOnce() throws {
         let choice = try choose(threeVariantMaster, RenditionSelectionOptions(allVariants: true))
         #expect(choice.renditions.map(\.identity) == ["variant-0", "variant-1", "variant-2"] + defaultAudioAndSubtitles)

@@ -93,6 +93,11 @@ public enum RenditionSelection {
         } else {
             variants = pick(fitting, in: master, ranking: ranksAbove).map { [$0] } ?? []
         }
+        if let maxHeight = options.maxHeight, variants.contains(where: { master.variants[$0].resolution == nil }) {
+            notes.append(
+                "--max-height \(maxHeight) could not judge a variant the playlist gives no RESOLUTION, and took it; "
+                    + "--max-bandwidth chooses by bit rate")
+        }
 
         // A media playlist listed once per audio group (Apple's way) is one rendition,
         // fetched once; every entry naming it still brings its groups. A variant listed
