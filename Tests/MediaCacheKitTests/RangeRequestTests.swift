@@ -17,6 +17,10 @@ struct RangeRequestTests {
         #expect(try resolve(nil) == nil)
         #expect(try resolve("bytes=0-9,20-29") == nil, "several ranges get the whole object")
         #expect(try resolve("bytes=9-0") == nil, "a backwards range is malformed: the whole object")
+        // Empty elements of the list are no ranges (RFC 9110 5.6.1).
+        #expect(try resolve("bytes=0-9,") == ByteRange(0, 10))
+        #expect(try resolve("bytes=, 0-9") == ByteRange(0, 10))
+        #expect(try resolve("bytes=,") == nil)
     }
 
     @Test func nothingThatExistsIsUnsatisfiable() {

@@ -14,11 +14,17 @@ public enum RangeRequest: Equatable, Sendable {
             return
         }
         let value = header.trimmingCharacters(in: .whitespaces)
-        guard value.lowercased().hasPrefix("bytes="), !value.contains(",") else {
+        guard value.lowercased().hasPrefix("bytes=") else {
             self = .whole
             return
         }
-        let spec = value.dropFirst("bytes=".count).trimmingCharacters(in: .whitespaces)
+        // Empty elements of the list are no ranges (RFC 9110 5.6.1): `bytes=0-9,` is one.
+        let specs = value.dropFirst("bytes=".count).split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard specs.count == 1, let spec = specs.first else {
+            self = .whole
+            return
+        }
         let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else {
             self = .whole
