@@ -33,7 +33,10 @@ struct MediaCacheCommand: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         MemoryTuning.limitMallocArenas()
         IndexNotices.observe { Terminal.err("mediacache: warning: \($0)") }
-        let given = Array(CommandLine.arguments.dropFirst())
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let hoisted = LeadingOptions.hoisted(arguments, commands: configuration.subcommands)
+        // A help topic (`help titles`), which no command parses.
+        let given = hoisted.first == "help" ? hoisted : arguments
         if given.count == 2, given[0] == "help" {
             if let topic = HelpTopics.text(for: given[1]) {
                 Terminal.out(topic)
@@ -47,7 +50,6 @@ struct MediaCacheCommand: AsyncParsableCommand {
                 Foundation.exit(ExitStatus.usage.rawValue)
             }
         }
-        let hoisted = LeadingOptions.hoisted(given, commands: configuration.subcommands)
         var problem = ForeignOptions.problem(in: given)
         if problem == nil, let first = hoisted.first {
             problem = CommandGuess.problem(first: first, commands: configuration.subcommands)

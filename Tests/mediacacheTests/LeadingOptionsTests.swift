@@ -26,4 +26,11 @@ import Testing
         #expect(hoisted(["tier", "ls", "--cache-dir", "D"]) == ["tier", "ls", "--cache-dir", "D"])
         #expect(hoisted(["tier", "--help"]) == ["tier", "--help"])
     }
+
+    /// `help` reads no option: options before it (a shell alias's `--cache-dir`) go.
+    @Test func optionsBeforeHelpAreDropped() {
+        #expect(hoisted(["--cache-dir", "D", "help", "titles"]) == ["help", "titles"])
+        #expect(hoisted(["--cache-dir", "D", "-q", "help", "prefetch"]) == ["help", "prefetch"])
+        #expect(hoisted(["help", "titles"]) == ["help", "titles"])
+    }
 }

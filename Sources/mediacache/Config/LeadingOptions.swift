@@ -24,6 +24,8 @@ enum LeadingOptions {
         let tables = commands.map { CommandOptionTable($0) }
         var index = 0
         let leading = options(in: arguments, from: &index, tables: tables)
+        // `help` reads no option: `--cache-dir X help titles` is `help titles`.
+        if index < arguments.count, arguments[index] == "help", !leading.isEmpty { return Array(arguments[index...]) }
         guard index < arguments.count, let command = commands.first(where: { $0._commandName == arguments[index] })
         else { return arguments }
         index += 1
