@@ -108,6 +108,34 @@ extension EndToEnd {
             }
         }
 
+        /// Playlists and an MPD stored gzipped and served with `Content-Encoding: gzip`
+        /// whatever was asked (S3 serves an object stored so): decoded, as players decode
+        /// them, with the title's type given or only its URL's name; the title plays.
+        @Test(arguments: [(TitleFixture.hlsMasterFMP4, true), (.hlsTS, false), (.dashTemplate, true)])
+        func gzippedPlaylistsAreDecoded(fixture: TitleFixture, typed: Bool) throws {
+            let title = try fixture.make()
+            let origin = try TestOrigin()
+            var gzipped = Faults()
+            gzipped.contentEncoding = "gzip"
+            for file in try TitleFixtures.files(in: title.directory) {
+                let isPlaylist = file.hasSuffix(".m3u8") || file.hasSuffix(".mpd")
+                guard isPlaylist else {
+                    origin.serve("/t/" + file, Resource(file: title.path(file), contentType: "application/octet-stream"))
+                    continue
+                }
+                let packed = try ExternalTool.run("/bin/sh", ["-c", "gzip -c < '\(title.path(file))' | base64 -w0"], timeout: 10).stdout
+                let type = !typed ? "application/octet-stream" : file.hasSuffix(".mpd") ? "application/dash+xml" : "application/vnd.apple.mpegurl"
+                origin.serve("/t/" + file, Resource(Array(Data(base64Encoded: packed)!), contentType: type, faults: gzipped))
+            }
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            let result = try harness.prefetch(list: url)
+            #expect(result.status == 0 && result.stderr.contains("1 done, 0 failed"), "\(result.stderr)")
+            origin.stop()
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(try TitleFixtures.fingerprint(entry: path) == TitleFixtures.fingerprint(title))
+        }
+
         /// The default choice: the best variant with its audio and subtitles; the other
         /// variants' segments are never asked for.
         /// A key written into the playlist as a `data:` URI is stored like a fetched one

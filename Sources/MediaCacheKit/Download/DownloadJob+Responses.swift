@@ -133,6 +133,7 @@ extension DownloadJob: HTTPTransferDelegate {
             if fragment.next == 0, source.kind == .origin,
                 let format = PresentationDetection.format(
                     contentType: state.contentType, firstBytes: chunk.prefix(PresentationDetection.scanLimit).array)
+                    ?? gzippedPresentation(transfer)
             {
                 return becomeTitle(format, answeredBy: transfer, first: chunk)
             }
@@ -296,6 +297,14 @@ extension DownloadJob: HTTPTransferDelegate {
         } else {
             fillConnections()
         }
+    }
+
+    /// The format a gzipped answer's URL names (its bytes say nothing until decoded):
+    /// only a playlist or an MPD is let through gzipped (`ResponseCheck`).
+    private func gzippedPresentation(_ transfer: HTTPTransfer) -> PresentationFormat? {
+        guard transfer.head?.isGzipped == true else { return nil }
+        return [url, transfer.request.url].lazy
+            .compactMap { PresentationDetection.namedFormat(pathExtension: self.parts(of: $0)?.pathExtension) }.first
     }
 
     private func followRedirect(_ fragment: Fragment, to target: String, from url: String) {

@@ -226,9 +226,23 @@ struct ResponseCheck {
     /// as it is, which curl, wget and aria2 save).
     static func unexpectedContentEncoding(_ head: HTTPResponseHead, url: String) -> String? {
         guard let value = head.value("content-encoding") else { return nil }
+        // A playlist or MPD stored gzipped (S3 serves it so whatever was asked): read whole,
+        // and decoded, as players read it.
+        if head.isGzipped, isPresentation(head, url: url) { return nil }
         let codings = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         let own = URLParts(url)?.pathExtension.flatMap { compressions[$0.lowercased()] } ?? []
         return codings.allSatisfy({ Self.noCoding.contains($0) || own.contains($0) }) ? nil : value
+    }
+
+    /// Whether the answer is a playlist or an MPD, by its type or its URL's name.
+    static func isPresentation(_ head: HTTPResponseHead, url: String) -> Bool {
+        PresentationDetection.format(contentType: head.value("content-type"), firstBytes: []) != nil
+            || PresentationDetection.namedFormat(pathExtension: URLParts(url)?.pathExtension) != nil
+    }
+
+    /// Whether the Content-Encoding `value` leaves the bytes as they are.
+    static func leavesBytesAsTheyAre(_ value: String) -> Bool {
+        value.split(separator: ",").allSatisfy { noCoding.contains($0.trimmingCharacters(in: .whitespaces).lowercased()) }
     }
 
     /// Labels that mean the bytes are as they are: identity, and what download scripts

@@ -56,9 +56,27 @@ final class PlaylistFetcher {
         guard let entry else { return }
         self.entry = nil
         if case .success(let response) = entry.answer, response.body.count <= maxBytes {
-            completion(.success((response.body, entry.url)))
+            completion(Self.text(of: response, url: entry.url, maxBytes: maxBytes))
         } else {
             fetch(entry.url, maxBytes: maxBytes, retries: job.options.retries, hops: 0, failures: 0, completion: completion)
+        }
+    }
+
+    /// A playlist's bytes as answered, decoded when the origin gzipped them (S3 serves an
+    /// object stored gzipped so, whatever was asked); any other coding cannot be read.
+    private static func text(
+        of response: HTTPExchange.Response, url: String, maxBytes: Int
+    ) -> Result<(bytes: [UInt8], finalURL: String), JobFailure> {
+        guard let coding = response.head.value("content-encoding"), !ResponseCheck.leavesBytesAsTheyAre(coding)
+        else { return .success((response.body, url)) }
+        let shown = Printable.url(url)
+        guard response.head.isGzipped else {
+            return .failure(JobFailure(.badResponse, "the playlist \(shown) came with Content-Encoding: \(coding), which mediacache cannot read"))
+        }
+        do {
+            return .success((try GzipBody.decode(response.body, limit: maxBytes), url))
+        } catch {
+            return .failure(JobFailure(.badResponse, "the playlist \(shown) came gzipped, but \(error)"))
         }
     }
 
@@ -97,7 +115,7 @@ final class PlaylistFetcher {
                 }
                 fetch(target, maxBytes: maxBytes, retries: retries, hops: hops + 1, failures: failures, completion: completion)
             case .success(let response) where response.head.status == 200:
-                completion(.success((response.body, url)))
+                completion(Self.text(of: response, url: url, maxBytes: maxBytes))
             case .success(let response) where RetryPolicy.isTransient(status: response.head.status):
                 retry("HTTP \(response.head.status)", retryAfter: response.head.retryAfter())
             case .success(let response):

@@ -30,8 +30,9 @@ extension ManualText {
                 title to the next copy, matched by place; init sections and keys are checked \
                 there, and a copy cut differently is not used. A segment that cannot be had \
                 fails the title and names it; what was fetched is kept and the next run fetches \
-                only the rest, even when the URLs carry new tokens. Live playlists and DRM are \
-                refused with a message.
+                only the rest, even when the URLs carry new tokens. A playlist or MPD sent \
+                gzipped (Content-Encoding: gzip, as S3 serves one stored so) is decoded. Live \
+                playlists and DRM are refused with a message.
                 """),
             .text(
                 """
