@@ -81,7 +81,8 @@ struct MediaResponder: Sendable {
             data = opened
         } catch ReaderError.cached(let object) {
             let stored = CacheKey(hex: object.key) ?? key
-            guard let cached = try await BlockingWork.run({ objects.openIntact(key: stored, lookingAtTitleFiles: false) }) else {
+            guard let cached = try await BlockingWork.run({ objects.openIntact(key: stored, lookingAtTitleFiles: false) })
+            else {
                 return (PlainText.response(.serviceUnavailable, "\(object.path) is gone from the cache; try again"), .error)
             }
             if cached.object.isTitle { return try await titles.entry(of: cached, request: request) }

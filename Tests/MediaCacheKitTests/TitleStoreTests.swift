@@ -94,6 +94,9 @@ struct TitleStoreTests {
         let staging = TitleLayout.staging(key: CacheKey(identity: url), in: cache.directory)
         try FileSystem.makeDirectory(staging + "/files/variant-0")
         FileManager.default.createFile(atPath: staging + "/files/variant-0/s0.ts", contents: Data(count: 300))
+        // Its saved state is what a later run goes on from (without one, gc takes it at once).
+        let state = try JobStateCodec.encode(JobState(entry: ListEntry(urls: [url]), commandHeaders: []))
+        FileManager.default.createFile(atPath: staging + "/" + TitleLayout.stateFile, contents: Data(state))
         let maintenance = try CacheMaintenance(directory: cache.directory)
 
         #expect(try maintenance.collectGarbage(maxSize: nil).oldPartialJobs == 0)
@@ -101,12 +104,15 @@ struct TitleStoreTests {
         #expect(FileSystem.entryType(staging) == S_IFDIR)
 
         let old = Date(timeIntervalSinceNow: -7200)
-        for path in [staging, staging + "/files", staging + "/files/variant-0", staging + "/files/variant-0/s0.ts"] {
+        for path in [
+            staging, staging + "/files", staging + "/files/variant-0", staging + "/files/variant-0/s0.ts",
+            staging + "/" + TitleLayout.stateFile,
+        ] {
             try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path)
         }
         let report = try maintenance.collectGarbage(maxSize: nil, partialOlderThan: 3600)
         #expect(report.oldPartialJobs == 1)
-        #expect(report.bytesFreed == 300)
+        #expect(report.bytesFreed == 300 + Int64(state.count))
         #expect(FileSystem.entryType(staging) == nil)
     }
 

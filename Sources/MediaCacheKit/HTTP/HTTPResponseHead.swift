@@ -46,6 +46,7 @@ public struct HTTPResponseHead: Sendable, Equatable {
     }
 
     private var isTransferEncoded: Bool { value("transfer-encoding") != nil }
+
     /// Whether the body is gzip-coded (`Content-Encoding: gzip`, or its old name).
     public var isGzipped: Bool {
         value("content-encoding").map { ["gzip", "x-gzip"].contains(Self.trimmingWhitespace($0[...]).lowercased()) } ?? false

@@ -55,8 +55,9 @@ enum TitleOnDisk {
 
     /// The title's manifest when the title looks intact: its directory is a real
     /// directory, its entry playlist a regular file, and `title.json` a regular file whose
-    /// SHA-256 is the row's (one small read; members are `verify`'s job). Nil when it is
-    /// damaged or gone; throws when it cannot be looked at or read (EACCES, EIO).
+    /// SHA-256 is the row's (one small read), and (`lookingAtFiles`) each file it lists a
+    /// regular file of its size (hashing them is `verify`'s job). Nil when it is damaged
+    /// or gone; throws when it cannot be looked at or read (EACCES, EIO).
     static func intactManifest(
         of object: CachedObject, in cache: CacheDirectory, lookingAtFiles: Bool = true
     ) throws(SystemError) -> Manifest? {
