@@ -89,6 +89,9 @@ struct MediaResponder: Sendable {
             return (fromObject(cached, request: request, name: name), .cache)
         } catch ReaderError.title(let title) {
             return try await titleEntry(of: title, request: request, source: source)
+        } catch ReaderError.originBusy(let busy) {
+            reader.close()
+            return (Self.busy(busy), .error)
         } catch {
             return (failed(error, key: key, url: source.url), .error)
         }
@@ -199,6 +202,15 @@ struct MediaResponder: Sendable {
         if ofTitle || title != nil, case .status = failure.cause { failure.cause = .answer }
         failures.record(failure, of: key, title: title)
         return Self.failed((failure, Int(RecentFailures.hold.components.seconds)), url: url)
+    }
+
+    /// The origin said to come back later: the player hears it at once, with when the
+    /// download asks again (RFC 9110 15.6.4), not after --timeout as a silent origin.
+    static func busy(_ busy: OriginBusy) -> Response {
+        var response = PlainText.response(
+            .serviceUnavailable, "\(busy.reason); the download asks again then, and goes on after")
+        response.headers[.retryAfter] = String(max(1, Int(busy.retryAt.timeIntervalSinceNow.rounded(.up))))
+        return response
     }
 
     /// The answer for a failure: tried again `retryAfter` seconds from now.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a job does when a response goes wrong: retry after a backoff, hand over to the
 /// next source, start over on a changed origin, or fall back to one stream.
 extension DownloadJob {
@@ -20,6 +22,10 @@ extension DownloadJob {
             let delay = retryPolicy.delay(attempt: failuresInARow, retryAfter: retryAfter)
             attempt.backOff(until: now + delay)
             emit(.retry(url: url, attempt: failuresInARow, delay: delay, reason: reason))
+            // A player waiting for the data hears at once that the origin is busy.
+            if case .status(let status) = cause, [429, 503].contains(status) {
+                download.held.noteBusy(OriginBusy(reason: reason, retryAt: Date(timeIntervalSinceNow: delay)))
+            }
         } else if let retryAfter {
             attempt.backOff(until: now + min(retryAfter, options.maxRetryAfter))
         }

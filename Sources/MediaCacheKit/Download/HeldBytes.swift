@@ -45,6 +45,9 @@ final class HeldBytes: Sendable {
         /// The commit chose a layout no reader has seen (`sealLayout`): new readers wait
         /// for the object instead of starting on the data file.
         var sealed = false
+        /// The origin said to come back later (503, 429) before any data was published:
+        /// readers hear so at once, rather than wait out the backoff.
+        var refusal: OriginBusy?
 
         /// Removes and answers every waiter that can be answered.
         mutating func takeSatisfiedWaiters() -> [(Waiter, Result<Availability, Error>)] {
@@ -85,6 +88,7 @@ final class HeldBytes: Sendable {
                     return .success(Availability(snapshot: snapshot, range: ByteRange(waiter.offset, run.end)))
                 }
             }
+            if file == nil, waiter.reading == nil, let refusal { return .failure(ReaderError.originBusy(refusal)) }
             switch result {
             case nil: return nil
             case .failed(let failure): return .failure(failure)
@@ -119,6 +123,7 @@ final class HeldBytes: Sendable {
     /// this version's (asked after each read).
     func publish(file: DataFile, completed: RangeSet, about: DownloadData, stillHeld: (@Sendable () -> Bool)? = nil) {
         changing { state in
+            state.refusal = nil
             state.file = file
             state.stillHeld = stillHeld
             state.sealed = false
@@ -131,6 +136,7 @@ final class HeldBytes: Sendable {
     /// The data is about to be started over: readers of the current version stop.
     func startOver() {
         changing { state in
+            state.refusal = nil
             state.generation += 1
             state.sealed = false
             state.held = RangeSet()
@@ -168,6 +174,12 @@ final class HeldBytes: Sendable {
             return true
         }
         if withdrawn { title.finish(.interrupted) }
+    }
+
+    /// The origin answered `refusal` before any data: readers waiting for the data hear
+    /// it (until data is published); the download waits out its backoff and goes on.
+    func noteBusy(_ refusal: OriginBusy) {
+        changing { $0.refusal = refusal }
     }
 
     func didWrite(_ range: ByteRange) {
@@ -314,6 +326,8 @@ public enum ReaderError: Error, CustomStringConvertible {
     case cached(CachedObject)
     /// The download is a streaming title: read its files from it.
     case title(TitleInProgress)
+    /// The origin said to come back later; the download asks again when it said.
+    case originBusy(OriginBusy)
 
     public var description: String {
         switch self {
@@ -321,6 +335,15 @@ public enum ReaderError: Error, CustomStringConvertible {
         case .interrupted: "the download was stopped before these bytes arrived"
         case .cached(let object): "the file is cached at \(object.path)"
         case .title: "the URL is a streaming title, not a file"
+        case .originBusy(let busy): busy.reason
         }
     }
+}
+
+/// An origin's "come back later" (503, 429) before the first byte.
+public struct OriginBusy: Sendable, Equatable {
+    /// What it answered, with the URL.
+    public var reason: String
+    /// When the download asks again.
+    public var retryAt: Date
 }

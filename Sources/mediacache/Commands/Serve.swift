@@ -23,7 +23,8 @@ struct Serve: AsyncParsableCommand {
             while it downloads: its local URL answers with the title's playlist or MPD, and \
             each of its files answers beside it, ranges included (a file not held yet is \
             fetched ahead of the rest and sent as it lands). A download that has not started \
-            answering a second after --timeout gets 504 while it goes on; one that failed \
+            answering a second after --timeout gets 504 while it goes on, and an origin's \
+            503 or 429 reaches the player at once, with when the download asks again; one that failed \
             gets the same answer for 10 seconds, without asking the origin again. Web \
             players on other sites (hls.js, dash.js, Shaka) may read local URLs: they are \
             shared with any origin (CORS), as whoever holds one may read it anyway. \
