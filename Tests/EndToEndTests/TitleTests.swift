@@ -766,17 +766,26 @@ extension EndToEnd {
             #expect(try harness.cachedBytes(origin.url("/clip.mp4")) == clip)
         }
 
+        /// `hlsFMP4` prefetched from an origin of its own (kept running): the harness, the
+        /// title's URL and the path of its cached entry playlist.
+        static func cachedFMP4Title() throws -> (harness: Harness, url: String, path: String, origin: TestOrigin) {
+            let title = try TitleFixture.hlsFMP4.make()
+            let origin = try TestOrigin()
+            try serve(title, on: origin)
+            let harness = Harness()
+            let url = origin.url("/t/" + title.entry)
+            let fetched = try harness.prefetch(list: url)
+            try #require(fetched.status == 0, "\(fetched.stderr)")
+            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            return (harness, url, path, origin)
+        }
+
         /// `verify` re-hashes every part of a title and names a damaged one; `rm` takes
         /// the title whole.
         @Test func verifyAndRemoveTreatATitleAsOneObject() throws {
-            let title = try TitleFixture.hlsFMP4.make()
-            let origin = try TestOrigin()
-            try Self.serve(title, on: origin)
-            let harness = Harness()
-            let url = origin.url("/t/" + title.entry)
-            #expect(try harness.prefetch(list: url).status == 0)
+            let (harness, url, path, origin) = try Self.cachedFMP4Title()
+            defer { withExtendedLifetime(origin) {} }
             #expect(try harness.run(["verify"]).status == 0)
-            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             let directory = (path as NSString).deletingLastPathComponent
             let segment = directory + "/media/s1.m4s"
             var bytes = try #require(TestBytes.read(segment))
@@ -795,13 +804,8 @@ extension EndToEnd {
         /// fetches the title again, whole and playable.
         @Test(arguments: [true, false])
         func aTitleMissingAFileIsFetchedAgain(removed: Bool) throws {
-            let title = try TitleFixture.hlsFMP4.make()
-            let origin = try TestOrigin()
-            try Self.serve(title, on: origin)
-            let harness = Harness()
-            let url = origin.url("/t/" + title.entry)
-            #expect(try harness.prefetch(list: url).status == 0)
-            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let (harness, url, path, origin) = try Self.cachedFMP4Title()
+            defer { withExtendedLifetime(origin) {} }
             let segment = (path as NSString).deletingLastPathComponent + "/media/s1.m4s"
             let held = try #require(TestBytes.read(segment))
             if removed {
@@ -820,13 +824,8 @@ extension EndToEnd {
         /// `gc` over its size evicts a title whole, never some of its segments: its folder
         /// goes, `path` no longer finds it, and what is left verifies.
         @Test func gcEvictsATitleWhole() throws {
-            let title = try TitleFixture.hlsFMP4.make()
-            let origin = try TestOrigin()
-            try Self.serve(title, on: origin)
-            let harness = Harness()
-            let url = origin.url("/t/" + title.entry)
-            #expect(try harness.prefetch(list: url).status == 0)
-            let path = try harness.run(["path", url]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let (harness, url, path, origin) = try Self.cachedFMP4Title()
+            defer { withExtendedLifetime(origin) {} }
             let directory = (path as NSString).deletingLastPathComponent
             let files = try TitleFixtures.files(in: directory)
             #expect(files.count > 3)

@@ -133,16 +133,13 @@ extension DownloadJob: HTTPTransferDelegate {
             if fragment.next == 0, source.kind == .origin,
                 let format = PresentationDetection.format(
                     contentType: state.contentType, firstBytes: chunk.prefix(PresentationDetection.scanLimit).array)
-                    ?? gzippedPresentation(transfer)
+                    ?? (transfer.head?.isGzipped == true ? namedPresentation(answeredBy: transfer) : nil)
             {
                 return becomeTitle(format, answeredBy: transfer, first: chunk)
             }
             // A login page at a playlist's URL (the one listed, or the one answering) would be
             // cached as the title, for good.
-            if fragment.next == 0, source.kind == .origin,
-                let named = [url, transfer.request.url].lazy
-                    .compactMap({ PresentationDetection.namedFormat(pathExtension: self.parts(of: $0)?.pathExtension) }).first
-            {
+            if fragment.next == 0, source.kind == .origin, let named = namedPresentation(answeredBy: transfer) {
                 fail(JobFailure(.notMedia, PresentationDetection.notThePresentation(named)), keepPartial: false)
                 return 0
             }
@@ -299,11 +296,11 @@ extension DownloadJob: HTTPTransferDelegate {
         }
     }
 
-    /// The format a gzipped answer's URL names (its bytes say nothing until decoded):
-    /// only a playlist or an MPD is let through gzipped (`ResponseCheck`).
-    private func gzippedPresentation(_ transfer: HTTPTransfer) -> PresentationFormat? {
-        guard transfer.head?.isGzipped == true else { return nil }
-        return [url, transfer.request.url].lazy
+    /// The streaming format the URL listed, or the one answering, is named as (`.m3u8`,
+    /// `.mpd`): what a gzipped answer is (its bytes say nothing until decoded, and only a
+    /// playlist or an MPD is let through gzipped), and what a login page there is not.
+    private func namedPresentation(answeredBy transfer: HTTPTransfer) -> PresentationFormat? {
+        [url, transfer.request.url].lazy
             .compactMap { PresentationDetection.namedFormat(pathExtension: self.parts(of: $0)?.pathExtension) }.first
     }
 

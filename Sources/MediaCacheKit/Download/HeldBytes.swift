@@ -88,7 +88,7 @@ final class HeldBytes: Sendable {
                     return .success(Availability(snapshot: snapshot, range: ByteRange(waiter.offset, run.end)))
                 }
             }
-            if file == nil, waiter.reading == nil, let refusal { return .failure(ReaderError.originBusy(refusal)) }
+            if result == nil, file == nil, waiter.reading == nil, let refusal { return .failure(ReaderError.originBusy(refusal)) }
             switch result {
             case nil: return nil
             case .failed(let failure): return .failure(failure)
