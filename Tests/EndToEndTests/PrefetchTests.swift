@@ -214,6 +214,37 @@ extension EndToEnd {
             #expect(try harness.resumableURLs().isEmpty, "nothing of the bad file is kept")
         }
 
+        /// A list's checksum holds for a file cached already: cached bytes that have it
+        /// count as cached (nothing fetched), others (the origin changed since, or the
+        /// object was written in place) are fetched again and checked, and a checksum no
+        /// bytes of the origin have fails the entry, as on an empty cache.
+        @Test func aChecksumIsCheckedAgainstTheCachedFileToo() throws {
+            let origin = try TestOrigin()
+            let harness = Harness()
+            let old = TestBytes.make(100_000, seed: 7)
+            let new = TestBytes.make(100_000, seed: 8)
+            origin.serve("/f.bin", Resource(old))
+            #expect(try harness.run(["prefetch", origin.url("/f.bin")]).status == 0)
+            origin.serve("/f.bin", Resource(new))
+            let listed = { (bytes: [UInt8]) in origin.url("/f.bin") + "\n  checksum=sha-256=\(Self.sha256Hex(bytes))\n" }
+
+            let same = try harness.prefetch(list: listed(old))
+            #expect(same.status == 0, "\(same.stderr)")
+            #expect(same.stderr.contains("1 already cached"), "\(same.stderr)")
+            #expect(Harness.bytesServed(origin, "/f.bin") == old.count, "fetched again though the cached bytes match")
+
+            let changed = try harness.prefetch(list: listed(new))
+            #expect(changed.status == 0, "\(changed.stderr)")
+            #expect(changed.stderr.contains("the cached copy does not have the list's checksum; fetching it again"),
+                "\(changed.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/f.bin")) == new)
+
+            let wrong = try harness.prefetch(list: origin.url("/f.bin") + "\n  checksum=sha-256=\(String(repeating: "0", count: 64))\n")
+            #expect(wrong.status == 1, "\(wrong.stderr)")
+            #expect(wrong.stderr.contains("checksum mismatch"), "\(wrong.stderr)")
+            #expect(try harness.cachedBytes(origin.url("/f.bin")) == new, "a failed check leaves the cached object as it was")
+        }
+
         @Test func jsonEventsAreNDJSONInOrder() throws {
             let origin = try TestOrigin()
             let harness = Harness()

@@ -127,6 +127,21 @@ extension DownloadJob {
                 note: "cached by \(chosen.asOptions) (\(renditions)), not by this run's choice: \(wanted.asOptions); "
                     + "to fetch it by these, `mediacache rm URL`, then prefetch it again")
         }
+        /// A list's `checksum=` names the origin's bytes: a cached file holding them is this
+        /// entry's only if they have it (an older file of the URL, or one changed in place,
+        /// is fetched again: nil); a relocated MP4 no longer holds them, which the user hears.
+        func checked(_ intact: IntactObject) -> Preparation? {
+            guard let expected = request.entry.checksum, !intact.object.isTitle else { return cached(intact) }
+            if intact.object.faststart == .relocated {
+                return .alreadyCached(
+                    intact.object,
+                    note: "not checked against the list's checksum: it is cached with its moov moved to the front "
+                        + "(faststart), and the checksum names the origin's bytes; to check them, `mediacache rm URL`, "
+                        + "then prefetch it again")
+            }
+            return (try? expected.matches(intact.file, length: intact.object.size)) == true ? cached(intact) : nil
+        }
+        let mismatch = "the cached copy does not have the list's checksum; fetching it again"
         let cache = objects.directory
         do {
             let taken: KeyLock??
@@ -135,8 +150,10 @@ extension DownloadJob {
             } catch {
                 // Without the lock nothing may be written, but a cached object is still
                 // cached: only a download needs the lock.
-                if !FileSystem.exists(cache.jobDirectory(key: key)), let intact = objects.openIntact(key: key) {
-                    return cached(intact)
+                if !FileSystem.exists(cache.jobDirectory(key: key)), let intact = objects.openIntact(key: key),
+                    let found = checked(intact)
+                {
+                    return found
                 }
                 throw error
             }
@@ -152,13 +169,15 @@ extension DownloadJob {
             }
             // A run killed between publishing the object and removing its download left
             // the latter behind.
+            var refetched: [String] = []
             if let intact = objects.openIntact(key: key) {
                 let leftover = cache.jobDirectory(key: key)
                 if FileSystem.exists(leftover) { FileSystem.removeTree(leftover) }
-                return cached(intact)
+                if let found = checked(intact) { return found }
+                refetched.append(mismatch)
             }
             let (state, notices) = try loadState(key: key, request: request, cache: cache, partial: partial, spares: spares)
-            return .ready(lock, state, notices: notices)
+            return .ready(lock, state, notices: refetched + notices)
         } catch {
             partial.close()
             return .failed(error)

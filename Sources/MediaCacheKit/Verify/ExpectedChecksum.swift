@@ -45,3 +45,12 @@ public enum ChecksumParseError: Error, Equatable, CustomStringConvertible {
 }
 
 import Foundation
+
+extension ExpectedChecksum {
+    /// Whether `file`'s first `length` bytes have this digest (read in 4 MiB blocks).
+    func matches(_ file: DataFile, length: Int64) throws -> Bool {
+        let digest = Digest(algorithm)
+        try file.forEachBlock(length: length, blockSize: 4 << 20) { digest.update($0) }
+        return digest.finalizeHex() == hex
+    }
+}
