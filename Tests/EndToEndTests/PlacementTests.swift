@@ -146,7 +146,7 @@ extension EndToEnd {
             #expect(Harness.bytesServed(origin, "/same.mp4") == bytes.count, "fetched more than once")
         }
 
-        /// `-o FILE`, as curl's and aria2's: the one URL's file appears at FILE (relative
+        /// `-o FILE`, as curl's: the one URL's file appears at FILE (relative
         /// to -d when given), found there again by the next run; -o names one file only.
         @Test func dashONamesTheOneFilesPath() throws {
             let bytes = TestBytes.make(40_000, seed: 68)
@@ -168,6 +168,27 @@ extension EndToEnd {
             let two = try harness.run(["prefetch", "-o", elsewhere, origin.url("/v/x.mp4"), origin.url("/v/y.mp4")])
             #expect(two.status == 2)
             #expect(two.stderr.contains("-o names one file: give one URL with it"), "\(two.stderr)")
+        }
+
+        /// A script's next step reads what `-o FILE` names: a file already there (an older
+        /// download, a file of another name's run) is replaced, as curl's `-o` replaces it,
+        /// in one rename; a folder is never replaced.
+        @Test func dashOReplacesAFileAlreadyThere() throws {
+            let bytes = TestBytes.make(30_000, seed: 69)
+            origin.serve("/v/new.mp4", Resource(bytes, contentType: "video/mp4"))
+            try FileManager.default.createDirectory(atPath: harness.scratch.path + "/out", withIntermediateDirectories: true)
+            _ = harness.scratch.writeBytes("out/movie.mp4", Array("an older file".utf8))
+            let path = harness.scratch.path + "/out/movie.mp4"
+            let result = try harness.run(["prefetch", origin.url("/v/new.mp4"), "-o", path])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(TestBytes.read(path) == bytes)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: harness.scratch.path + "/out") == ["movie.mp4"])
+            // Cached already: another file in its place is replaced again.
+            try FileManager.default.removeItem(atPath: path)
+            _ = harness.scratch.writeBytes("out/movie.mp4", Array("another".utf8))
+            let again = try harness.run(["prefetch", origin.url("/v/new.mp4"), "-o", path])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(TestBytes.read(path) == bytes)
         }
 
         @Test func aTakenNameIsNumberedAndAnEntrysDirWins() throws {
@@ -218,12 +239,23 @@ extension EndToEnd {
             #expect(mode == 0o644)
         }
 
-        /// A folder that cannot be made is a failure of that file (exit 1); the object is cached.
+        /// A folder the command line names (`-d`, `-o`) that cannot be made is found out
+        /// before anything is fetched (exit 2, as for a bad option); a list's `dir=` is that
+        /// file's failure (exit 1), and the object is cached.
         @Test func aFolderThatCannotBeMadeFailsTheRunButKeepsTheObject() throws {
             let bytes = TestBytes.make(20_000, seed: 65)
             origin.serve("/d.mp4", Resource(bytes, contentType: "video/mp4"))
             let blocker = harness.scratch.write("not-a-folder", "x")
-            let result = try harness.run(["prefetch", "-d", blocker + "/sub", origin.url("/d.mp4")])
+            let early = try harness.run(["prefetch", "-d", blocker + "/sub", origin.url("/d.mp4")])
+            #expect(early.status == 2, "\(early.stderr)")
+            #expect(early.stderr.contains("-d \(blocker)/sub: \(blocker) is a file, not a folder"), "\(early.stderr)")
+            let named = try harness.run(["prefetch", "-o", blocker + "/sub/d.mp4", origin.url("/d.mp4")])
+            #expect(named.status == 2, "\(named.stderr)")
+            #expect(named.stderr.contains("-o \(blocker)/sub/d.mp4: \(blocker) is a file, not a folder"), "\(named.stderr)")
+            #expect(Harness.bytesServed(origin, "/d.mp4") == 0, "fetched before the folder was checked")
+
+            let list = origin.url("/d.mp4") + "\n  dir=\(blocker)/sub\n"
+            let result = try harness.prefetch(list: list, [])
             #expect(result.status == 1, "\(result.stderr)")
             #expect(
                 result.stderr.contains(
@@ -233,10 +265,10 @@ extension EndToEnd {
             #expect(result.stderr.contains("1 done, 0 failed, 0 already cached, 1 not put where asked"), "\(result.stderr)")
             #expect(try harness.cachedBytes(origin.url("/d.mp4")) == bytes)
             // A script reading the summary event sees it too, not only the exit code.
-            let json = try harness.run(["prefetch", "--json", "-d", blocker + "/sub", origin.url("/d.mp4")])
+            let json = try harness.prefetch(list: list, ["--json"])
             #expect(json.status == 1 && json.stdout.contains(#""not_placed":1"#), "\(json.stdout)")
             // The system's reason, not Foundation's wrapping of it.
-            let nowhere = try harness.run(["prefetch", "-d", "/proc/mediacache-nowhere", origin.url("/d.mp4")])
+            let nowhere = try harness.prefetch(list: origin.url("/d.mp4") + "\n  dir=/proc/mediacache-nowhere\n", [])
             #expect(nowhere.status == 1)
             #expect(nowhere.stderr.contains("cannot create the folder /proc/mediacache-nowhere: No such file or directory"),
                 "\(nowhere.stderr)")

@@ -46,13 +46,14 @@ public final class ObjectPlacer: Sendable {
             return
         }
         let source = cache.absolute(object.path)
+        let replacing = entry.replacesFile
         let name = ObjectPlacement.fileName(
             outName: outName ?? object.originName, url: entry.url, key: object.key, pathExtension: URLParts.shortExtension(of: object.path))
         group.enter()
         queue.async { [self] in
             defer { group.leave() }
             let outcome = Outcome { () throws(ObjectPlacement.Failure) in
-                try ObjectPlacement.place(objectAt: source, in: directory, name: name)
+                try ObjectPlacement.place(objectAt: source, in: directory, name: name, replacing: replacing)
             }
             if case .failure = outcome { failures.add(1, ordering: .relaxed) }
             report(url, outcome)

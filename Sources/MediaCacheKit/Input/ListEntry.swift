@@ -27,6 +27,9 @@ public struct ListEntry: Sendable, Codable, Equatable {
     /// `all-proxy=`: wins over `--proxy` and the environment. Never saved with a job's
     /// state (it may hold a password): a resumed job takes the proxy of its command line.
     public var proxy: ProxyURL?
+    /// `-o FILE`: the file named replaces one already there, as curl's `-o` does (`-d`
+    /// and `out=` never replace a file). Not saved: a resumed job takes its command line's.
+    public var replacesFile = false
 
     /// What job state saves: every field but `proxy` (a new field is saved only once
     /// it is listed here).

@@ -4,11 +4,11 @@ import Glibc
 import CShims
 import Foundation
 
-/// Puts a copy of a cached object where the user asked (`-d DIR`, `dir=`): a hard link
-/// on the same file system, else a copy the kernel makes (a reflink where the file
-/// system shares blocks). The name appears whole or not at all, and never replaces a
-/// file: a taken name becomes `name.1.ext`, `name.2.ext`... as aria2 names them, unless
-/// it already is this object. The cache stays the source of truth: the copy is the
+/// Puts a copy of a cached object where the user asked (`-d DIR`, `dir=`, `-o FILE`): a
+/// hard link on the same file system, else a copy the kernel makes (a reflink where the
+/// file system shares blocks). The name appears whole or not at all. It replaces a file
+/// only for `-o`, as curl's does; else a taken name becomes `name.1.ext`, `name.2.ext`...
+/// as aria2 names them, unless it already is this object. The cache stays the source of truth: the copy is the
 /// user's, and `rm` leaves it alone. A hard link is the object itself, so the object is
 /// made read-only first: a tag editor or script writing the user's file in place would
 /// change the cached bytes (`verify` would find it; players would get it first).
@@ -43,6 +43,20 @@ public enum ObjectPlacement {
         return nil
     }
 
+    /// Why no file could be placed in `folder` (made if missing), checked before a run
+    /// fetches anything: a file on the way to it, or a nearest folder this user may not
+    /// write in; nil when placing may go ahead.
+    public static func problem(placingIn folder: String) -> String? {
+        if let file = whyNoFolder(at: folder) { return file }
+        var existing = folder
+        while !existing.isEmpty && existing != "/" && FileSystem.entryType(existing) == nil {
+            existing = FileSystem.parent(of: existing)
+        }
+        if existing.isEmpty { existing = folder.hasPrefix("/") ? "/" : "." }
+        guard access(existing, W_OK | X_OK) != 0 else { return nil }
+        return "cannot write in \(existing): \(String(cString: strerror(errno)))"
+    }
+
     /// `path` and the folders on the way to it, with the umask's mode, as `mkdir -p`
     /// makes them; what fails says why in the system's words.
     private static func makeFolders(_ path: String) throws(SystemError) {
@@ -55,8 +69,9 @@ public enum ObjectPlacement {
     /// Places the object stored at `source` as `directory/name`, creating `directory`.
     /// A copy (another file system) may be read by anyone, as a download's is, unless
     /// `isSecret` (a title's key): then by its owner alone, as the cached file is.
+    /// `replacing`: a file (not a folder) already named so is replaced, in one rename.
     public static func place(
-        objectAt source: String, in directory: String, name: String, isSecret: Bool = false
+        objectAt source: String, in directory: String, name: String, isSecret: Bool = false, replacing: Bool = false
     ) throws(Failure) -> Placed {
         do {
             try makeFolders(directory)
@@ -75,6 +90,11 @@ public enum ObjectPlacement {
             if lstat(path, &existing) == 0 {
                 if existing.st_dev == original.st_dev && existing.st_ino == original.st_ino {
                     return Placed(path: path, method: .alreadyThere)
+                }
+                if replacing && existing.st_mode & S_IFMT != S_IFDIR {
+                    return try replace(
+                        path, named: name, withObjectAt: source, size: Int64(original.st_size), in: directory,
+                        isSecret: isSecret)
                 }
                 continue
             }
@@ -96,6 +116,36 @@ public enum ObjectPlacement {
             }
         }
         throw Failure(description: "cannot save \(name) in \(directory): \(maximumRenames) other files take its name")
+    }
+
+    /// Puts the object at `path` over the file there: a link (or copy) under a name of
+    /// this process's beside it, renamed over it, so readers see the old file or the new.
+    private static func replace(
+        _ path: String, named name: String, withObjectAt source: String, size: Int64, in directory: String,
+        isSecret: Bool
+    ) throws(Failure) -> Placed {
+        let temporary = directory + "/.mediacache-\(getpid())-" + name
+        unlink(temporary)
+        _ = chmod(source, isSecret ? 0o400 : 0o444)
+        var method = Method.linked
+        if link(source, temporary) != 0 {
+            guard [EXDEV, EPERM, EMLINK, ENOTSUP].contains(errno) else {
+                throw Failure(description: "cannot save \(path): \(String(cString: strerror(errno)))")
+            }
+            let copy = try copied(source, size: size, into: directory, as: path, mode: isSecret ? 0o600 : 0o644)
+            do {
+                guard try copy.name(as: temporary) else { throw SystemError("name", path: temporary, code: EEXIST) }
+            } catch {
+                throw Failure(description: "cannot save \(path): \(error)")
+            }
+            method = .copied
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw Failure(description: "cannot replace \(path): \(reason)")
+        }
+        return Placed(path: path, method: method)
     }
 
     /// The file name for an entry: `out=`, else the URL's last path segment, else the

@@ -35,7 +35,7 @@ struct Prefetch: ParsableCommand {
     @Option(
         name: [.short, .customLong("output"), .customLong("out")],
         help: ArgumentHelp(
-            "Also put the file of the one URL given at this path, as curl's and aria2's -o do (relative to -d when given); the cache keeps it too.",
+            "Also put the file of the one URL given at this path, replacing a file there, as curl's -o does (relative to -d when given); the cache keeps it too.",
             valueName: "file"),
         completion: .file())
     var output: String?
@@ -67,6 +67,7 @@ struct Prefetch: ParsableCommand {
         if let output {
             entry.directory = output.folder
             entry.outName = output.name
+            entry.replacesFile = true
             return entry
         }
         guard let folder = entry.directory ?? dir else { return entry }
@@ -94,6 +95,12 @@ struct Prefetch: ParsableCommand {
         let inputs = try lists.classified()
         let output = try output.map {
             try OutputPath($0, inputs: inputs, directory: dir, workingDirectory: FileManager.default.currentDirectoryPath)
+        }
+        // Found out before anything is fetched, not after (a list's dir= is its entry's).
+        if let output, let problem = ObjectPlacement.problem(placingIn: output.folder) {
+            throw ValidationError("-o \(self.output ?? ""): \(problem)")
+        } else if output == nil, let dir, let problem = ObjectPlacement.problem(placingIn: dir) {
+            throw ValidationError("-d \(dir): \(problem)")
         }
         let texts: [ListText]
         do {

@@ -3,7 +3,8 @@ import Foundation
 
 /// `prefetch -o PATH`: where the one file given also appears, as curl's and aria2's `-o`
 /// put it. It becomes the entry's folder and `out=` name, so it is placed as `-d` places
-/// files: a hard link to the cached object, else a copy, never over a file already there.
+/// files (a hard link to the cached object, else a copy), but over a file already there,
+/// as curl's `-o` writes.
 struct OutputPath: Equatable {
     /// Absolute.
     let folder: String
