@@ -100,6 +100,7 @@ extension DownloadJob: HTTPTransferDelegate {
         if let length = state.length { lengthsAnnounced.insert(length) }
         let facts = source.describe(answerFrom: url, head: head)
         state.finalURL = facts.finalURL
+        if let link = facts.finalURL, link != source.probeURL { linksThatWorked.insert(link) }
         state.contentType = facts.contentType
         state.originName = facts.originName
         fragment.accepted = true
@@ -234,12 +235,11 @@ extension DownloadJob: HTTPTransferDelegate {
             return
         case .fatalStatus(let status):
             let reason = at(HTTPStatusText.describe(status))
-            // Where a redirect led refuses: a signed link that expired (S3, a CDN, release
-            // assets). The URL that redirected hands out a fresh one: its fragments go
-            // there again, and a target that keeps refusing uses up the retries.
-            if [401, 403, 410].contains(status), transfer.request.url != source.probeURL,
-                transfer.request.url != source.fragmentURL(answeredAt: nil)
-            {
+            // Where a redirect led refuses after it worked: a signed link that expired (S3,
+            // a CDN, release assets). The URL that redirected hands out a fresh one: its
+            // fragments go there again, and links that keep expiring use up the retries.
+            // A link that refuses at once (a login the redirect did not carry) fails now.
+            if [401, 403, 410].contains(status), linksThatWorked.contains(transfer.request.url) {
                 state.finalURL = nil
                 transientFailure(reason + "; asking \(Printable.url(self.url)) for a fresh link", cause: .status(status), retryAfter: nil)
                 return

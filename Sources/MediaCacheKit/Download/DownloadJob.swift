@@ -35,6 +35,9 @@ final class DownloadJob: @unchecked Sendable {
     /// one named again after another (A, B, A) shows servers behind one name that each
     /// name the same file their own way, not a file that changed back.
     var versionsSeen: [Validators] = []
+    /// Where redirects led that answered as the file in this run: a link that refuses
+    /// later has expired (a fresh one is asked for), one that refused at once never worked.
+    var linksThatWorked: Set<String> = []
     /// Seconds from a request to its first body byte (a moving average): what the endgame
     /// weighs against a running range's time left. Nil until one has been seen.
     var requestLatency: Double?
