@@ -37,6 +37,7 @@ struct ListFileTests {
         Array("https://a.example/1.mp4\n\(overlong)\n  out=dropped.mp4\nhttps://a.example/2.mp4\n  \(overlong)\n".utf8),
         Array("https://a.example/1.mp4\nhttps://a.example/1.mp4\n\n\nhttps://a.example/2.mp4\nhttps://a.example/1.mp4".utf8),
         Array("\(overlong)".utf8),
+        Array("# \(overlong)\nhttps://a.example/1.mp4 # \(overlong)\n  out=one.mp4\n  # \(overlong)\n".utf8),
         [],
     ]
 
@@ -70,7 +71,18 @@ struct ListFileTests {
         let read = Self.read([ListText(readingFile: path, file: "l.txt")])
         #expect(read.entries == ["https://a.example/2.mp4  "])
         #expect(read.diagnostics.count == 1)
-        #expect(read.diagnostics.first?.hasPrefix("l.txt:1: line is \(Self.overlong.utf8.count) bytes long") == true)
+        #expect(read.diagnostics.first?.hasPrefix("l.txt:1: line is \(Self.overlong.utf8.count) bytes long") == true, "\(read.diagnostics)")
+    }
+
+    /// A comment may be as long as it likes, on a line of its own or after a URL: only
+    /// what stands before it counts against the limit.
+    @Test func aLongCommentIsStillAComment() throws {
+        let comment = "# " + String(repeating: "c", count: ListParser.maxLineLength + 10)
+        let path = try Self.file(Array("\(comment)\nhttps://a.example/1.mp4 \(comment)\n  out=one.mp4\n".utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let read = Self.read([ListText(readingFile: path, file: "l.txt")])
+        #expect(read.entries == ["https://a.example/1.mp4 one.mp4 "])
+        #expect(read.diagnostics.isEmpty, "\(read.diagnostics)")
     }
 
     @Test func aListThatCannotBeReadSaysSoNamingIt() {

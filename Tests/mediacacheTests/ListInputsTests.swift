@@ -13,3 +13,12 @@ struct ListInputsTests {
         #expect(ListInputs.likelyScheme(of: word) == scheme)
     }
 }
+
+/// Spaces pasted around a URL argument are not part of it (a trailing one never was).
+@Suite("URL arguments with spaces around them")
+struct ListInputsSpacesTests {
+    @Test(arguments: [" https://example.com/a.mp4", "https://example.com/a.mp4 ", "  https://example.com/a.mp4\t"])
+    func spacesAroundAURLAreDropped(word: String) throws {
+        #expect(try ListInputs.classify(word) == .url("https://example.com/a.mp4"))
+    }
+}

@@ -34,8 +34,9 @@ final class FileListLines: ListLines {
     func next() -> ListLine? {
         if !opened { open() }
         // A line longer than any the parser takes: its first bytes (the indentation) and
-        // its length are kept, the rest dropped as it is read.
-        var overlong: (kept: ArraySlice<UInt8>, length: Int)?
+        // its length are kept, the rest dropped as it is read; or a long comment, whose
+        // line is what stands before it.
+        var overlong: (kept: ArraySlice<UInt8>, length: Int, isComment: Bool)?
         // Bytes after `start` known to hold no line break: each byte is searched once.
         var searched = 0
         while true {
@@ -51,8 +52,13 @@ final class FileListLines: ListLines {
                 return line(buffer[start...], overlong: overlong)
             }
             if buffer.count - start > ListParser.maxLineLength {
-                let kept = overlong?.kept ?? Array(ListLine.indentation(of: buffer[start...]))[...]
-                overlong = (kept, (overlong?.length ?? 0) + buffer.count - start)
+                if overlong == nil {
+                    let pending = buffer[start...]
+                    let comment = ListParser.commentStart(pending)
+                    overlong = comment < pending.endIndex
+                        ? (Array(pending[..<comment])[...], 0, true) : (Array(ListLine.indentation(of: pending))[...], 0, false)
+                }
+                overlong!.length += buffer.count - start
                 start = buffer.count
             }
             searched = buffer.count - start
@@ -66,13 +72,21 @@ final class FileListLines: ListLines {
         return stream.isSilent(forMilliseconds: 1000)
     }
 
-    private func line(_ bytes: ArraySlice<UInt8>, overlong: (kept: ArraySlice<UInt8>, length: Int)?) -> ListLine {
+    private func line(
+        _ bytes: ArraySlice<UInt8>, overlong: (kept: ArraySlice<UInt8>, length: Int, isComment: Bool)?
+    ) -> ListLine {
         number += 1
         var bytes = bytes
         if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
+        if let overlong, overlong.isComment {
+            var line = ListLine(decoding: overlong.kept)
+            line.length = overlong.length + bytes.count
+            return line
+        }
         if let overlong {
             return ListLine(
-                text: String(decoding: overlong.kept, as: UTF8.self)[...], length: overlong.length + bytes.count)
+                text: String(decoding: overlong.kept, as: UTF8.self)[...], length: overlong.length + bytes.count,
+                isOverlong: true)
         }
         if number == 1, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         return ListLine(decoding: bytes)

@@ -7,12 +7,17 @@ struct ListLine {
     /// Its length in bytes, as it stands in the list.
     var length: Int
     var isUTF8: Bool
+    /// What stands before its comment is longer than the parser takes (a comment may be
+    /// as long as it likes).
+    var isOverlong = false
 
     /// `bytes` as a line: UTF-8 text, else what of it can be read. A comment may hold any
     /// bytes (the parser drops it); a line that is not UTF-8 keeps only its indentation
     /// (the parser reports it), so the other lines stand.
     init(decoding bytes: ArraySlice<UInt8>) {
         length = bytes.count
+        isOverlong = length > ListParser.maxLineLength
+            && ListParser.commentStart(bytes) - bytes.startIndex > ListParser.maxLineLength
         if let text = String(validating: bytes, as: UTF8.self) {
             self.text = text[...]
             isUTF8 = true
@@ -25,10 +30,11 @@ struct ListLine {
         }
     }
 
-    init(text: Substring, length: Int, isUTF8: Bool = true) {
+    init(text: Substring, length: Int, isUTF8: Bool = true, isOverlong: Bool = false) {
         self.text = text
         self.length = length
         self.isUTF8 = isUTF8
+        self.isOverlong = isOverlong
     }
 
     static func indentation(of bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
@@ -79,6 +85,9 @@ struct TextListLines: ListLines {
         }
         if line.utf8.last == UInt8(ascii: "\r") { line = line.dropLast() }
         if number == 1, line.hasPrefix("\u{FEFF}") { line = line.dropFirst() }
-        return ListLine(text: line, length: line.utf8.count, isUTF8: !undecodableLines.contains(number))
+        let length = line.utf8.count
+        let overlong = length > ListParser.maxLineLength
+            && ListParser.commentStart(Array(line.utf8)[...]) > ListParser.maxLineLength
+        return ListLine(text: line, length: length, isUTF8: !undecodableLines.contains(number), isOverlong: overlong)
     }
 }

@@ -124,7 +124,7 @@ public enum ListParser {
             let unreadable =
                 !read.isUTF8
                 ? "line is not UTF-8 text (save the list as UTF-8)"
-                : read.length > ListParser.maxLineLength
+                : read.isOverlong
                     ? "line is \(read.length) bytes long; no URL or option may be longer than \(URLParts.maxLength) bytes"
                     : nil
             if let unreadable {

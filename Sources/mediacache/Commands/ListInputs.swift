@@ -36,6 +36,11 @@ struct ListInputs {
 
     static func classify(_ word: String) throws -> Input {
         if word == "-" { return .list(word) }
+        // Spaces pasted around a URL (a quoted copy from a page or a chat) are not part of it.
+        let trimmed = word.trimmingCharacters(in: .whitespaces)
+        if trimmed != word, looksLikeURL(trimmed), !FileManager.default.fileExists(atPath: word) {
+            return try classify(trimmed)
+        }
         if looksLikeURL(word) {
             try checkURL(word)
             return .url(word)
