@@ -186,7 +186,7 @@ _mediacache() {
 
 _mediacache_prefetch() {
     repeating_flags=()
-    non_repeating_flags=(--no-config -k --insecure --no-faststart --json -q --quiet --netrc --tier-push --tier-required --all-variants --version -h --help)
+    non_repeating_flags=(--no-config -k --insecure --no-insecure --faststart --no-faststart --json --no-json -q --quiet --no-quiet --netrc --no-netrc --tier-push --no-tier-push --tier-required --no-tier-required --all-variants --no-all-variants --version -h --help)
     repeating_options=(-i --input-file -H --header)
     non_repeating_options=(-d --dir -o --output --out --shard --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --ca-certificate --cacert --summary-interval --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang)
     __mediacache_offer_flags_options -1
@@ -304,7 +304,7 @@ _mediacache_prefetch() {
 
 _mediacache_resume() {
     repeating_flags=()
-    non_repeating_flags=(--no-config -k --insecure --no-faststart --json -q --quiet --netrc --tier-push --tier-required --all-variants --version -h --help)
+    non_repeating_flags=(--no-config -k --insecure --no-insecure --faststart --no-faststart --json --no-json -q --quiet --no-quiet --netrc --no-netrc --tier-push --no-tier-push --tier-required --no-tier-required --all-variants --no-all-variants --version -h --help)
     repeating_options=(-H --header)
     non_repeating_options=(--cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --ca-certificate --cacert --summary-interval --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang)
     __mediacache_offer_flags_options 0
@@ -666,7 +666,7 @@ _mediacache_bundle-info() {
 
 _mediacache_serve() {
     repeating_flags=()
-    non_repeating_flags=(--allow-remote --no-config -k --insecure --no-faststart --json -q --quiet --netrc --tier-push --tier-required --all-variants --version -h --help)
+    non_repeating_flags=(--allow-remote --no-config -k --insecure --no-insecure --faststart --no-faststart --json --no-json -q --quiet --no-quiet --netrc --no-netrc --tier-push --no-tier-push --tier-required --no-tier-required --all-variants --no-all-variants --version -h --help)
     repeating_options=(-i --input-file -H --header)
     non_repeating_options=(--listen --idle-timeout --cache-dir --config -j --jobs -x --connections --min-fragment --max-stream-size --retries --timeout --lowest-speed-limit --limit-rate --max-download-limit --ca-certificate --cacert --summary-interval --proxy --no-proxy --load-cookies --netrc-file --user-agent --referer --max-connections-per-host --tier --s3-endpoint --max-height --max-bandwidth --audio-lang)
     __mediacache_offer_flags_options -1

@@ -67,6 +67,22 @@ extension EndToEnd {
             #expect(first.headers["x-config"] == "from-file" && first.headers["x-cli"] == "yes")
         }
 
+        /// A flag the file turns on is turned off for one run by its --no- form, and the
+        /// file may name that form too (`no-faststart`), undone by the flag itself.
+        @Test func aFlagOfTheFileIsUndoneByItsNoForm() throws {
+            try writeConfig("quiet\njson\n")
+            let quiet = try prefetch(["/ok.mp4"])
+            #expect(quiet.status == 0 && !quiet.stderr.contains("done     "), "\(quiet.stderr)")
+            #expect(quiet.stdout.contains(#""event":"summary""#), "\(quiet.stdout)")
+            let loud = try prefetch(["/ok.mp4"], ["--no-quiet", "--no-json"])
+            #expect(loud.status == 0, "\(loud.stderr)")
+            #expect(loud.stderr.contains("cached   \(origin.url("/ok.mp4"))"), "\(loud.stderr)")
+            #expect(loud.stdout.isEmpty, "\(loud.stdout)")
+            try writeConfig("no-faststart\n")
+            let undone = try prefetch(["/ok.mp4"], ["--faststart"])
+            #expect(undone.status == 0, "\(undone.stderr)")
+        }
+
         @Test func noConfigIgnoresTheFile() throws {
             try writeConfig(Self.settings)
             let result = try prefetch(["/ok.mp4"], ["--no-config"])

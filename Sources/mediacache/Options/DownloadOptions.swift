@@ -64,8 +64,9 @@ struct DownloadOptions: ParsableArguments {
             valueName: "size"))
     var maxDownloadLimit = "0"
 
+    // Each flag has its --no- form, so one run can undo what the config file turns on.
     @Flag(
-        name: [.customShort("k"), .customLong("insecure")],
+        name: [.customShort("k"), .customLong("insecure")], inversion: .prefixedNo,
         help: "Do not check TLS certificates (self-signed test servers); the connection is not authenticated.")
     var insecure = false
 
@@ -78,13 +79,15 @@ struct DownloadOptions: ParsableArguments {
         completion: .file())
     var caCertificate: String?
 
-    @Flag(help: "Keep MP4/MOV bytes exactly as the origin sent them (no moov relocation).")
-    var noFaststart = false
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Store MP4/MOV files with their moov first, so they play at once (default); --no-faststart keeps the origin's bytes exactly.")
+    var faststart = true
 
-    @Flag(help: "Print events as NDJSON on stdout.")
+    @Flag(inversion: .prefixedNo, help: "Print events as NDJSON on stdout.")
     var json = false
 
-    @Flag(name: [.short, .customLong("quiet")], help: "Print only errors and the final summary.")
+    @Flag(name: [.short, .customLong("quiet")], inversion: .prefixedNo, help: "Print only errors and the final summary.")
     var quiet = false
 
     @Option(
@@ -142,7 +145,7 @@ struct DownloadOptions: ParsableArguments {
         options.verifyTLS = !insecure
         // For the whole process: the tier's requests are checked against them too.
         if let caCertificate { CertificateAuthorities.use(file: caCertificate) }
-        options.faststart = !noFaststart
+        options.faststart = faststart
         options.renditions = titles.selection
         network.apply(to: &options)
         return options

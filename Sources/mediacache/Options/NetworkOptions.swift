@@ -26,7 +26,7 @@ struct NetworkOptions: ParsableArguments {
         completion: .file())
     var loadCookies: String?
 
-    @Flag(help: "Log in to origins with the logins in ~/.netrc.")
+    @Flag(inversion: .prefixedNo, help: "Log in to origins with the logins in ~/.netrc.")
     var netrc = false
 
     @Option(

@@ -57,12 +57,12 @@ struct TierOptions: ParsableArguments {
     @OptionGroup var location: TierLocationOptions
 
     @Flag(
-        name: .customLong("tier-push"),
+        name: .customLong("tier-push"), inversion: .prefixedNo,
         help: "Upload every object this run commits to the tier, behind the downloads.")
     var push = false
 
     @Flag(
-        name: .customLong("tier-required"),
+        name: .customLong("tier-required"), inversion: .prefixedNo,
         help: "Fail (exit 1) when the tier cannot be used, instead of warning and fetching from the origin.")
     var required = false
 

@@ -18,7 +18,7 @@ struct TitleOptions: ParsableArguments {
     var maxBandwidth: String?
 
     @Flag(
-        name: .customLong("all-variants"),
+        name: .customLong("all-variants"), inversion: .prefixedNo,
         help: "Fetch every variant within the limits, not only the best.")
     var allVariants = false
 
