@@ -22,6 +22,20 @@ extension EndToEnd {
             return files
         }
 
+        /// A --cache-dir with no folder (mistyped) is named as no cache at all, not as an
+        /// empty one; reading it makes nothing.
+        @Test func aCacheFolderThatDoesNotExistIsNamedAsNoCache() throws {
+            let missing = harness.scratch.path + "/no-such-cache"
+            for command in [["ls"], ["stats"], ["path", "http://127.0.0.1:9/a.mp4"]] {
+                let result = try MediaCacheProcess.run(command + ["--cache-dir", missing])
+                #expect(result.stderr.contains("there is no cache at \(missing) (no such folder"), "\(command): \(result.stderr)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: missing))
+            try FileManager.default.createDirectory(atPath: missing, withIntermediateDirectories: true)
+            let empty = try MediaCacheProcess.run(["ls", "--cache-dir", missing])
+            #expect(empty.status == 0 && empty.stderr.contains("the cache at \(missing) is empty"), "\(empty.stderr)")
+        }
+
         /// JSON lines: one object a line, and nothing at all, not `[]`, for an empty cache
         /// (none yet, and one emptied by rm).
         @Test func jsonListingsAreJSONLinesAndEmptyForAnEmptyCache() throws {

@@ -12,6 +12,14 @@ enum CommandInputs {
         try usingCache(directory) { try directory.existsForReading() }
     }
 
+    /// "The cache is empty", or, when its folder does not exist (a mistyped --cache-dir,
+    /// MEDIACACHE_DIR), that there is no cache there at all.
+    static func emptyCache(_ directory: CacheDirectory) -> String {
+        !FileManager.default.fileExists(atPath: directory.root)
+            ? "there is no cache at \(directory.root) (no such folder; check --cache-dir or MEDIACACHE_DIR)"
+            : "the cache at \(directory.root) is empty"
+    }
+
     /// What `open` makes of the cache at `directory` (its index, a store, an importer);
     /// when it fails, the one "cannot use the cache" message and exit 3.
     static func usingCache<T>(_ directory: CacheDirectory, _ open: () throws -> T) throws -> T {

@@ -85,7 +85,7 @@ struct Export: ParsableCommand {
     func run() throws {
         let directory = cache.directory
         guard try CommandInputs.cacheExists(directory), directory.hasIndexOrObjects else {
-            Terminal.err("mediacache: the cache at \(directory.root) is empty; nothing to export")
+            Terminal.err("mediacache: \(CommandInputs.emptyCache(directory)); nothing to export")
             throw ExitStatus.someFailed
         }
         if let reason = Self.wouldReplaceSomethingElse(bundle) {

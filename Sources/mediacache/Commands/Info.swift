@@ -33,7 +33,7 @@ struct Info: ParsableCommand {
     func run() throws {
         let directory = cache.directory
         guard try CommandInputs.cacheExists(directory), directory.hasIndexOrObjects else {
-            Terminal.err("mediacache: not cached and no unfinished download: \(Printable.url(url)) (the cache at \(directory.root) is empty)")
+            Terminal.err("mediacache: not cached and no unfinished download: \(Printable.url(url)) (\(CommandInputs.emptyCache(directory)))")
             throw ExitStatus.someFailed
         }
         let store = try CommandInputs.usingCache(directory) { try ObjectStore(directory: directory) }

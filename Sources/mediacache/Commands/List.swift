@@ -23,7 +23,7 @@ struct List: ParsableCommand {
     func run() throws {
         let directory = cache.directory
         guard try CommandInputs.cacheExists(directory), directory.hasIndexOrObjects else {
-            if !json { Terminal.err("the cache at \(directory.root) is empty") }
+            if !json { Terminal.err("\(CommandInputs.emptyCache(directory))") }
             return
         }
         let objects: [CachedObject]
@@ -45,7 +45,7 @@ struct List: ParsableCommand {
             return
         }
         if sorted.isEmpty {
-            Terminal.err("the cache at \(directory.root) is empty")
+            Terminal.err("\(CommandInputs.emptyCache(directory))")
             return
         }
         var rows = [["NAME", "SIZE", "TYPE", "FASTSTART", "ADDED", "LAST USED"]]

@@ -16,7 +16,7 @@ struct PathCommand: ParsableCommand {
     func run() throws {
         let directory = cache.directory
         guard try CommandInputs.cacheExists(directory), directory.hasIndexOrObjects else {
-            Terminal.err("mediacache: not cached: \(Printable.url(url)) (the cache at \(directory.root) is empty)")
+            Terminal.err("mediacache: not cached: \(Printable.url(url)) (\(CommandInputs.emptyCache(directory)))")
             throw ExitStatus.someFailed
         }
         let store: ObjectStore

@@ -40,7 +40,7 @@ struct Push: ParsableCommand {
                 printer.summary(interrupted: false)
                 throw ExitStatus.someFailed
             }
-            Terminal.err("mediacache: the cache at \(directory.root) is empty; nothing to push")
+            Terminal.err("mediacache: \(CommandInputs.emptyCache(directory)); nothing to push")
             printer.summary(interrupted: false)
             return
         }

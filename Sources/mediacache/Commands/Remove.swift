@@ -79,7 +79,7 @@ struct CollectGarbage: ParsableCommand {
     func run() throws {
         // A cache not made yet (a mistyped --cache-dir) has nothing to collect: not made by it.
         guard try CommandInputs.cacheExists(cache.directory) else {
-            Terminal.err("the cache at \(cache.directory.root) is empty; nothing to remove")
+            Terminal.err("\(CommandInputs.emptyCache(cache.directory)); nothing to remove")
             return
         }
         let maintenance = try CacheMaintenance.open(cache.directory)
@@ -114,8 +114,9 @@ struct Stats: ParsableCommand {
 
     func run() throws {
         // A cache not made yet (a mistyped --cache-dir) is empty: not made by asking.
-        let stats = try CommandInputs.cacheExists(cache.directory)
-            ? CacheMaintenance.open(cache.directory).statistics() : CacheMaintenance.Statistics()
+        let exists = try CommandInputs.cacheExists(cache.directory)
+        let stats = exists ? try CacheMaintenance.open(cache.directory).statistics() : CacheMaintenance.Statistics()
+        if !exists && !json { Terminal.err("mediacache: \(CommandInputs.emptyCache(cache.directory))") }
         if json {
             Terminal.out(
                 JSONEvent.encode([
