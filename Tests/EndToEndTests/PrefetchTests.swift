@@ -155,6 +155,7 @@ extension EndToEnd {
             let spaced = try harness.run(["prefetch", origin.url("/a b.mp4")])
             #expect(spaced.status == 2)
             #expect(spaced.stderr.contains("a URL cannot hold a space: write it as %20"), "\(spaced.stderr)")
+            #expect(spaced.stderr.components(separatedBy: "%20").count == 2, "the advice is given once: \(spaced.stderr)")
             #expect(spaced.stderr.contains("Usage: mediacache prefetch"), "\(spaced.stderr)")
             // A mistyped option is named as such, not its value as a word that is no URL.
             let mistyped = try harness.run(["prefetch", "--cache-dri", harness.scratch.path, origin.url("/a.mp4")])

@@ -197,6 +197,16 @@ struct ListParserTests {
         #expect(list.entries.map(\.url) == ["https://a.example/y.mp4"])
     }
 
+    /// A URL indented by mistake reads as an option: the message names it as a URL and
+    /// says what to do (not "expected key=value, got 'http …'").
+    @Test func anIndentedURLIsNamedAsOne() throws {
+        let list = parse("https://a.example/1.mp4\n  https://a.example/2.mp4\n")
+        let error = try #require(list.errors.first)
+        #expect(error.line == 2)
+        #expect(error.message.contains("this one is a URL: https://a.example/2.mp4; to fetch it, write it at the start of its line"),
+            "\(error.message)")
+    }
+
     @Test func badSchemeIsReportedAndItsOptionsSkippedSilently() throws {
         let list = parse(
             """

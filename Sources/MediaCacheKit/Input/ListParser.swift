@@ -12,6 +12,10 @@ public enum ListParser {
         "select-file", "index-out", "check-integrity",
     ]
 
+    /// What a URL line's second word that is no URL most likely is: the rest of a name.
+    public static let spaceHint =
+        " (the words of a URL line are mirrors of one file, split at spaces and tabs; write a space inside a URL as %20)"
+
     /// Longer lines are refused unread: no URL or option is this long, and parsing
     /// megabytes of one line would only produce a long error.
     static let maxLineLength = 4 * URLParts.maxLength
@@ -157,9 +161,7 @@ public enum ListParser {
                 if let problem = URLParts.problem(with: uri) {
                     // Not a URL after a first one that is: most likely the rest of a name
                     // with a space in it, not a mirror.
-                    let hint = index > 0 && !uri.contains("://")
-                        ? " (the words of a URL line are mirrors of one file, split at spaces and tabs; "
-                            + "write a space inside a URL as %20)" : ""
+                    let hint = index > 0 && !uri.contains("://") ? ListParser.spaceHint : ""
                     error(number, "\(problem): \(uri)\(hint)")
                     current = nil
                     skippingOptions = true
@@ -186,7 +188,14 @@ public enum ListParser {
                 return
             }
             guard let eq = content.firstIndex(of: "=") else {
-                error(number, "expected key=value, got '\(HeaderRedaction.preview(String(content)))'")
+                if URLParts.problem(with: content) == nil {
+                    error(
+                        number,
+                        "an indented line is an option of the entry above, and this one is a URL: "
+                            + "\(URLCredentials.masked(content)); to fetch it, write it at the start of its line")
+                } else {
+                    error(number, "expected key=value, got '\(HeaderRedaction.preview(String(content)))'")
+                }
                 return
             }
             let key = content[..<eq].trimmingCharacters(in: .whitespaces).lowercased()

@@ -88,8 +88,9 @@ struct ListInputs {
             // A list line's spaces part mirrors; in one argument a space is more likely
             // part of a name someone pasted.
             if word.contains(where: { $0 == " " || $0 == "\t" }) {
+                let problem = error.message.replacingOccurrences(of: ListParser.spaceHint, with: "")
                 throw ValidationError(
-                    "\(shown): \(error.message); a URL cannot hold a space: write it as %20 (spaces separate the mirrors of one file)")
+                    "\(shown): \(problem); a URL cannot hold a space: write it as %20 (spaces separate the mirrors of one file)")
             }
             throw ValidationError(error.message.contains(shown) ? error.message : "\(shown): \(error.message)")
         }
