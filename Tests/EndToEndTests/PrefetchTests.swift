@@ -246,6 +246,25 @@ extension EndToEnd {
             #expect(try harness.cachedBytes(origin.url("/f.bin")) == new, "a failed check leaves the cached object as it was")
         }
 
+        /// With --json, each bad list line is an event naming its file, line and reason (the
+        /// first entry's lines too), besides its line on stderr.
+        @Test func badListLinesAreJSONEvents() throws {
+            let origin = try TestOrigin()
+            let harness = Harness()
+            origin.serve("/a.mp4", Resource(TestBytes.make(10_000, seed: 3), contentType: "video/mp4"))
+            let list = "  out=orphan.mp4\n\(origin.url("/a.mp4"))\n  bogus\n"
+            let result = try harness.prefetch(list: list, ["--json"])
+            #expect(result.status == 1, "\(result.stderr)")
+            let problems = result.stdout.split(separator: "\n").compactMap { line -> [String: Any]? in
+                let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return event?["event"] as? String == "list_problem" ? event : nil
+            }
+            #expect(problems.map { $0["line"] as? Int } == [1, 3], "\(result.stdout)")
+            #expect(problems.allSatisfy { ($0["file"] as? String)?.hasSuffix("list.txt") == true && $0["severity"] as? String == "error" })
+            #expect((problems.first?["message"] as? String)?.contains("no URL line above it") == true, "\(problems)")
+            #expect(result.stderr.contains("list.txt:3: expected key=value, got 'bogus'"), "\(result.stderr)")
+        }
+
         @Test func jsonEventsAreNDJSONInOrder() throws {
             let origin = try TestOrigin()
             let harness = Harness()

@@ -51,7 +51,7 @@ struct DownloadRun {
     /// `stopReading` runs on an interruption, before the rest of the lists is saved: it
     /// stops lists that arrive over time, whose writer may never end.
     func run(
-        next: @escaping (_ report: @escaping (String) -> Void) -> JobRequest?, inputErrors: () -> Int,
+        next: @escaping (_ report: @escaping (ListDiagnostic) -> Void) -> JobRequest?, inputErrors: () -> Int,
         savedQueues: [String] = [], expectedFiles: Int? = nil, stopReading: @escaping @Sendable () -> Void = {}
     ) throws {
         MemoryTuning.keepTransferBuffers()
@@ -78,7 +78,7 @@ struct DownloadRun {
         let summary = batch.run(
             next: {
                 // Called on the list's own queue, a few ahead: its notes leave through the event queue.
-                guard let request = next({ line in service.deliver { printer.note(line) } }) else {
+                guard let request = next({ problem in service.deliver { printer.listProblem(problem) } }) else {
                     printer.expectFiles(handedOut)
                     return nil
                 }

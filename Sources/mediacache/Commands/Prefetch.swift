@@ -115,8 +115,11 @@ struct Prefetch: ParsableCommand {
         let streams = texts.compactMap(\.stream)
         // A stream's first entry may be long in coming: it is waited for in the run, where
         // Ctrl-C stops the reading and the run still ends with its summary.
-        var pending = streams.isEmpty ? entries.next { Terminal.err($0.description) } : nil
+        // What reading the first entry found is reported with the run's events.
+        var early: [ListDiagnostic] = []
+        var pending = streams.isEmpty ? entries.next { early.append($0) } : nil
         if streams.isEmpty && pending == nil && entries.errorCount == 0 {
+            for problem in early { Terminal.err(problem.description) }
             if let shard {
                 Terminal.err("mediacache: none of the \(entries.otherShardCount) entries is in shard \(shard); nothing to do")
             } else {
@@ -133,7 +136,9 @@ struct Prefetch: ParsableCommand {
         let headers = download.headers
         try DownloadRun(cache: cache.directory, options: download, network: network, tier: tier, titles: titles).run(
             next: { report in
-                let entry = pending ?? entries.next { report($0.description) }
+                early.forEach(report)
+                early = []
+                let entry = pending ?? entries.next { report($0) }
                 pending = nil
                 return entry.map { JobRequest(entry: placed($0, at: output), commandHeaders: headers) }
             },

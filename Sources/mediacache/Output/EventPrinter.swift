@@ -94,6 +94,18 @@ final class EventPrinter: Sendable {
     /// progress lines in every style: it is an error message, on stderr.
     func note(_ line: String) { say(line) }
 
+    /// A bad list line: on stderr as ever, and with --json an event too, so a script
+    /// reading the events learns which line and why, not only a count in the summary.
+    func listProblem(_ problem: ListDiagnostic) {
+        say(problem.description)
+        guard style == .json else { return }
+        Terminal.out(
+            JSONEvent.encode([
+                "event": "list_problem", "severity": problem.severity.rawValue, "file": problem.file, "line": problem.line,
+                "message": problem.message,
+            ]))
+    }
+
     /// Messages carry what origins sent (validators, reasons, names): a control character
     /// in one must not reach the terminal, where ESC sequences retitle, recolour or clear it.
     private func say(_ line: String) {
