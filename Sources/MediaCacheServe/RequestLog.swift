@@ -46,7 +46,9 @@ enum RequestLog {
                         return buffer
                     })
             } catch {
-                log(.finished(record, bytes: sent.total, seconds: started.secondsSince, complete: false))
+                // A player that closes as the last bytes leave (curl does) had them all.
+                let whole = body.contentLength.map { sent.total >= Int64($0) } ?? false
+                log(.finished(record, bytes: sent.total, seconds: started.secondsSince, complete: whole))
                 throw error
             }
             log(.finished(record, bytes: sent.total, seconds: started.secondsSince, complete: true))
