@@ -141,7 +141,6 @@ extension DownloadJob {
             }
             return (try? expected.matches(intact.file, length: intact.object.size)) == true ? cached(intact) : nil
         }
-        let mismatch = "the cached copy does not have the list's checksum; fetching it again"
         let cache = objects.directory
         do {
             let taken: KeyLock??
@@ -174,7 +173,7 @@ extension DownloadJob {
                 let leftover = cache.jobDirectory(key: key)
                 if FileSystem.exists(leftover) { FileSystem.removeTree(leftover) }
                 if let found = checked(intact) { return found }
-                refetched.append(mismatch)
+                refetched.append("the cached copy does not have the list's checksum; fetching it again")
             }
             let (state, notices) = try loadState(key: key, request: request, cache: cache, partial: partial, spares: spares)
             return .ready(lock, state, notices: refetched + notices)
