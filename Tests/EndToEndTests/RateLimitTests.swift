@@ -197,6 +197,15 @@ extension EndToEnd {
             #expect(origin.requests.isEmpty)
         }
 
+        /// A limit under a byte a second is refused, not taken as 0 (no limit at all).
+        @Test func aLimitUnderAByteASecondIsAUsageError() throws {
+            let result = try harness.prefetch(list: origin.url("/never.bin"), ["--limit-rate", "0.1"])
+            #expect(result.status == 2, "\(result.stderr)")
+            #expect(result.stderr.contains("--limit-rate must be a size per second, like 500K or 2M (0: unlimited), got '0.1'"),
+                "\(result.stderr)")
+            #expect(origin.requests.isEmpty)
+        }
+
         @Test func aBadEntryLimitIsThatEntrysErrorAndTheOthersRun() throws {
             let bytes = serve("/fine.bin", size: 4096, seed: 149)
             let list = """

@@ -14,7 +14,8 @@ public enum ByteCount {
         }
         guard let value = Double(digits), value >= 0, value.isFinite else { return nil }
         let bytes = value * multiplier
-        guard bytes < 9.0e18 else { return nil }
+        // Under one byte is no size (0.1 as a rate would quietly mean 0: no limit).
+        guard bytes < 9.0e18, bytes == 0 || bytes >= 1 else { return nil }
         return Int64(bytes)
     }
 
