@@ -8,8 +8,8 @@ import Foundation
 /// hard link on the same file system, else a copy the kernel makes (a reflink where the
 /// file system shares blocks). The name appears whole or not at all. It replaces a file
 /// only for `-o`, as curl's does; else a taken name becomes `name.1.ext`, `name.2.ext`...
-/// as aria2 names them, unless it already is this object. The cache stays the source of truth: the copy is the
-/// user's, and `rm` leaves it alone. A hard link is the object itself, so the object is
+/// as aria2 names them, unless it already is this object. The cache stays the source of
+/// truth: the copy is the user's, and `rm` leaves it alone. A hard link is the object itself, so the object is
 /// made read-only first: a tag editor or script writing the user's file in place would
 /// change the cached bytes (`verify` would find it; players would get it first).
 public enum ObjectPlacement {
