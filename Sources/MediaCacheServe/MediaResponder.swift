@@ -204,11 +204,13 @@ struct MediaResponder: Sendable {
         return Self.failed((failure, Int(RecentFailures.hold.components.seconds)), url: url)
     }
 
-    /// The origin said to come back later: the player hears it at once, with when the
-    /// download asks again (RFC 9110 15.6.4), not after --timeout as a silent origin.
+    /// The origin said to come back later: the player hears it at once, as the origin said
+    /// it (429 or 503), with when the download asks again (RFC 9110 15.6.4, RFC 6585 4),
+    /// not after --timeout as a silent origin.
     static func busy(_ busy: OriginBusy) -> Response {
         var response = PlainText.response(
-            .serviceUnavailable, "\(busy.reason); the download asks again then, and goes on after")
+            busy.status == 429 ? .tooManyRequests : .serviceUnavailable,
+            "\(busy.reason); the download asks again then, and goes on after")
         response.headers[.retryAfter] = String(max(1, Int(busy.retryAt.timeIntervalSinceNow.rounded(.up))))
         return response
     }

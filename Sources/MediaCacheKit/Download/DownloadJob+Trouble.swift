@@ -24,7 +24,7 @@ extension DownloadJob {
             emit(.retry(url: url, attempt: failuresInARow, delay: delay, reason: reason))
             // A player waiting for the data hears at once that the origin is busy.
             if case .status(let status) = cause, [429, 503].contains(status) {
-                download.held.noteBusy(OriginBusy(reason: reason, retryAt: Date(timeIntervalSinceNow: delay)))
+                download.held.noteBusy(OriginBusy(reason: reason, status: status, retryAt: Date(timeIntervalSinceNow: delay)))
             }
         } else if let retryAfter {
             attempt.backOff(until: now + min(retryAfter, options.maxRetryAfter))

@@ -344,6 +344,8 @@ public enum ReaderError: Error, CustomStringConvertible {
 public struct OriginBusy: Sendable, Equatable {
     /// What it answered, with the URL.
     public var reason: String
+    /// Its status, 429 or 503: the player hears the same.
+    public var status: Int = 503
     /// When the download asks again.
     public var retryAt: Date
 }
