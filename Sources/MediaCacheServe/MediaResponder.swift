@@ -134,10 +134,35 @@ struct MediaResponder: Sendable {
             let whole = body(request, reader: reader, range: ByteRange(0, Int64.max))
             return (Response(status: .ok, headers: headers, body: whole), .download)
         }
+        // Another process's download fetches in its own order: a seek ahead of it gets its
+        // first byte before the status goes out, within --timeout, or a 504 (that process
+        // may reach it only minutes later). This process's own fetches what players want
+        // first, and a player that hangs up meanwhile is gone at once.
+        if reader.readsAnotherProcess, request.method != .head, let start = Self.firstByteWanted(request, length: length) {
+            do {
+                guard try await firstAnswer.bounded({ try await reader.available(from: start, upTo: start + 1) }) != nil else {
+                    reader.close()
+                    return (firstAnswer.notReached(byte: start, of: source.url), .error)
+                }
+            } catch {
+                reader.close()
+                return (failed(error, key: key, url: source.url), .error)
+            }
+        }
         let response = RangedResponse.make(request, length: length, headers: &headers, etag: version) { range in
             body(request, reader: reader, range: range)
         }
         return (response, .download)
+    }
+
+    /// Where the body of a GET for `length` bytes starts, when it has a byte to send.
+    static func firstByteWanted(_ request: Request, length: Int64) -> Int64? {
+        guard length > 0 else { return nil }
+        do {
+            return try RangeRequest(header: request.headers[.range]).resolve(length: length)?.start ?? 0
+        } catch {
+            return nil  // 416: nothing to wait for
+        }
     }
 
     // MARK: Cached objects

@@ -121,6 +121,30 @@ extension EndToEnd {
             _ = server
         }
 
+        /// A seek far ahead of what another process's download (one connection, from the
+        /// start) has written: the player hears 504 within `--timeout` and a second, not a
+        /// 206 whose body waits until that process gets there (minutes on a slow origin).
+        @Test func aSeekAheadOfAnotherProcessIsAGatewayTimeoutAfterTimeout() throws {
+            let prefetch = try startPrefetch("/film.mp4", ["-x", "1"])
+            defer {
+                prefetch.signal(SIGKILL)
+                _ = prefetch.wait(timeout: 10)
+            }
+            let server = try ServeFixture(cache: harness.scratch.cache, ["--timeout", "2"])
+            let local = try server.localURL(origin.url("/film.mp4"))
+            let near = try CurlResponse.fetch(local, ["-H", "Range: bytes=0-65535"])
+            #expect(near.status == 206 && near.body == Array(bytes.prefix(65536)), "\(near.status)")
+            let started = Date()
+            let end = bytes.count - 1
+            let far = try CurlResponse.fetch(local, ["-H", "Range: bytes=\(end - 65535)-\(end)"], timeout: 30)
+            let waited = Date().timeIntervalSince(started)
+            #expect(prefetch.process.isRunning, "the prefetch had finished: nothing was ahead of it")
+            #expect(far.status == 504, "\(far.status) after \(waited) s")
+            #expect(waited < 6, "answered after \(waited) s")
+            #expect(String(decoding: far.body, as: UTF8.self).contains("byte \(end - 65535) of"), "\(String(decoding: far.body, as: UTF8.self))")
+            _ = server
+        }
+
         /// A moov-at-end MP4 played through `serve` while the other process fetches it:
         /// that process stores it as the player read it (the origin's layout), not
         /// relocated, so a seek after its commit gets the bytes the player's moov points at.

@@ -26,6 +26,10 @@ public final class DownloadReader: Sendable {
 
     deinit { close() }
 
+    /// Whether the bytes are another process's download's: it fetches in its own order,
+    /// and a want of this reader's does not move it.
+    public var readsAnotherProcess: Bool { download.activity.withLock { $0.elsewhere } }
+
     /// What the data is (length, type, version), waiting until the download knows it.
     /// Throws like `available(from:upTo:)`.
     public func open() async throws -> DownloadData {
