@@ -33,20 +33,21 @@ struct FirstAnswerWait: Sendable {
 
     /// The answer when `limit` passed before byte `offset` arrived (a seek ahead).
     func notReached(byte offset: Int64, of url: String) -> Response {
-        var response = PlainText.response(
-            .gatewayTimeout,
+        Self.gatewayTimeout(
             "byte \(offset) of \(Printable.url(url)) has not arrived within --timeout (\(timeout) s): the origin is slow, "
                 + "or another mediacache process downloads the file and has not reached it; the download goes on, try again")
-        response.headers[.retryAfter] = "1"
-        return response
     }
 
     /// The answer when `limit` passed.
     func timedOut(_ url: String) -> Response {
-        var response = PlainText.response(
-            .gatewayTimeout,
+        Self.gatewayTimeout(
             "\(Printable.url(url)) has not answered within --timeout (\(timeout) s): the origin is silent, "
                 + "or another mediacache process is downloading it; the download goes on, try again")
+    }
+
+    /// 504, to be asked again in a second: the download goes on meanwhile.
+    private static func gatewayTimeout(_ text: String) -> Response {
+        var response = PlainText.response(.gatewayTimeout, text)
         response.headers[.retryAfter] = "1"
         return response
     }
