@@ -9,9 +9,10 @@ import Foundation
 /// file system shares blocks). The name appears whole or not at all. It replaces a file
 /// only for `-o`, as curl's does; else a taken name becomes `name.1.ext`, `name.2.ext`...
 /// as aria2 names them, unless it already is this object. The cache stays the source of
-/// truth: the copy is the user's, and `rm` leaves it alone. A hard link is the object itself, so the object is
-/// made read-only first: a tag editor or script writing the user's file in place would
-/// change the cached bytes (`verify` would find it; players would get it first).
+/// truth: the copy is the user's, and `rm` leaves it alone. A hard link is the object
+/// itself, so the object is made read-only first: a tag editor or script writing the
+/// user's file in place would change the cached bytes (`verify` would find it; players
+/// would get it first; a list's `checksum=` has it fetched again).
 public enum ObjectPlacement {
     public enum Method: String, Sendable {
         case linked, copied
