@@ -31,6 +31,18 @@ struct HeldBytesLayoutTests {
         await #expect(throws: ReaderError.self) { _ = try await waiting.value }
     }
 
+    /// The origin's file changed mid-download: the version readers read is gone, and the
+    /// new one, which no reader has read, may be relocated.
+    @Test func aStartOverForgetsTheReadersOfTheVersionBefore() async throws {
+        let (held, directory) = try published()
+        defer { directory.remove() }
+        _ = try await held.available(from: 0, reading: nil)
+        held.startOver()
+        let file = try DataFile(path: directory.path + "/data", mode: .readWrite)
+        held.publish(file: file, completed: RangeSet(), about: DownloadData(length: 100, contentType: "video/mp4", originVersion: "b"))
+        #expect(held.sealLayout())
+    }
+
     @Test func aLayoutAReaderReadIsKept() async throws {
         let (held, directory) = try published()
         defer { directory.remove() }

@@ -133,10 +133,12 @@ final class HeldBytes: Sendable {
         }
     }
 
-    /// The data is about to be started over: readers of the current version stop.
+    /// The data is about to be started over: readers of the current version stop, and
+    /// the new version is one no reader has read (its layout may still be relocated).
     func startOver() {
         changing { state in
             state.refusal = nil
+            state.readersServed = false
             state.generation += 1
             state.sealed = false
             state.held = RangeSet()
