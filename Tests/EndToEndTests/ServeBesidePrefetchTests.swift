@@ -102,15 +102,8 @@ extension EndToEnd {
         /// gets the timeout's 504, as when nothing could be read.
         @Test func aFrozenPrefetchEndsThePlayersWaitAfterTheTimeout() throws {
             let prefetch = try startPrefetch()
-            defer {
-                prefetch.signal(SIGCONT)
-                prefetch.signal(SIGKILL)
-                _ = prefetch.wait(timeout: 10)
-            }
-            let server = try ServeFixture(cache: harness.scratch.cache, ["--timeout", "2"])
-            let local = try server.localURL(origin.url("/film.mp4"))
-            let first = try CurlResponse.fetch(local, ["-H", "Range: bytes=0-65535"])
-            #expect(first.status == 206 && first.body == Array(bytes.prefix(65536)), "\(first.status)")
+            defer { end(prefetch) }
+            let (server, local) = try serveBeside(prefetch)
             prefetch.signal(SIGSTOP)
             let started = Date()
             let stuck = try CurlResponse.fetch(local, timeout: 30)
@@ -126,14 +119,8 @@ extension EndToEnd {
         /// 206 whose body waits until that process gets there (minutes on a slow origin).
         @Test func aSeekAheadOfAnotherProcessIsAGatewayTimeoutAfterTimeout() throws {
             let prefetch = try startPrefetch("/film.mp4", ["-x", "1"])
-            defer {
-                prefetch.signal(SIGKILL)
-                _ = prefetch.wait(timeout: 10)
-            }
-            let server = try ServeFixture(cache: harness.scratch.cache, ["--timeout", "2"])
-            let local = try server.localURL(origin.url("/film.mp4"))
-            let near = try CurlResponse.fetch(local, ["-H", "Range: bytes=0-65535"])
-            #expect(near.status == 206 && near.body == Array(bytes.prefix(65536)), "\(near.status)")
+            defer { end(prefetch) }
+            let (server, local) = try serveBeside(prefetch)
             let started = Date()
             let end = bytes.count - 1
             let far = try CurlResponse.fetch(local, ["-H", "Range: bytes=\(end - 65535)-\(end)"], timeout: 30)
@@ -304,6 +291,23 @@ extension EndToEnd {
 
         /// Starts the prefetch of `path` and waits until it has saved its state once (what
         /// another process can read).
+        /// `serve --timeout 2` on the cache `prefetch` fills, and the film's local URL, once
+        /// its first 64 KiB came through it as the origin's.
+        private func serveBeside(_ prefetch: MediaCacheProcess.Running) throws -> (ServeFixture, String) {
+            let server = try ServeFixture(cache: harness.scratch.cache, ["--timeout", "2"])
+            let local = try server.localURL(origin.url("/film.mp4"))
+            let first = try CurlResponse.fetch(local, ["-H", "Range: bytes=0-65535"])
+            #expect(first.status == 206 && first.body == Array(bytes.prefix(65536)), "\(first.status)")
+            return (server, local)
+        }
+
+        /// Ends `prefetch`, running or stopped (SIGSTOP).
+        private func end(_ prefetch: MediaCacheProcess.Running) {
+            prefetch.signal(SIGCONT)
+            prefetch.signal(SIGKILL)
+            _ = prefetch.wait(timeout: 10)
+        }
+
         private func startPrefetch(_ path: String = "/film.mp4", _ extra: [String] = ["-x", "2"]) throws -> MediaCacheProcess.Running {
             let list = harness.scratch.write("list.txt", origin.url(path))
             let prefetch = try MediaCacheProcess.start(["prefetch", list, "--cache-dir", harness.scratch.cache, "-q"] + extra)
