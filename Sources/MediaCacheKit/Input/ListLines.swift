@@ -16,8 +16,7 @@ struct ListLine {
     /// (the parser reports it), so the other lines stand.
     init(decoding bytes: ArraySlice<UInt8>) {
         length = bytes.count
-        isOverlong = length > ListParser.maxLineLength
-            && ListParser.commentStart(bytes) - bytes.startIndex > ListParser.maxLineLength
+        isOverlong = Self.isOverlong(bytes)
         if let text = String(validating: bytes, as: UTF8.self) {
             self.text = text[...]
             isUTF8 = true
@@ -35,6 +34,12 @@ struct ListLine {
         self.length = length
         self.isUTF8 = isUTF8
         self.isOverlong = isOverlong
+    }
+
+    /// Whether what stands before the comment of the line `bytes` is over the limit.
+    static func isOverlong(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.count > ListParser.maxLineLength
+            && ListParser.commentStart(bytes) - bytes.startIndex > ListParser.maxLineLength
     }
 
     static func indentation(of bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
@@ -86,8 +91,7 @@ struct TextListLines: ListLines {
         if line.utf8.last == UInt8(ascii: "\r") { line = line.dropLast() }
         if number == 1, line.hasPrefix("\u{FEFF}") { line = line.dropFirst() }
         let length = line.utf8.count
-        let overlong = length > ListParser.maxLineLength
-            && ListParser.commentStart(Array(line.utf8)[...]) > ListParser.maxLineLength
+        let overlong = length > ListParser.maxLineLength && ListLine.isOverlong(Array(line.utf8)[...])
         return ListLine(text: line, length: length, isUTF8: !undecodableLines.contains(number), isOverlong: overlong)
     }
 }
